@@ -19,7 +19,7 @@ acc compile to the same bytes.
   min_args, max_args, acc_args)``; the argument count is passed to the engine as given.
 - ``CONSTANTS``: lowercase name -> int, everything zdefs.acs defines (``CONSTANT_NAMES`` keeps the spelling).
 - ``UNSUPPORTED``: names acc knows that this engine does not implement (it would silently do nothing,
-  return 0 or stop the script): ``Unsupported(name, kind, number, reason)``; the compiler refuses them.
+  return 0 or stop the script): ``Unsupported(name, category, number, reason)``; the compiler refuses them.
 - ``PARSER_FORMS``: names with their own syntax, which the parser handles itself (Print, HudMessage, ...).
 
 ``lookup(name)`` returns the Special, Internal, CallFunc or Unsupported entry for a callable name, or None;
@@ -86,9 +86,15 @@ class CallFunc(NamedTuple):
 @dataclass(frozen=True)
 class Unsupported:
     name: str
-    kind: str        # "special", "internal", "callfunc" or "constant"
+    category: str    # what acc takes it for: "special", "internal", "callfunc" or "constant"
     number: int      # special number, p-code, CALLFUNC index or constant value
     reason: str
+    kind = "unsupported"
+
+    @property
+    def header(self) -> Optional[str]:
+        """The include that declares it in acc (None: always in scope)."""
+        return {"special": ZSPECIAL, "callfunc": ZSPECIAL, "constant": ZDEFS}.get(self.category)
 
     @property
     def message(self) -> str:
@@ -1017,7 +1023,7 @@ CONSTANT_NAMES = {key: name for key, (name, _) in _CONSTANT_TABLE.items() if key
 
 _CALLABLES: dict[str, Union[Special, Internal, CallFunc, Unsupported]] = {
     **SPECIALS, **CALLFUNCS, **INTERNALS,
-    **{key: entry for key, entry in UNSUPPORTED.items() if entry.kind != "constant"},
+    **{key: entry for key, entry in UNSUPPORTED.items() if entry.category != "constant"},
 }
 
 
@@ -1034,7 +1040,7 @@ def constant(name: str) -> Optional[int]:
 def all_names() -> list[str]:
     """Every built-in name in its usual spelling, for did-you-mean suggestions."""
     return ([entry.name for entry in _CALLABLES.values()] + list(CONSTANT_NAMES.values())
-            + [entry.name for entry in UNSUPPORTED.values() if entry.kind == "constant"])
+            + [entry.name for entry in UNSUPPORTED.values() if entry.category == "constant"])
 
 
 def _check_tables() -> None:
