@@ -1,0 +1,32 @@
+"""Fixtures for the WAD-builder tests: small maps built once per session."""
+
+from __future__ import annotations
+
+import pytest
+
+from wadgym.wads import Actor, Level, MapBuilder, build_wad, write_wad
+
+# A health item is only picked up below full health unless it has INVENTORY.ALWAYSPICKUP.
+COLLECTABLE = Actor("WadgymTestItem", parent="Medikit", ednum=20001, flags=["+COUNTITEM", "+INVENTORY.ALWAYSPICKUP"],
+                    properties={"Scale": 1.5, "Inventory.PickupMessage": "Got it"})
+
+
+def two_rooms() -> Level:
+    """West room (0..512, its floor hurts 30 every 32 tics) with the player facing east, an open east
+    room (512..1024) a step higher, a stock Medikit just ahead of the player and a custom +COUNTITEM
+    item in the east room, all on the walking line y=256."""
+    m = MapBuilder()
+    west = m.add_room(0, 0, 512, 512, name="west", damage=30)
+    east = m.add_room(512, 0, 1024, 512, name="east", floor_height=16, wall="BROWN1", light=160)
+    m.connect(west, east, width=128, at=(512, 256))
+    m.add_player_start(64, 256, angle=0)
+    m.add_thing("Medikit", 112, 256)
+    m.add_thing("WadgymTestItem", 768, 256)
+    return Level(map=m, name="MAP01", actors=[COLLECTABLE], title="Two rooms")
+
+
+@pytest.fixture(scope="session")
+def two_rooms_wad(tmp_path_factory):
+    path = tmp_path_factory.mktemp("wads") / "two_rooms.wad"
+    write_wad(path, build_wad([two_rooms()]))
+    return path
