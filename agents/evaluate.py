@@ -1,0 +1,156 @@
+"""Evaluate a training run on fixed seeded episodes, beside a random policy on the same seeds.
+
+    wadgym eval RUN [--episodes 20] [--seed 0] [--video out.mp4] [--deterministic]
+
+Episode i of both policies starts with reset(seed=seed+i), so both face the same item layouts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run", help="run folder (as made by `wadgym train`)")
+    parser.add_argument("--episodes", type=int, default=20, help="number of seeded episodes (default 20)")
+    parser.add_argument("--seed", type=int, default=0, help="episode i uses seed SEED+i (default 0)")
+    parser.add_argument("--video", metavar="MP4", help="write a video of the trained agent's first episode")
+    parser.add_argument("--deterministic", action="store_true", help="argmax actions instead of sampling")
+    parser.add_argument("--device", default="cpu", help="device for the policy (default cpu)")
+    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    from wadgym.agents import runfolder
+    from wadgym.agents.policy import SavedPolicy
+
+    try:
+        if args.episodes < 1:
+            raise ValueError(f"--episodes must be >= 1, got {args.episodes}")
+        policy = SavedPolicy(args.run, device=args.device, deterministic=args.deterministic)
+    except ValueError as exc:
+        print(f"wadgym eval: {exc}", file=sys.stderr)
+        return 2
+    result = compare_with_random(policy, args.episodes, args.seed, video=args.video)
+    print(format_comparison(result))
+    if args.video:
+        print(f"video: {args.video}")
+    if args.json:
+        runfolder.write_json(Path(args.json), result)
+    return 0
+
+
+def run_episodes(
+    env_id: str,
+    env_kwargs: dict[str, Any],
+    seeds: list[int],
+    policy: Callable[[np.ndarray], int] | None,
+    video: str | Path | None = None,
+) -> list[dict[str, Any]]:
+    """One episode per seed with `policy` (None: uniform random actions seeded by the episode seed).
+    Returns per-episode items, return, length; records the first episode's frames to `video`."""
+    from wadgym.agents.vec import make_env
+
+    env = make_env(env_id, env_kwargs, render_mode="rgb_array" if video else None)
+    episodes, frames = [], []
+    try:
+        for index, seed in enumerate(seeds):
+            obs, info = env.reset(seed=seed)
+            env.action_space.seed(seed)
+            if policy is not None and hasattr(policy, "reset"):
+                policy.reset()
+            total, length, done = 0.0, 0, False
+            recording = video is not None and index == 0
+            while not done:
+                if recording:
+                    frames.append(env.render())
+                action = policy(obs) if policy is not None else env.action_space.sample()
+                obs, reward, terminated, truncated, info = env.step(action)
+                total += float(reward)
+                length += 1
+                done = terminated or truncated
+            episodes.append({"seed": seed, "items": info.get("items_collected"), "return": total, "length": length})
+    finally:
+        env.close()
+    if video is not None:
+        write_video(Path(video), frames)
+    return episodes
+
+
+def summarize(episodes: list[dict[str, Any]]) -> dict[str, Any]:
+    def stats(key):
+        values = [e[key] for e in episodes if e[key] is not None]
+        if not values:
+            return None, None
+        return float(np.mean(values)), float(np.std(values))
+
+    items_mean, items_std = stats("items")
+    return_mean, return_std = stats("return")
+    return {
+        "items_mean": items_mean,
+        "items_std": items_std,
+        "return_mean": return_mean,
+        "return_std": return_std,
+        "length_mean": float(np.mean([e["length"] for e in episodes])),
+        "episodes": episodes,
+    }
+
+
+def compare_with_random(policy, episodes: int, seed: int, video: str | Path | None = None) -> dict[str, Any]:
+    """The trained policy and a random one on seeds seed..seed+episodes-1."""
+    seeds = [seed + i for i in range(episodes)]
+    start = time.perf_counter()
+    trained = summarize(run_episodes(policy.env_id, policy.env_kwargs, seeds, policy, video=video))
+    random = summarize(run_episodes(policy.env_id, policy.env_kwargs, seeds, None))
+    ratio = None
+    if trained["items_mean"] is not None and random["items_mean"]:
+        ratio = trained["items_mean"] / random["items_mean"]
+    return {
+        "env": policy.env_id,
+        "model": str(policy.model_file),
+        "episodes": episodes,
+        "seeds": [seeds[0], seeds[-1]],
+        "deterministic": policy.deterministic,
+        "trained": trained,
+        "random": random,
+        "items_ratio": ratio,
+        "eval_seconds": time.perf_counter() - start,
+    }
+
+
+def format_comparison(result: dict[str, Any]) -> str:
+    def line(name, s):
+        items = "n/a" if s["items_mean"] is None else f"{s['items_mean']:6.2f} ± {s['items_std']:5.2f}"
+        return f"{name:<8} {items:>16} {s['return_mean']:9.2f} ± {s['return_std']:7.2f} {s['length_mean']:9.1f}"
+
+    seeds = result["seeds"]
+    lines = [
+        f"{result['env']}: {result['episodes']} episodes, seeds {seeds[0]}..{seeds[1]}"
+        f" ({'deterministic' if result['deterministic'] else 'sampled'} actions)",
+        f"{'policy':<8} {'items/episode':>16} {'return':>19} {'length':>9}",
+        line("trained", result["trained"]),
+        line("random", result["random"]),
+    ]
+    if result["items_ratio"] is not None:
+        lines.append(f"items trained/random: {result['items_ratio']:.2f}x")
+    return "\n".join(lines)
+
+
+def write_video(path: Path, frames: list[np.ndarray], fps: int = 35 // 4) -> None:
+    """MP4 (H.264 via imageio-ffmpeg), written under a temporary name then renamed."""
+    import imageio.v2 as imageio
+
+    if not frames:
+        raise ValueError("no frames to write")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.stem}.tmp{path.suffix}")
+    with imageio.get_writer(tmp, fps=fps, macro_block_size=8) as writer:
+        for frame in frames:
+            writer.append_data(np.asarray(frame))
+    tmp.replace(path)

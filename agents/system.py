@@ -1,0 +1,86 @@
+"""What a run records about the machine and the code: package versions, git commit, device."""
+
+from __future__ import annotations
+
+import platform
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+
+# distribution name -> import name, in the order doctor prints them.
+PACKAGES = {
+    "wadgym": "wadgym",
+    "vizdoom": "vizdoom",
+    "gymnasium": "gymnasium",
+    "stable-baselines3": "stable_baselines3",
+    "torch": "torch",
+    "numpy": "numpy",
+    "omgifol": "omg",
+}
+
+
+def package_versions() -> dict[str, str | None]:
+    """Installed version of each package wadgym depends on (None when missing), plus Python's."""
+    versions: dict[str, str | None] = {"python": platform.python_version()}
+    for dist in PACKAGES:
+        try:
+            versions[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            versions[dist] = None
+    return versions
+
+
+def code_root() -> Path:
+    import wadgym
+
+    return Path(wadgym.__file__).resolve().parent
+
+
+def git_info(root: Path | None = None) -> dict[str, object]:
+    """{"commit", "dirty", "source"} of the wadgym code; commit None when it is not a git checkout
+    (e.g. installed from a wheel) or git is missing."""
+    root = root or code_root()
+    try:
+        top = _git(root, "rev-parse", "--show-toplevel")
+        if Path(top).resolve() != root:  # site-packages inside some other repository is not our checkout
+            raise RuntimeError("not the wadgym checkout")
+        commit = _git(root, "rev-parse", "HEAD")
+        changed = _git(root, "status", "--porcelain")  # untracked source counts: it is code the run used
+    except (OSError, RuntimeError, subprocess.SubprocessError):
+        return {"commit": None, "dirty": None, "source": f"not a git checkout ({root})"}
+    return {"commit": commit, "dirty": bool(changed), "source": str(root)}
+
+
+def _git(root: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=10)
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr.strip())
+    return done.stdout.strip()
+
+
+def select_device(requested: str = "auto") -> str:
+    """'auto' -> 'cuda' when torch sees a GPU, else 'cpu'; 'cuda' without a GPU is an error."""
+    import torch
+
+    if requested not in ("auto", "cpu", "cuda") and not requested.startswith("cuda:"):
+        raise ValueError(f"device {requested!r}: expected auto, cpu, cuda or cuda:N")
+    if requested == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if requested.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError(f"device {requested!r} requested but torch {torch.__version__} sees no CUDA GPU")
+    return requested
+
+
+def device_description(device: str) -> str:
+    import torch
+
+    if device.startswith("cuda"):
+        return f"{device} ({torch.cuda.get_device_name(torch.device(device))})"
+    return f"cpu ({platform.processor() or platform.machine()}, {torch.get_num_threads()} torch threads)"
+
+
+def command_line() -> str:
+    import shlex
+
+    return " ".join(shlex.quote(a) for a in [Path(sys.argv[0]).name, *sys.argv[1:]])
