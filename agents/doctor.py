@@ -1,0 +1,113 @@
+"""Check the installation: package versions, CUDA, and that wadgym builds a map a headless game starts on.
+
+    wadgym doctor
+
+Exits 0 when everything needed works, 1 with a plain explanation of each problem otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+# Needed for the envs (core) and for training (the `train` extra); a missing one is a problem.
+REQUIRED = ("wadgym", "vizdoom", "gymnasium", "numpy", "omgifol")
+TRAINING = ("stable-baselines3", "torch")
+CHECK_SCENARIO = "items"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--no-game", action="store_true", help="skip starting a game")
+
+
+def run(args: argparse.Namespace) -> int:
+    from wadgym.agents.system import package_versions
+
+    problems: list[str] = []
+    versions = package_versions()
+    print("versions:")
+    for name, version in versions.items():
+        print(f"  {name:<18} {version or 'MISSING'}")
+        if version is None and name in REQUIRED:
+            problems.append(f"{name} is not installed: pip install 'wadgym'")
+        elif version is None and name in TRAINING:
+            problems.append(f"{name} is not installed (needed to train): pip install 'wadgym[train]'")
+    print(f"cuda: {cuda_report()}")
+    if not args.no_game and versions.get("vizdoom"):
+        problems += check_game()
+    if problems:
+        print("\nproblems:")
+        for problem in problems:
+            print(f"  - {problem}")
+        return 1
+    print("\nall good")
+    return 0
+
+
+def cuda_report() -> str:
+    try:
+        import torch
+    except ImportError:
+        return "unknown (torch is not installed)"
+    if not torch.cuda.is_available():
+        return f"not available (torch {torch.__version__}, built for CUDA {torch.version.cuda or 'none'}); training runs on the CPU"
+    names = ", ".join(torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count()))
+    return f"available: {names} (CUDA {torch.version.cuda}); `wadgym train` uses it by default"
+
+
+def check_game() -> list[str]:
+    """Build the default items map with wadgym and run a hidden game on it for a few tics.
+    If wadgym cannot build it, freedoom2's MAP01 tells whether the engine itself works."""
+    problems = []
+    with tempfile.TemporaryDirectory(prefix="wadgym-doctor-") as tmp:
+        try:
+            wad, what = _build_wad(Path(tmp)), f"wadgym-built '{CHECK_SCENARIO}' map"
+        except Exception as exc:  # any failure of the builder is what doctor exists to report
+            problems.append(f"wadgym could not build the '{CHECK_SCENARIO}' map: {type(exc).__name__}: {exc}")
+            wad, what = None, "freedoom2.wad MAP01 (the engine alone)"
+        try:
+            seconds, shape = start_game(wad)
+            print(f"game: a headless ViZDoom game started on the {what} in {seconds:.2f} s; screen {shape}")
+        except Exception as exc:
+            problems.append(f"a headless ViZDoom game did not start on the {what}: {type(exc).__name__}: {exc}")
+            print(f"game: FAILED on the {what}")
+    return problems
+
+
+def _build_wad(folder: Path) -> Path:
+    from wadgym.envs.cache import build_scenario
+    from wadgym.envs.scenarios import get_scenario
+    from wadgym.wads import write_wad
+
+    params = get_scenario(CHECK_SCENARIO).PRESETS["default"]
+    path = folder / f"{CHECK_SCENARIO}.wad"
+    write_wad(path, build_scenario(CHECK_SCENARIO, params, 0))
+    return path
+
+
+def start_game(wad: Path | None, tics: int = 35) -> tuple[float, tuple[int, ...]]:
+    """Start a hidden 160x120 game (on `wad`'s MAP01, or freedoom2's), advance `tics`, close it."""
+    import vizdoom as vzd
+
+    start = time.perf_counter()
+    game = vzd.DoomGame()
+    if wad is not None:
+        game.set_doom_scenario_path(str(wad))
+    game.set_doom_map("MAP01")
+    game.set_window_visible(False)
+    game.set_sound_enabled(False)
+    game.set_screen_resolution(vzd.ScreenResolution.RES_160X120)
+    game.set_screen_format(vzd.ScreenFormat.GRAY8)
+    game.set_available_buttons([vzd.Button.MOVE_FORWARD])
+    game.set_mode(vzd.Mode.PLAYER)
+    try:
+        game.init()
+        game.make_action([1], tics)
+        state = game.get_state()
+        if state is None or state.screen_buffer is None:
+            raise RuntimeError("the game ran but gave no screen")
+        return time.perf_counter() - start, tuple(state.screen_buffer.shape)
+    finally:
+        game.close()

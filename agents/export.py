@@ -1,0 +1,107 @@
+"""Export a run's policy as ONNX for fast inference without torch or SB3.
+
+    wadgym export RUN --onnx FILE
+
+The graph takes `obs`: uint8 (batch, C*frame_stack, H, W), the stacked channel-first frames the
+network saw in training (oldest frame first); scaling to [0, 1] (and VecNormalize statistics, if the
+run used them) happen inside. It returns `logits` float32 (batch, n_actions) and `action` int64
+(batch,), the argmax action.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run", help="run folder (as made by `wadgym train`)")
+    parser.add_argument("--onnx", required=True, metavar="FILE", help="ONNX file to write")
+    parser.add_argument("--opset", type=int, default=17, help="ONNX opset (default 17)")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        path = export_onnx(args.run, Path(args.onnx), opset=args.opset)
+    except ValueError as exc:
+        print(f"wadgym export: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {path}: input obs uint8 (batch, C*stack, H, W) -> logits, action (argmax)")
+    return 0
+
+
+def onnx_module(saved_policy):
+    """A torch module: uint8 stacked channel-first frames -> (logits, argmax action)."""
+    import torch
+    import torch.nn as nn
+
+    policy = saved_policy.model.policy
+    vec_normalize = saved_policy.vec_normalize
+
+    class PolicyLogits(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.policy = policy
+            if vec_normalize is not None:
+                rms = vec_normalize.obs_rms
+                self.register_buffer("obs_mean", torch.as_tensor(rms.mean, dtype=torch.float32))
+                self.register_buffer("obs_std", torch.as_tensor(np.sqrt(rms.var + vec_normalize.epsilon), dtype=torch.float32))
+                self.clip = float(vec_normalize.clip_obs)
+
+        def forward(self, obs):
+            x = obs.float()
+            if vec_normalize is not None:
+                x = torch.clamp((x - self.obs_mean) / self.obs_std, -self.clip, self.clip)
+            if self.policy.normalize_images:
+                x = x / 255.0
+            features = self.policy.pi_features_extractor(x)
+            logits = self.policy.action_net(self.policy.mlp_extractor.forward_actor(features))
+            return logits, torch.argmax(logits, dim=1)
+
+    return PolicyLogits().eval()
+
+
+def export_onnx(run: str | Path, path: Path, opset: int = 17) -> Path:
+    """Write `run`'s policy to `path` (atomically) and return it."""
+    import gymnasium as gym
+    import onnx
+    import torch
+
+    from wadgym.agents.policy import SavedPolicy
+    from wadgym.agents.runfolder import write_bytes_atomic
+
+    saved = SavedPolicy(run, device="cpu", deterministic=True)
+    if not isinstance(saved.model.action_space, gym.spaces.Discrete):
+        raise ValueError(f"only Discrete action spaces export, this run has {saved.model.action_space}")
+    module = onnx_module(saved)
+    shape = saved.model.observation_space.shape
+    example = torch.zeros((1, *shape), dtype=torch.uint8)
+    path = Path(path)
+    tmp = path.with_name(f".{path.stem}.tmp.onnx")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with torch.no_grad():
+        torch.onnx.export(module, (example,), str(tmp), input_names=["obs"], output_names=["logits", "action"],
+                          dynamic_axes={"obs": {0: "batch"}, "logits": {0: "batch"}, "action": {0: "batch"}},
+                          opset_version=opset, dynamo=False)
+    model = onnx.load(str(tmp))
+    tmp.unlink()
+    for key, value in {"wadgym.env": saved.env_id, "wadgym.frame_stack": str(saved.frame_stack),
+                       "wadgym.obs_layout": "uint8 (batch, C*frame_stack, H, W), oldest frame first",
+                       "wadgym.source_model": str(saved.model_file)}.items():
+        model.metadata_props.add(key=key, value=value)
+    onnx.checker.check_model(model)
+    write_bytes_atomic(path, model.SerializeToString())
+    return path
+
+
+def onnx_session(path: Path, threads: int | None = None):
+    """An onnxruntime CPU session for an exported policy."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    if threads:
+        options.intra_op_num_threads = threads
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
