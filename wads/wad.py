@@ -123,6 +123,11 @@ def read_lumps(data: bytes) -> list[tuple[str, bytes]]:
 
 
 def write_wad(path: str | os.PathLike, data: bytes) -> None:
+    """Write WAD bytes to `path` atomically (see write_atomic)."""
+    write_atomic(path, data)
+
+
+def write_atomic(path: str | os.PathLike, data: bytes) -> None:
     """Write `data` to `path` atomically: a temporary file in the same folder, then a rename."""
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
