@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Union
 
 from . import builtins
-from .pcodes import NO_FALLTHROUGH, PCD, PCODE_COUNT, PCODES, Arg, decode_opcode
+from .pcodes import ACC_ONLY_OPERANDS, ACC_ONLY_PCODES, NO_FALLTHROUGH, PCD, PCODE_COUNT, PCODES, Arg, decode_opcode
 
 SCRIPT_TYPES = {0: "closed", 1: "OPEN", 2: "RESPAWN", 3: "DEATH", 4: "ENTER", 5: "PICKUP",
                 6: "BLUE_RETURN", 7: "RED_RETURN", 8: "WHITE_RETURN", 12: "LIGHTNING",
@@ -22,6 +22,7 @@ SCRIPT_FLAGS = {1: "NET", 2: "CLIENTSIDE"}
 DEFAULT_SCRIPT_VARS = 20  # locals a script gets without an SVCT entry
 _MIN_LUMP = 32            # the engine ignores shorter BEHAVIOR lumps
 
+_ACC_ONLY_NAMES = {number: name for name, number in ACC_ONLY_PCODES.items()}
 _SPECIAL_NAMES = {entry.number: entry.name for entry in builtins.SPECIALS.values()}
 _SPECIAL_NAMES.update({entry.number: entry.name for entry in builtins.UNSUPPORTED.values()
                        if entry.category == "special"})
@@ -102,14 +103,16 @@ class Instruction:
 
     @property
     def name(self) -> str:
-        return PCODES[self.pcode].name if self.pcode < PCODE_COUNT else f"UNKNOWN_{self.pcode}"
+        return PCODES[self.pcode].name if self.pcode < PCODE_COUNT else _ACC_ONLY_NAMES[self.pcode]
+
+    @property
+    def layout(self) -> tuple[Arg, ...]:
+        return PCODES[self.pcode].operands if self.pcode < PCODE_COUNT else ACC_ONLY_OPERANDS[self.pcode]
 
     def targets(self) -> list[int]:
         """Addresses this instruction may jump to."""
-        if self.pcode >= PCODE_COUNT:
-            return []
         found = []
-        for arg, value in zip(PCODES[self.pcode].operands, self.operands):
+        for arg, value in zip(self.layout, self.operands):
             if arg is Arg.ADDR:
                 found.append(value)
             elif arg is Arg.CASE_TABLE:
@@ -400,12 +403,16 @@ def _decode_range(data: bytes, start: int, end: int, compact: bool) -> list[Inst
 
 def _decode_one(code: bytes, address: int, compact: bool) -> Instruction:
     pcode, offset = decode_opcode(code, address, compact)
-    if pcode >= PCODE_COUNT:
+    if pcode < PCODE_COUNT:
+        layout, name = PCODES[pcode].operands, PCODES[pcode].name
+    elif pcode in ACC_ONLY_OPERANDS:
+        layout, name = ACC_ONLY_OPERANDS[pcode], _ACC_ONLY_NAMES[pcode]
+    else:
         raise ValueError(f"unknown p-code {pcode} at offset {address} (the engine knows 0..{PCODE_COUNT - 1})")
     reader = _Reader(code, "code")
     operands = []
-    for arg in PCODES[pcode].operands:
-        value, offset = _decode_operand(reader, arg, offset, compact, f"{PCODES[pcode].name} operand")
+    for arg in layout:
+        value, offset = _decode_operand(reader, arg, offset, compact, f"{name} operand")
         operands.append(value)
     return Instruction(address, offset - address, pcode, operands)
 
@@ -511,7 +518,10 @@ def _instruction_text(instruction: Instruction, behavior: Behavior, labels: dict
     parts = []
     notes = []
     special_byte = instruction.name.startswith("LSPEC") and instruction.name.endswith("DIRECTB")
-    for position, (arg, value) in enumerate(zip(PCODES[instruction.pcode].operands, instruction.operands)):
+    if instruction.pcode >= PCODE_COUNT:
+        notes.append("acc-only p-code: this engine stops the script here")
+        special_byte = instruction.name.startswith("LSPEC")
+    for position, (arg, value) in enumerate(zip(instruction.layout, instruction.operands)):
         if arg is Arg.ADDR:
             parts.append(target(value))
         elif arg is Arg.CASE_TABLE:

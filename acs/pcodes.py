@@ -257,6 +257,9 @@ PCODES: tuple[Pcode, ...] = tuple(
     Pcode(number, name, _OPERANDS.get(name, ()), PCD[name] not in UNHANDLED_PCODES)
     for number, name in enumerate(_NAMES))
 
+# acc writes the special number of LSPEC5EX(RESULT) as a full int even in compact code.
+ACC_ONLY_OPERANDS = {381: (Arg.INT,), 382: (Arg.INT,), 383: (), 384: ()}
+
 _unknown_layouts = set(_OPERANDS) - _NAME_SET
 if _unknown_layouts:
     raise AssertionError(f"operand layouts for unknown p-codes: {sorted(_unknown_layouts)}")
