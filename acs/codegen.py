@@ -1,0 +1,745 @@
+"""Code generation: walks the checked tree and emits p-codes in the order and encoding acc 1.58 uses."""
+
+from __future__ import annotations
+
+import struct
+
+from . import ast
+from . import builtins as bi
+from .checks import Checker, Constant, Function, Variable, SCRIPT_TYPE_NUMBERS, MORPH_STRING_ARGS
+from .objfile import FunctionInfo, Module, ScriptInfo
+from .pcodes import PCD
+
+_pack_int = struct.Struct("<i").pack
+_pack_uint = struct.Struct("<I").pack
+_pack_ushort = struct.Struct("<H").pack
+
+_SCOPE_SUFFIX = {"scriptvar": "SCRIPTVAR", "mapvar": "MAPVAR", "worldvar": "WORLDVAR", "globalvar": "GLOBALVAR",
+                 "scriptarray": "SCRIPTARRAY", "maparray": "MAPARRAY", "worldarray": "WORLDARRAY",
+                 "globalarray": "GLOBALARRAY"}
+_ASSIGN_PREFIX = {"=": "ASSIGN", "+=": "ADD", "-=": "SUB", "*=": "MUL", "/=": "DIV", "%=": "MOD", "&=": "AND",
+                  "^=": "EOR", "|=": "OR", "<<=": "LS", ">>=": "RS", "++": "INC", "--": "DEC", "push": "PUSH"}
+# (operator, variable kind) -> p-code, e.g. ("+=", "mapvar") -> ADDMAPVAR
+VARIABLE_OPS = {(op, kind): PCD[prefix + suffix]
+                for op, prefix in _ASSIGN_PREFIX.items() for kind, suffix in _SCOPE_SUFFIX.items()}
+BINARY_OPS = {"||": PCD.ORLOGICAL, "&&": PCD.ANDLOGICAL, "|": PCD.ORBITWISE, "^": PCD.EORBITWISE,
+              "&": PCD.ANDBITWISE, "==": PCD.EQ, "!=": PCD.NE, "<": PCD.LT, "<=": PCD.LE, ">": PCD.GT,
+              ">=": PCD.GE, "<<": PCD.LSHIFT, ">>": PCD.RSHIFT, "+": PCD.ADD, "-": PCD.SUBTRACT,
+              "*": PCD.MULTIPLY, "/": PCD.DIVIDE, "%": PCD.MODULUS}
+UNARY_OPS = {"-": PCD.UNARYMINUS, "!": PCD.NEGATELOGICAL, "~": PCD.NEGATEBINARY}
+PRINT_OPS = {"s": PCD.PRINTSTRING, "l": PCD.PRINTLOCALIZED, "i": PCD.PRINTNUMBER, "d": PCD.PRINTNUMBER,
+             "c": PCD.PRINTCHARACTER, "n": PCD.PRINTNAME, "f": PCD.PRINTFIXED, "k": PCD.PRINTBIND,
+             "b": PCD.PRINTBINARY, "x": PCD.PRINTHEX}
+# a: prints (whole array, ranged) and strcpy targets, by array kind
+CHAR_ARRAY_OPS = {
+    "maparray": (PCD.PRINTMAPCHARARRAY, PCD.PRINTMAPCHRANGE, PCD.STRCPYTOMAPCHRANGE),
+    "worldarray": (PCD.PRINTWORLDCHARARRAY, PCD.PRINTWORLDCHRANGE, PCD.STRCPYTOWORLDCHRANGE),
+    "globalarray": (PCD.PRINTGLOBALCHARARRAY, PCD.PRINTGLOBALCHRANGE, PCD.STRCPYTOGLOBALCHRANGE),
+    "scriptarray": (PCD.PRINTSCRIPTCHARARRAY, PCD.PRINTSCRIPTCHRANGE, PCD.STRCPYTOSCRIPTCHRANGE),
+}
+TRANSLATION_OPS = {"palette": PCD.TRANSLATIONRANGE1, "rgb": PCD.TRANSLATIONRANGE2, "desat": PCD.TRANSLATIONRANGE3}
+_PUSHBYTE = int(PCD.PUSHBYTE)
+_DUP = int(PCD.DUP)
+_SPLIT = 240
+
+
+class Emitter:
+    """The growing lump: p-codes appended as acc appends them, merging runs of PUSHBYTE like acc does."""
+
+    def __init__(self, compact: bool = True):
+        self.buf = bytearray(b"ACS\0\0\0\0\0")  # code starts at 8; the directory offset is patched last
+        self.compact = compact
+        self.run_start = 0  # address of the PUSHBYTE that began the current run, 0 if none
+        self.last = PCD.NOP  # last p-code appended (acc's pc_LastAppendedCommand)
+
+    @property
+    def address(self) -> int:
+        return len(self.buf)
+
+    def op(self, pcode: int) -> None:
+        buf = self.buf
+        self.last = pcode
+        if not self.compact:
+            buf += _pack_uint(pcode)
+            return
+        duplicate = False
+        if self.run_start:
+            if pcode == _DUP:
+                pcode = _PUSHBYTE  # a DUP after PUSHBYTE n becomes another PUSHBYTE n, merged below
+                duplicate = True
+            elif pcode != _PUSHBYTE:
+                self.flush()
+        elif pcode == _PUSHBYTE:
+            self.run_start = len(buf)
+        if pcode < _SPLIT:
+            buf.append(pcode)
+        else:
+            buf.append(_SPLIT + ((pcode - _SPLIT) >> 8))
+            buf.append((pcode - _SPLIT) & 255)
+        if duplicate:
+            buf.append(buf[-2])
+
+    def flush(self) -> None:
+        """End the current PUSHBYTE run, merging it into PUSH2BYTES..PUSH5BYTES or PUSHBYTES."""
+        start = self.run_start
+        self.run_start = 0
+        if not start:
+            return
+        buf = self.buf
+        values = bytes(buf[start + 1::2])
+        count = len(values)
+        if count > 5:
+            buf[start:] = bytes((PCD.PUSHBYTES, count)) + values
+        elif count > 1:
+            buf[start:] = bytes((PCD.PUSH2BYTES + count - 2,)) + values
+
+    def label(self) -> int:
+        """The current address as a jump target. A PUSHBYTE run does not continue across it (acc would
+        merge it and leave the target pointing into the merged instruction)."""
+        if self.run_start:
+            self.flush()
+        return len(self.buf)
+
+    def byte(self, value: int) -> None:
+        self.buf.append(value & 255)
+
+    def index(self, value: int) -> None:
+        """A variable, array, function or special number operand: one byte compact, four otherwise."""
+        if self.compact:
+            self.buf.append(value & 255)
+        else:
+            self.buf += _pack_uint(value & 0xFFFFFFFF)
+
+    def int32(self, value: int) -> None:
+        self.buf += _pack_uint(value & 0xFFFFFFFF)
+
+    def word(self, value: int) -> None:
+        self.buf += _pack_ushort(value & 0xFFFF)
+
+    def push(self, value: int) -> None:
+        """acc's PC_AppendPushVal: PUSHBYTE for 0..255 in compact code, else PUSHNUMBER."""
+        value &= 0xFFFFFFFF
+        if self.compact and value <= 255:
+            self.op(_PUSHBYTE)
+            self.buf.append(value)
+        else:
+            self.op(PCD.PUSHNUMBER)
+            self.buf += _pack_uint(value)
+
+    def jump_slot(self) -> int:
+        """Reserve four bytes for a forward jump target; returns where to patch."""
+        at = len(self.buf)
+        self.buf += b"\0\0\0\0"
+        return at
+
+    def patch(self, at: int, target: int) -> None:
+        struct.pack_into("<I", self.buf, at, target)
+        self.last = PCD.NOP  # acc's PC_WriteInt forgets the last p-code
+
+    def align4(self) -> None:
+        self.buf += bytes(-len(self.buf) % 4)
+
+
+class _Flow:
+    """Jumps waiting for the end (breaks) or the continue point (continues) of a loop or switch."""
+
+    __slots__ = ("breaks", "continues", "is_loop", "cases")
+
+    def __init__(self, is_loop: bool):
+        self.breaks: list[int] = []
+        self.continues: list[int] = []
+        self.is_loop = is_loop
+        self.cases: list[tuple[int | None, int]] = []
+
+
+class Generator:
+    def __init__(self, checker: Checker, compact: bool):
+        self.checker = checker
+        self.out = Emitter(compact)
+        self.compact = compact
+        self.flows: list[_Flow] = []
+        self.switches: list[_Flow] = []
+        self.scripts: list[ScriptInfo] = []
+        self.functions: list[FunctionInfo] = []
+        self.map_values: dict[int, int] = {}
+        self.map_vars_initialized = False
+        self.arrays: dict[int, int] = {}
+        self.array_values: dict[int, dict[int, int]] = {}
+
+    # ---- top level -----------------------------------------------------------------------------
+
+    def program(self, program: ast.Program) -> None:
+        for item in program.items:
+            kind = type(item)
+            if kind is ast.ScriptDef:
+                self.script(item)
+            elif kind is ast.FunctionDef:
+                self.function(item)
+            elif kind is ast.MapVarDecl:
+                for decl in item.declarators:
+                    self.map_variable(decl)
+
+    def map_variable(self, decl: ast.Declarator) -> None:
+        sym: Variable = decl.sym
+        if sym.kind == "mapvar":
+            if decl.values is not None:
+                self.map_values[sym.index] = decl.values[0]
+                self.map_vars_initialized = True
+            return
+        total = 1
+        for size in sym.sizes:
+            total *= size
+        self.arrays[sym.index] = total
+        if decl.values and any(decl.values.values()):
+            self.array_values[sym.index] = decl.values
+
+    def script(self, node: ast.ScriptDef) -> None:
+        out = self.out
+        address = out.label()
+        out.last = PCD.NOP
+        self.statement(node.body)
+        if out.last != PCD.TERMINATE:
+            out.op(PCD.TERMINATE)
+        self.scripts.append(ScriptInfo(node.script_number, SCRIPT_TYPE_NUMBERS[node.kind], len(node.params),
+                                       node.flags, address, node.var_count, node.array_sizes))
+
+    def function(self, node: ast.FunctionDef) -> None:
+        out = self.out
+        address = out.label()
+        out.last = PCD.NOP
+        for stmt in node.body:
+            self.statement(stmt)
+        if out.last not in (PCD.RETURNVOID, PCD.RETURNVAL):
+            out.op(PCD.RETURNVOID)
+        fn: Function = node.sym
+        self.functions.append(FunctionInfo(fn.arg_count, node.var_count - fn.arg_count, fn.returns, address,
+                                           node.name, node.array_sizes))
+
+    def module(self, wadauthor: bool, encrypt: bool) -> Module:
+        checker = self.checker
+        map_values = [0] * checker.map_var_count
+        for index, value in self.map_values.items():
+            map_values[index] = value
+        return Module(self.out, self.scripts, self.functions, checker.strings,
+                      checker.script_names, map_values, self.map_vars_initialized,
+                      self.arrays, self.array_values, wadauthor, encrypt)
+
+    # ---- statements ----------------------------------------------------------------------------
+
+    def statement(self, node: ast.Stmt) -> None:
+        self._STATEMENTS[type(node)](self, node)
+
+    def compound(self, node: ast.Compound) -> None:
+        for stmt in node.body:
+            self._STATEMENTS[type(stmt)](self, stmt)
+
+    def nothing(self, node) -> None:
+        pass
+
+    def var_decl(self, node: ast.VarDecl) -> None:
+        out = self.out
+        for decl in node.declarators:
+            if node.static:
+                self.map_variable(decl)
+                continue
+            sym: Variable = decl.sym
+            if sym.kind == "scriptvar":
+                if decl.init is not None:
+                    self.expr(decl.init)
+                    out.op(PCD.ASSIGNSCRIPTVAR)
+                    out.index(sym.index)
+            elif decl.values:
+                for offset, item in decl.values:
+                    out.push(offset)
+                    self.expr(item)
+                    out.op(PCD.ASSIGNSCRIPTARRAY)
+                    out.index(sym.index)
+
+    def assign(self, node: ast.Assign) -> None:
+        target = node.target
+        out = self.out
+        if type(target) is ast.Subscript:
+            sym = target.base.sym
+            self.element_offset(target)
+        else:
+            sym = target.sym
+        self.expr(node.value)
+        out.op(VARIABLE_OPS[node.op, sym.kind])
+        out.index(sym.index)
+
+    def incdec_statement(self, node: ast.IncDecStatement) -> None:
+        target = node.target
+        if type(target) is ast.Subscript:
+            sym = target.base.sym
+            self.element_offset(target)
+        else:
+            sym = target.sym
+        self.out.op(VARIABLE_OPS[node.op, sym.kind])
+        self.out.index(sym.index)
+
+    def statement_list(self, node: ast.StatementList) -> None:
+        for item in node.items:
+            self.statement(item)
+
+    def expr_statement(self, node: ast.ExprStatement) -> None:
+        expr = node.expr
+        kind = type(expr)
+        if kind is ast.Call:
+            self.call(expr, discard=True)
+        else:
+            self.expr(expr)
+            self.out.op(PCD.DROP)
+
+    def print_statement(self, node: ast.Print) -> None:
+        out = self.out
+        out.op(PCD.BEGINPRINT)
+        self.print_items(node.items)
+        out.op({"print": PCD.ENDPRINT, "printbold": PCD.ENDPRINTBOLD, "log": PCD.ENDLOG}[node.kind])
+
+    def hudmessage(self, node: ast.HudMessage) -> None:
+        out = self.out
+        out.op(PCD.BEGINPRINT)
+        self.print_items(node.items)
+        out.op(PCD.MOREHUDMESSAGE)
+        for arg in node.args[:6]:
+            self.expr(arg)
+        if len(node.args) > 6:
+            out.op(PCD.OPTHUDMESSAGE)
+            for arg in node.args[6:]:
+                self.expr(arg)
+        out.op(PCD.ENDHUDMESSAGEBOLD if node.bold else PCD.ENDHUDMESSAGE)
+
+    def execute_wait(self, node: ast.ExecuteWait) -> None:
+        call = node.call
+        out = self.out
+        if node.named:
+            for i, arg in enumerate(call.args):
+                self.expr(arg)
+                if i == 0:
+                    out.op(PCD.DUP)
+            self.callfunc(len(call.args), call.target.index)
+            out.op(PCD.DROP)
+            out.op(PCD.SCRIPTWAITNAMED)
+            return
+        if call.direct:
+            values = [self.checker.constant(arg) for arg in call.args]
+            self.special_direct(80, values)
+            out.op(PCD.SCRIPTWAITDIRECT)
+            out.int32(values[0])
+            return
+        for i, arg in enumerate(call.args):
+            self.expr(arg)
+            if i == 0:
+                out.op(PCD.DUP)
+        out.op(PCD.LSPEC1 + len(call.args) - 1)
+        out.index(80)
+        out.op(PCD.SCRIPTWAIT)
+
+    def if_statement(self, node: ast.If) -> None:
+        out = self.out
+        self.expr(node.cond)
+        out.op(PCD.IFNOTGOTO)
+        skip_then = out.jump_slot()
+        self.statement(node.then)
+        if node.other is None:
+            out.patch(skip_then, out.label())
+            return
+        out.op(PCD.GOTO)
+        skip_else = out.jump_slot()
+        out.patch(skip_then, out.label())
+        self.statement(node.other)
+        out.patch(skip_else, out.label())
+
+    def while_statement(self, node: ast.While) -> None:
+        out = self.out
+        top = out.label()
+        self.expr(node.cond)
+        out.op(PCD.IFGOTO if node.until else PCD.IFNOTGOTO)
+        exit_slot = out.jump_slot()
+        flow = self.enter_flow(True)
+        self.statement(node.body)
+        out.op(PCD.GOTO)
+        out.int32(top)
+        out.patch(exit_slot, out.label())
+        self.leave_flow(flow, continue_to=top)
+
+    def do_statement(self, node: ast.DoWhile) -> None:
+        out = self.out
+        top = out.label()
+        flow = self.enter_flow(True)
+        self.statement(node.body)
+        condition = out.label()
+        self.expr(node.cond)
+        out.op(PCD.IFNOTGOTO if node.until else PCD.IFGOTO)
+        out.int32(top)
+        self.leave_flow(flow, continue_to=condition)
+
+    def for_statement(self, node: ast.For) -> None:
+        out = self.out
+        if node.init is not None:
+            self.statement(node.init)
+        condition = out.label()
+        if node.cond is None:
+            out.push(1)
+        else:
+            self.expr(node.cond)
+        out.op(PCD.IFGOTO)
+        body_slot = out.jump_slot()
+        out.op(PCD.GOTO)
+        exit_slot = out.jump_slot()
+        step = out.label()
+        if node.step is not None:
+            self.statement(node.step)
+        out.op(PCD.GOTO)
+        out.int32(condition)
+        out.patch(body_slot, out.label())
+        flow = self.enter_flow(True)
+        self.statement(node.body)
+        out.op(PCD.GOTO)
+        out.int32(step)
+        self.leave_flow(flow, continue_to=step)
+        out.patch(exit_slot, out.label())
+
+    def switch(self, node: ast.Switch) -> None:
+        out = self.out
+        self.expr(node.expr)
+        out.op(PCD.GOTO)
+        dispatch_slot = out.jump_slot()
+        flow = self.enter_flow(False)
+        self.switches.append(flow)
+        self.statement(node.body)
+        self.switches.pop()
+        out.op(PCD.GOTO)
+        exit_slot = out.jump_slot()
+        out.patch(dispatch_slot, out.label())
+        default = None
+        cases = []
+        for value, address in flow.cases:
+            if value is None:
+                default = address
+            else:
+                cases.append((value, address))
+        if cases:
+            cases.sort()
+            out.op(PCD.CASEGOTOSORTED)
+            out.align4()
+            out.int32(len(cases))
+            for value, address in cases:
+                out.int32(value)
+                out.int32(address)
+        out.op(PCD.DROP)
+        if default is not None:
+            out.op(PCD.GOTO)
+            out.int32(default)
+        out.patch(exit_slot, out.label())
+        self.leave_flow(flow)
+
+    def case_label(self, node: ast.Case) -> None:
+        self.switches[-1].cases.append((None if node.value is None else node.number, self.out.label()))
+
+    def enter_flow(self, is_loop: bool) -> _Flow:
+        flow = _Flow(is_loop)
+        self.flows.append(flow)
+        return flow
+
+    def leave_flow(self, flow: _Flow, continue_to: int | None = None) -> None:
+        self.flows.pop()
+        out = self.out
+        for at in reversed(flow.continues):
+            out.patch(at, continue_to)
+        if flow.breaks:
+            end = out.label()
+            for at in reversed(flow.breaks):
+                out.patch(at, end)
+
+    def jump(self, node: ast.Jump) -> None:
+        out = self.out
+        kind = node.kind
+        if kind == "break":
+            out.op(PCD.GOTO)
+            self.flows[-1].breaks.append(out.jump_slot())
+        elif kind == "continue":
+            out.op(PCD.GOTO)
+            loop = next(flow for flow in reversed(self.flows) if flow.is_loop)
+            loop.continues.append(out.jump_slot())
+        else:
+            out.op({"restart": PCD.RESTART, "terminate": PCD.TERMINATE, "suspend": PCD.SUSPEND}[kind])
+
+    def return_statement(self, node: ast.Return) -> None:
+        if node.value is None:
+            self.out.op(PCD.RETURNVOID)
+        else:
+            self.expr(node.value)
+            self.out.op(PCD.RETURNVAL)
+
+    def create_translation(self, node: ast.CreateTranslation) -> None:
+        out = self.out
+        self.expr(node.number)
+        out.op(PCD.STARTTRANSLATION)
+        for item in node.ranges:
+            for operand in item.operands:
+                self.expr(operand)
+            out.op(TRANSLATION_OPS[item.kind])
+        out.op(PCD.ENDTRANSLATION)
+
+    _STATEMENTS = {
+        ast.Compound: compound, ast.Empty: nothing, ast.VarDecl: var_decl, ast.Assign: assign,
+        ast.IncDecStatement: incdec_statement, ast.StatementList: statement_list,
+        ast.ExprStatement: expr_statement, ast.Print: print_statement, ast.HudMessage: hudmessage,
+        ast.ExecuteWait: execute_wait, ast.If: if_statement, ast.While: while_statement,
+        ast.DoWhile: do_statement, ast.For: for_statement, ast.Switch: switch, ast.Case: case_label,
+        ast.Jump: jump, ast.Return: return_statement, ast.CreateTranslation: create_translation,
+    }
+
+    # ---- expressions ---------------------------------------------------------------------------
+
+    def expr(self, node: ast.Expr) -> None:
+        kind = type(node)
+        if kind is ast.Number:
+            self.out.push(node.value)
+        elif kind is ast.Binary:
+            self.binary(node)
+        else:
+            self._EXPRESSIONS[kind](self, node)
+
+    def binary(self, node: ast.Binary) -> None:
+        chain = []
+        while type(node) is ast.Binary:
+            chain.append(node)
+            node = node.left
+        self.expr(node)
+        op = self.out.op
+        for link in reversed(chain):
+            self.expr(link.right)
+            op(BINARY_OPS[link.op])
+
+    def string(self, node: ast.String) -> None:
+        self.out.push(node.index)
+
+    def name(self, node: ast.Name) -> None:
+        sym = node.sym
+        if type(sym) is Variable:
+            self.out.op(VARIABLE_OPS["push", sym.kind])
+            self.out.index(sym.index)
+        elif type(sym) is Constant:
+            self.out.push(sym.value)
+        else:  # a line special's name stands for its number
+            self.out.push(sym.number)
+
+    def subscript(self, node: ast.Subscript) -> None:
+        sym = node.base.sym
+        self.element_offset(node)
+        self.out.op(VARIABLE_OPS["push", sym.kind])
+        self.out.index(sym.index)
+
+    def element_offset(self, node: ast.Subscript) -> None:
+        """Push the flat element offset of ``node``, as acc's ParseArrayIndices computes it."""
+        sym: Variable = node.base.sym
+        out = self.out
+        last = sym.ndim - 1
+        for i, index in enumerate(node.indices):
+            self.expr(index)
+            if i < last and sym.multipliers[i] > 1:
+                out.push(sym.multipliers[i])
+                out.op(PCD.MULTIPLY)
+            if i > 0:
+                out.op(PCD.ADD)
+
+    def unary(self, node: ast.Unary) -> None:
+        self.expr(node.operand)
+        self.out.op(UNARY_OPS[node.op])
+
+    def ternary(self, node: ast.Ternary) -> None:
+        out = self.out
+        self.expr(node.cond)
+        out.op(PCD.IFNOTGOTO)
+        other_slot = out.jump_slot()
+        self.expr(node.then)
+        out.op(PCD.GOTO)
+        end_slot = out.jump_slot()
+        out.patch(other_slot, out.label())
+        self.expr(node.other)
+        out.patch(end_slot, out.label())
+
+    def incdec(self, node: ast.IncDec) -> None:
+        out = self.out
+        target = node.target
+        is_element = type(target) is ast.Subscript
+        sym = target.base.sym if is_element else target.sym
+        step = VARIABLE_OPS[node.op, sym.kind]
+        load = VARIABLE_OPS["push", sym.kind]
+        if is_element:
+            self.element_offset(target)
+            out.op(PCD.DUP)
+        if node.prefix:
+            out.op(step)
+            out.index(sym.index)
+            out.op(load)
+            out.index(sym.index)
+        else:
+            out.op(load)
+            out.index(sym.index)
+            if is_element:
+                out.op(PCD.SWAP)
+            out.op(step)
+            out.index(sym.index)
+
+    def strparam(self, node: ast.StrParam) -> None:
+        self.out.op(PCD.BEGINPRINT)
+        self.print_items(node.items)
+        self.out.op(PCD.SAVESTRING)
+
+    def print_items(self, items: list[ast.PrintItem]) -> None:
+        out = self.out
+        for item in items:
+            if item.kind == "a":
+                self.char_range(item.value, write=False)
+            else:
+                self.expr(item.value)
+                out.op(PRINT_OPS[item.kind])
+
+    def char_range(self, node: ast.CharRange, write: bool, source=None, offset=None) -> None:
+        out = self.out
+        target = node.array
+        sym: Variable = (target.base if type(target) is ast.Subscript else target).sym
+        if type(target) is ast.Subscript:
+            self.element_offset(target)  # the row's first element
+        else:
+            out.push(0)
+        out.push(sym.index)
+        ranged = node.ranged
+        if ranged:
+            self.expr(node.start)
+            if node.length is None:
+                out.push(0x7FFFFFFF)
+            else:
+                self.expr(node.length)
+        whole, ranged_op, copy_op = CHAR_ARRAY_OPS[sym.kind]
+        if write:
+            if not ranged:
+                out.push(0)
+                out.push(0x7FFFFFFF)
+            self.expr(source)
+            if offset is None:
+                out.push(0)
+            else:
+                self.expr(offset)
+            out.op(copy_op)
+        else:
+            out.op(ranged_op if ranged else whole)
+
+    def strcpy(self, node: ast.StrCpy) -> None:
+        self.char_range(node.dest, write=True, source=node.source, offset=node.offset)
+
+    def morphactor(self, node: ast.MorphActor) -> None:
+        out = self.out
+        for i in range(7):
+            arg = node.args[i] if i < len(node.args) else None
+            if arg is not None:
+                self.expr(arg)
+            else:
+                out.push(node.empty_index if i in MORPH_STRING_ARGS else 0)
+        out.op(PCD.MORPHACTOR)
+
+    def call_expr(self, node: ast.Call) -> None:
+        self.call(node, discard=False)
+
+    def call(self, node: ast.Call, discard: bool) -> None:
+        target = node.target
+        out = self.out
+        kind = type(target)
+        if kind is Function:
+            for arg in node.args:
+                self.expr(arg)
+            out.op(PCD.CALLDISCARD if discard else PCD.CALL)
+            out.index(target.number)
+        elif kind is bi.Internal:
+            self.internal(node, target)
+            if discard and target.returns:
+                out.op(PCD.DROP)
+        elif kind is bi.CallFunc:
+            for arg in node.args:
+                self.expr(arg)
+            self.callfunc(len(node.args), target.index)
+            if discard:
+                out.op(PCD.DROP)
+        elif discard:
+            self.special_statement(node, target)
+        else:
+            for arg in node.args:
+                self.expr(arg)
+            for _ in range(len(node.args), 5):
+                out.push(0)
+            out.op(PCD.LSPEC5RESULT)
+            out.index(target.number)
+
+    def callfunc(self, argc: int, index: int) -> None:
+        out = self.out
+        out.op(PCD.CALLFUNC)
+        if self.compact:
+            out.byte(argc)
+            out.word(index)
+        else:
+            out.int32(argc)
+            out.int32(index)
+
+    def special_statement(self, node: ast.Call, special: bi.Special) -> None:
+        out = self.out
+        if special.max_args == 0 or not node.args:
+            self.special_direct(special.number, [0])  # acc's zero-argument specials: one constant 0
+            return
+        if node.direct:
+            self.special_direct(special.number, [self.checker.constant(arg) for arg in node.args])
+            return
+        for arg in node.args:
+            self.expr(arg)
+        out.op(PCD.LSPEC1 + len(node.args) - 1)
+        out.index(special.number)
+
+    def special_direct(self, number: int, values: list[int]) -> None:
+        out = self.out
+        count = len(values)
+        if not self.compact:
+            out.op(PCD.LSPEC1DIRECT + count - 1)
+            out.int32(number)
+            for value in values:
+                out.int32(value)
+            return
+        wide = any(value & 0xFFFFFFFF > 255 for value in values)
+        out.op((PCD.LSPEC1DIRECT if wide else PCD.LSPEC1DIRECTB) + count - 1)
+        out.byte(number)
+        for value in values:
+            if wide:
+                out.int32(value)
+            else:
+                out.byte(value)
+
+    def internal(self, node: ast.Call, entry: bi.Internal) -> None:
+        out = self.out
+        if not node.direct:
+            for arg in node.args:
+                if arg is None:
+                    out.push(0)
+                else:
+                    self.expr(arg)
+            for _ in range(node.fills):
+                out.push(0)
+            out.op(entry.stack_pcode)
+            return
+        constant = self.checker.constant
+        values = [0 if arg is None else constant(arg) for arg in node.args] + [0] * node.fills
+        short = {PCD.DELAYDIRECT: PCD.DELAYDIRECTB, PCD.RANDOMDIRECT: PCD.RANDOMDIRECTB}.get(entry.direct_pcode)
+        if self.compact and short is not None and not any(v & 0xFFFFFFFF > 255 for v in values):
+            out.op(short)
+            for value in values:
+                out.byte(value)
+            return
+        out.op(entry.direct_pcode)
+        for value in values:
+            out.int32(value)
+
+    _EXPRESSIONS = {
+        ast.String: string, ast.Name: name, ast.Subscript: subscript, ast.Unary: unary, ast.Ternary: ternary,
+        ast.IncDec: incdec, ast.Call: call_expr, ast.StrParam: strparam, ast.StrCpy: strcpy,
+        ast.MorphActor: morphactor,
+    }

@@ -1,0 +1,276 @@
+"""Object writer: appends the chunks (SPTR, FUNC, STRL, MINI, ARAY...) after the code, as acc 1.58 lays them out."""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+from .pcodes import PCD
+
+MAX_SCRIPT_VARIABLES = 20  # locals the engine gives a script without an SVCT entry
+
+
+@dataclass
+class ScriptInfo:
+    number: int
+    type: int
+    arg_count: int
+    flags: int
+    address: int
+    var_count: int
+    array_sizes: list[int] = field(default_factory=list)
+
+
+@dataclass
+class FunctionInfo:
+    arg_count: int
+    local_count: int
+    returns: bool
+    address: int
+    name: str
+    array_sizes: list[int] = field(default_factory=list)
+
+
+@dataclass
+class Module:
+    """Everything the writer needs: the emitter holding the code, and the tables the checker built."""
+
+    code: object  # codegen.Emitter: .buf (bytearray starting with the 8-byte header) and .compact
+    scripts: list[ScriptInfo]
+    functions: list[FunctionInfo]
+    strings: list[str]
+    script_names: list[str]
+    map_values: list[int]  # initial value of every map variable (0 for arrays)
+    map_values_given: bool  # some scalar map variable had an initializer (acc then considers MINI)
+    arrays: dict[int, int]  # map variable index -> element count
+    array_values: dict[int, dict[int, int]]  # map variable index -> {element: initial value}
+    wadauthor: bool = True
+    encrypt_strings: bool = False
+
+
+def encode_string(text: str) -> bytes:
+    """Bytes of a string literal: UTF-8, with undecodable source bytes restored as they were."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass")
+
+
+class _Writer:
+    def __init__(self, buf: bytearray):
+        self.buf = buf
+
+    def u32(self, value: int) -> None:
+        self.buf += struct.pack("<I", value & 0xFFFFFFFF)
+
+    def u16(self, value: int) -> None:
+        self.buf += struct.pack("<H", value & 0xFFFF)
+
+    def u8(self, value: int) -> None:
+        self.buf.append(value & 0xFF)
+
+    def raw(self, data: bytes) -> None:
+        self.buf += data
+
+    def align4(self) -> None:
+        self.buf += bytes(-len(self.buf) % 4)
+
+    def begin_chunk(self, tag: bytes) -> int:
+        self.buf += tag + b"\0\0\0\0"
+        return len(self.buf)
+
+    def end_chunk(self, start: int) -> None:
+        struct.pack_into("<I", self.buf, start - 4, len(self.buf) - start)
+
+
+def write_object(module: Module) -> bytes:
+    """The finished BEHAVIOR lump."""
+    code = module.code
+    buf = code.buf
+    buf += bytes(-len(buf) % 4)
+    writer = _Writer(buf)
+    if code.compact or _needs_new_format(module):
+        _close_new(writer, module, code.compact)
+    else:
+        _close_old(writer, module)
+    return bytes(buf)
+
+
+def _needs_new_format(module: Module) -> bool:
+    return bool(module.functions or module.script_names or module.map_values_given or module.arrays
+                or module.encrypt_strings
+                or any(s.flags or not 0 <= s.number < 1000 for s in module.scripts)
+                or any(s.array_sizes for s in module.scripts)
+                or any(f.array_sizes for f in module.functions))
+
+
+def _close_old(writer: _Writer, module: Module) -> None:
+    """Hexen's layout (only for #nocompact code that uses no newer feature)."""
+    addresses = []
+    for text in module.strings:
+        addresses.append(len(writer.buf))
+        writer.raw(encode_string(text) + b"\0")
+    writer.align4()
+    struct.pack_into("<I", writer.buf, 4, len(writer.buf))
+    writer.u32(len(module.scripts))
+    for script in module.scripts:
+        writer.u32(script.number + script.type * 1000)
+        writer.u32(script.address)
+        writer.u32(script.arg_count)
+    writer.u32(len(module.strings))
+    for address in addresses:
+        writer.u32(address)
+
+
+def _close_new(writer: _Writer, module: Module, compact: bool) -> None:
+    scripts = module.scripts
+    dummies = [s for s in scripts if 0 <= s.number <= 255]
+    dummy_address = 0
+    if module.wadauthor:
+        writer.align4()
+        dummy_address = len(writer.buf)
+        body = bytes((PCD.TERMINATE, PCD.NOP, PCD.NOP, PCD.NOP)) if compact else struct.pack("<I", PCD.TERMINATE)
+        writer.raw(body * len(dummies))
+    chunk_start = len(writer.buf)
+    _script_chunks(writer, scripts)
+    _name_list(writer, b"SNAM", [encode_string(name) for name in module.script_names])
+    _function_chunks(writer, module.functions)
+    if module.strings:
+        _string_table(writer, module.strings, module.encrypt_strings)
+    if module.map_values_given:
+        _map_initializers(writer, module.map_values)
+    _array_chunks(writer, module)
+    writer.u32(chunk_start)
+    writer.raw(b"ACSe" if compact else b"ACSE")
+    struct.pack_into("<I", writer.buf, 4, len(writer.buf))
+    if module.wadauthor:
+        # A Hexen-style directory of dummy scripts keeps old map editors from rejecting the lump.
+        step = 4
+        writer.u32(len(dummies))
+        for i, script in enumerate(dummies):
+            writer.u32(script.number)
+            writer.u32(dummy_address + i * step)
+            writer.u32(script.arg_count)
+    else:
+        writer.u32(0)
+    writer.u32(0)
+
+
+def _script_chunks(writer: _Writer, scripts: list[ScriptInfo]) -> None:
+    if scripts:
+        start = writer.begin_chunk(b"SPTR")
+        for script in scripts:
+            writer.u16(script.number)
+            writer.u8(script.type)
+            writer.u8(script.arg_count)
+            writer.u32(script.address)
+        writer.end_chunk(start)
+    big = [s for s in scripts if s.var_count > MAX_SCRIPT_VARIABLES]
+    if big:
+        start = writer.begin_chunk(b"SVCT")
+        for script in big:
+            writer.u16(script.number)
+            writer.u16(script.var_count)
+        writer.end_chunk(start)
+    flagged = [s for s in scripts if s.flags]
+    if flagged:
+        start = writer.begin_chunk(b"SFLG")
+        for script in flagged:
+            writer.u16(script.number)
+            writer.u16(script.flags)
+        writer.end_chunk(start)
+    for script in scripts:
+        if script.array_sizes:
+            _local_arrays(writer, b"SARY", script.number, script.array_sizes)
+
+
+def _local_arrays(writer: _Writer, tag: bytes, owner: int, sizes: list[int]) -> None:
+    start = writer.begin_chunk(tag)
+    writer.u16(owner)
+    for size in sizes:
+        writer.u32(size)
+    writer.end_chunk(start)
+
+
+def _function_chunks(writer: _Writer, functions: list[FunctionInfo]) -> None:
+    if functions:
+        start = writer.begin_chunk(b"FUNC")
+        for fn in functions:
+            writer.u8(fn.arg_count)
+            writer.u8(fn.local_count)
+            writer.u8(1 if fn.returns else 0)
+            writer.u8(0)
+            writer.u32(fn.address)
+        writer.end_chunk(start)
+        _name_list(writer, b"FNAM", [encode_string(fn.name) for fn in functions])
+    for number, fn in enumerate(functions):
+        if fn.array_sizes:
+            _local_arrays(writer, b"FARY", number, fn.array_sizes)
+
+
+def _name_list(writer: _Writer, tag: bytes, names: list[bytes]) -> None:
+    """SNAM/FNAM: count, offsets from the payload's start, then the NUL-terminated names."""
+    if not names:
+        return
+    start = writer.begin_chunk(tag)
+    writer.u32(len(names))
+    _dump_strings(writer, start, names, encrypt=False)
+    writer.end_chunk(start)
+
+
+def _string_table(writer: _Writer, strings: list[str], encrypt: bool) -> None:
+    start = writer.begin_chunk(b"STRE" if encrypt else b"STRL")
+    writer.u32(0)
+    writer.u32(len(strings))
+    writer.u32(0)
+    _dump_strings(writer, start, [encode_string(text) for text in strings], encrypt)
+    writer.end_chunk(start)
+
+
+def _dump_strings(writer: _Writer, start: int, strings: list[bytes], encrypt: bool) -> None:
+    offset = len(writer.buf) - start + 4 * len(strings)
+    offsets = []
+    for data in strings:
+        offsets.append(offset)
+        offset += len(data) + 1
+    for value in offsets:
+        writer.u32(value)
+    for value, data in zip(offsets, strings):
+        data += b"\0"
+        if encrypt:
+            key = (value * 157135) & 0xFF
+            data = bytes(b ^ ((key + (i >> 1)) & 0xFF) for i, b in enumerate(data))
+        writer.raw(data)
+    writer.align4()
+
+
+def _map_initializers(writer: _Writer, values: list[int]) -> None:
+    nonzero = [i for i, value in enumerate(values) if value]
+    if not nonzero:
+        return
+    first, last = nonzero[0], nonzero[-1]
+    start = writer.begin_chunk(b"MINI")
+    writer.u32(first)
+    for value in values[first:last + 1]:
+        writer.u32(value)
+    writer.end_chunk(start)
+
+
+def _array_chunks(writer: _Writer, module: Module) -> None:
+    if not module.arrays:
+        return
+    start = writer.begin_chunk(b"ARAY")
+    for index in sorted(module.arrays):
+        writer.u32(index)
+        writer.u32(module.arrays[index])
+    writer.end_chunk(start)
+    for index in sorted(module.array_values):
+        values = module.array_values[index]
+        size = module.arrays[index]
+        start = writer.begin_chunk(b"AINI")
+        writer.u32(index)
+        elements = bytearray(4 * size)
+        for offset, value in values.items():
+            struct.pack_into("<I", elements, 4 * offset, value & 0xFFFFFFFF)
+        writer.raw(bytes(elements))
+        writer.end_chunk(start)
