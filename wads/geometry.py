@@ -20,6 +20,8 @@ MAX_STEP = 24          # the highest step the player climbs
 STAIR_RISE = 16        # rise per stair when a corridor climbs between rooms
 DOOR_RAISE, DOOR_OPEN = 12, 11   # line specials Door_Raise(tag, speed, delay, lighttag) / Door_Open(tag, speed, lighttag)
 DOOR_SPEED, DOOR_DELAY = 16, 150
+DOOR_DEPTH = 16        # a door sector's thickness
+DOOR_ONLY_GAP = 48     # gaps up to this deep are all door; deeper ones get a corridor with a door midway
 SKY_FLAT = "F_SKY1"
 # Touching rooms are walled off where no opening joins them: a two-sided line that blocks like a wall.
 THIN_WALL_FLAGS = ("blocking", "blocksight", "blockhitscan", "blockprojectiles", "blocksound", "wrapmidtex")
@@ -201,7 +203,7 @@ class MapBuilder:
         if gap == 0:
             self._openings.append((start, end))
             if special:
-                self._add_door(a, b, start, end, -Fraction(8), Fraction(8), special, door_texture,
+                self._add_door(a, b, start, end, -Fraction(DOOR_DEPTH, 2), Fraction(DOOR_DEPTH, 2), special, door_texture,
                                track_texture, where)
         else:
             self._add_corridor(a, b, start, end, gap, special, door_texture, track_texture, where)
@@ -346,6 +348,9 @@ class MapBuilder:
             raise ValueError(f"{where}: {steps} stairs need a gap of at least {16 * steps} units, got {float(gap):g}")
         ceiling_flat = a.ceiling if a.ceiling != SKY_FLAT else b.ceiling
         light = min(a.light, b.light)
+        if special and gap <= DOOR_ONLY_GAP:     # the door fills the whole gap
+            self._add_door(a, b, start, end, Fraction(0), gap, special, door_texture, track_texture, where)
+            return
         for i in range(steps):
             f0, f1 = Fraction(i, steps), Fraction(i + 1, steps)
             outline = [(p[0] + nx * f0, p[1] + ny * f0), (q[0] + nx * f0, q[1] + ny * f0),
@@ -354,10 +359,9 @@ class MapBuilder:
             label = f"corridor of the {where}" + (f", stair {i}" if steps > 1 else "")
             sector = self._add_sector(floor, ceiling, a.floor, ceiling_flat, light, label)
             self._regions.append(_Region(_ccw(outline), sector, "corridor", a.wall, a.wall, label))
-        if special:
-            half_depth = Fraction(8) / gap if gap > 48 else Fraction(1, 2)
-            self._add_door(a, b, start, end, (Fraction(1, 2) - half_depth) * gap, (Fraction(1, 2) + half_depth) * gap,
-                           special, door_texture, track_texture, where)
+        if special:   # a door DOOR_DEPTH deep across the middle of the corridor
+            self._add_door(a, b, start, end, (gap - DOOR_DEPTH) / 2, (gap + DOOR_DEPTH) / 2, special, door_texture,
+                           track_texture, where)
 
     def _add_door(self, a, b, start, end, near, far, special, door_texture, track_texture, where):
         """A door sector over the opening start-end, from `near` to `far` units beyond a's wall."""

@@ -30,3 +30,23 @@ def two_rooms_wad(tmp_path_factory):
     path = tmp_path_factory.mktemp("wads") / "two_rooms.wad"
     write_wad(path, build_wad([two_rooms()]))
     return path
+
+
+def rooms_in_a_row() -> Level:
+    """Three rooms on the line x=256, the player in the south one facing north: a door across a
+    64-unit gap into the middle room, then a corridor of stairs up to the north room (floor 64)."""
+    m = MapBuilder()
+    south = m.add_room(0, 0, 512, 512, name="south")
+    middle = m.add_room(0, 576, 512, 1024, name="middle", wall="BROWN1", light=160)
+    north = m.add_room(0, 1152, 512, 1536, name="north", floor_height=64, ceiling_height=192, wall="STONE2")
+    m.connect(south, middle, width=128, door=True)
+    m.connect(middle, north, width=128)
+    m.add_player_start(256, 64, angle=90)
+    return Level(map=m, name="MAP01")
+
+
+@pytest.fixture(scope="session")
+def rooms_in_a_row_wad(tmp_path_factory):
+    path = tmp_path_factory.mktemp("wads") / "rooms_in_a_row.wad"
+    write_wad(path, build_wad([rooms_in_a_row()]))
+    return path

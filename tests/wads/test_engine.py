@@ -35,3 +35,33 @@ def test_walking_crosses_the_opening_and_counts_only_the_custom_item(start_game,
     assert items == 1                        # the custom +COUNTITEM actor was counted
     assert x < 1024 - 15                     # the east room's far wall stops the player
     assert walk(game, 5)[0] == x
+
+
+Z = vzd.GameVariable.POSITION_Z
+
+
+def test_a_closed_door_stops_the_player_and_use_opens_it(start_game, rooms_in_a_row_wad):
+    game = start_game(rooms_in_a_row_wad, buttons=[vzd.Button.MOVE_FORWARD, vzd.Button.USE], variables=[Y])
+    for _ in range(40):
+        game.make_action([1, 0], 4)
+    (stopped,) = game.get_state().game_variables
+    assert 500 < stopped < 560                     # in front of the door (corridor 512..576, door mid-gap)
+    game.make_action([0, 1], 1)                    # one press: a second one would reverse the rising door
+    for _ in range(40):
+        game.make_action([1, 0], 4)
+    (y,) = game.get_state().game_variables
+    assert y > 700                                 # through the open door into the middle room
+
+
+def test_rooms_joined_by_a_door_and_stairs_can_be_walked_through(start_game, rooms_in_a_row_wad):
+    game = start_game(rooms_in_a_row_wad, buttons=[vzd.Button.MOVE_FORWARD, vzd.Button.USE], variables=[Y, Z])
+    y = None
+    for _ in range(80):
+        game.make_action([1, 0], 4)
+        before, y = y, game.get_state().game_variables[0]
+        if y == before:                            # stuck at the door: press use once, let it rise
+            game.make_action([0, 1], 1)
+            game.advance_action(35)
+    y, z = game.get_state().game_variables
+    assert y > 1152 and z == 64                    # up the stairs, standing in the north room
+    assert y < 1536 - 15                           # its far wall stops the player
