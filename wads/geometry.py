@@ -443,13 +443,13 @@ def _normalized_outline(points, label: str) -> list[Point]:
             raise ValueError(f"{label}: zero-length edge {i} at ({float(p[0]):g}, {float(p[1]):g})")
     if len(corners) < 3:
         raise ValueError(f"{label}: an outline needs at least 3 corners, got {len(corners)}")
-    area = signed_area(corners)
-    if area == 0:
-        raise ValueError(f"{label}: the outline encloses no area (its corners are collinear)")
     crossing = self_crossing(corners)
     if crossing:
         i, j, (x, y) = crossing
         raise ValueError(f"{label}: outline edges {i} and {j} cross at ({float(x):g}, {float(y):g})")
+    area = signed_area(corners)
+    if area == 0:
+        raise ValueError(f"{label}: the outline encloses no area (its corners are collinear)")
     return corners if area > 0 else corners[::-1]
 
 

@@ -25,6 +25,12 @@ def two_rooms() -> Level:
     return Level(map=m, name="MAP01", actors=[COLLECTABLE], title="Two rooms")
 
 
+@pytest.fixture(name="two_rooms")
+def two_rooms_factory():
+    """The two_rooms() level builder (tests cannot import conftest under importlib mode)."""
+    return two_rooms
+
+
 @pytest.fixture(scope="session")
 def two_rooms_wad(tmp_path_factory):
     path = tmp_path_factory.mktemp("wads") / "two_rooms.wad"

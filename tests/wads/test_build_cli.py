@@ -1,0 +1,81 @@
+"""`wadgym build` in-process, the rooms demo scenario in the engine, and build_scenario_wad."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+import vizdoom as vzd
+
+from wadgym.agents.cli import main
+from wadgym.envs.scenarios import build_scenario_wad
+from wadgym.wads import read_lumps
+
+USER_SCENARIO = '''
+from dataclasses import dataclass
+from wadgym.wads import Level, MapBuilder
+
+@dataclass(frozen=True)
+class Params:
+    size: int = 512
+
+PRESETS = {"default": Params()}
+
+def build(rng, p):
+    m = MapBuilder()
+    m.add_room(0, 0, p.size, p.size)
+    m.add_player_start(p.size / 2, p.size / 2, angle=int(rng.integers(0, 360)))
+    return Level(map=m)
+'''
+
+
+def test_build_rooms_with_preview_seed_and_overrides(tmp_path, capsys):
+    wad, png = tmp_path / "rooms.wad", tmp_path / "rooms.png"
+    code = main(["build", "rooms", "-o", str(wad), "--preview", str(png), "--seed", "3", "--set", "n_items=2",
+                 "--set", "door=false"])
+    assert code == 0
+    assert [name for name, _ in read_lumps(wad.read_bytes())][:2] == ["MAP01", "TEXTMAP"]
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"wrote {wad}" in capsys.readouterr().out
+    assert wad.read_bytes() == build_scenario_wad("rooms", {"n_items": 2, "door": False}, seed=3)
+    assert wad.read_bytes() != build_scenario_wad("rooms", {"n_items": 2, "door": False}, seed=4)
+
+
+def test_build_defaults_to_rooms_in_the_current_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["build"]) == 0
+    assert (tmp_path / "rooms.wad").read_bytes() == build_scenario_wad("rooms")
+
+
+def test_build_from_a_python_file(tmp_path):
+    source = tmp_path / "my_map.py"
+    source.write_text(textwrap.dedent(USER_SCENARIO))
+    assert main(["build", str(source), "-o", str(tmp_path / "mine.wad"), "--set", "size=256"]) == 0
+    assert (tmp_path / "mine.wad").exists()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["build", "nosuch"], "unknown scenario 'nosuch'; valid scenarios: "),
+    (["build", "rooms", "--set", "bogus=1"], "unknown parameter 'bogus'; valid parameters: n_items, n_monsters"),
+    (["build", "rooms", "--set", "n_items=many"], "--set n_items=many: not a valid int"),
+    (["build", "rooms", "--set", "n_items"], "expected KEY=VALUE"),
+    (["build", "rooms", "--preset", "huge"], "unknown preset 'huge'; valid presets: default, empty, flat"),
+    (["build", "rooms", "--set", "step=40"], "step must be in 0..24"),
+])
+def test_build_errors_name_the_valid_choices_and_write_nothing(tmp_path, capsys, argv, message):
+    assert main(argv + ["-o", str(tmp_path / "out.wad")]) != 0
+    assert message in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())
+
+
+def test_rooms_scenario_walk_from_the_hall_up_the_step_into_the_court(start_game, tmp_path):
+    path = tmp_path / "rooms.wad"
+    path.write_bytes(build_scenario_wad("rooms", "empty"))
+    game = start_game(path, buttons=[vzd.Button.MOVE_FORWARD],
+                      variables=[vzd.GameVariable.POSITION_X, vzd.GameVariable.POSITION_Y,
+                                 vzd.GameVariable.POSITION_Z, vzd.GameVariable.ANGLE])
+    assert tuple(game.get_state().game_variables) == (96, 256, 0, 0)
+    for _ in range(60):
+        game.make_action([1], 4)
+    x, y, z, _ = game.get_state().game_variables
+    assert x > 800 and z == 24                      # through the opening and up the step
