@@ -77,13 +77,12 @@ def check_game() -> list[str]:
 
 
 def _build_wad(folder: Path) -> Path:
-    from wadgym.envs.cache import build_scenario
-    from wadgym.envs.scenarios import get_scenario
+    from wadgym.envs.scenarios import build_scenario_wad, get_scenario
     from wadgym.wads import write_wad
 
-    params = get_scenario(CHECK_SCENARIO).PRESETS["default"]
+    get_scenario(CHECK_SCENARIO)  # an unknown name is a ValueError listing the valid ones
     path = folder / f"{CHECK_SCENARIO}.wad"
-    write_wad(path, build_scenario(CHECK_SCENARIO, params, 0))
+    write_wad(path, build_scenario_wad(CHECK_SCENARIO, None, 0))
     return path
 
 

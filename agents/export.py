@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -82,7 +83,10 @@ def export_onnx(run: str | Path, path: Path, opset: int = 17) -> Path:
     path = Path(path)
     tmp = path.with_name(f".{path.stem}.tmp.onnx")
     path.parent.mkdir(parents=True, exist_ok=True)
-    with torch.no_grad():
+    # The legacy (TorchScript) exporter: the torch.export-based default needs onnxscript, which
+    # wadgym does not depend on; it warns that it is deprecated, not that anything is wrong.
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
         torch.onnx.export(module, (example,), str(tmp), input_names=["obs"], output_names=["logits", "action"],
                           dynamic_axes={"obs": {0: "batch"}, "logits": {0: "batch"}, "action": {0: "batch"}},
                           opset_version=opset, dynamo=False)

@@ -1,0 +1,83 @@
+"""Hyperparameter files in rl-baselines3-zoo's format: the shipped one is valid, bad ones say what is wrong."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import pytest
+import yaml
+
+from wadgym.agents import config
+from wadgym.agents.vec import register_envs
+
+SHIPPED = yaml.safe_load(config.DEFAULT_HYPERPARAMS.read_text())
+
+
+@pytest.mark.parametrize("env_id", sorted(SHIPPED))
+def test_shipped_entries_are_valid_for_registered_envs(env_id):
+    register_envs(env_id)
+    assert env_id in gym.registry
+    hp = config.resolve(env_id)
+    kwargs = config.ppo_kwargs(hp)
+    assert hp["n_timesteps"] > 0 and hp["n_envs"] >= 1
+    assert callable(kwargs["learning_rate"]) or isinstance(kwargs["learning_rate"], float)
+
+
+def test_default_env_has_defaults():
+    assert config.DEFAULT_ENV in SHIPPED
+
+
+def test_linear_schedule_decays_to_zero():
+    lr = config.schedule("lin_2.5e-4")
+    assert lr(1.0) == pytest.approx(2.5e-4) and lr(0.5) == pytest.approx(1.25e-4) and lr(0.0) == 0.0
+    assert config.schedule(3e-4) == 3e-4
+    with pytest.raises(ValueError, match="lin_<start>"):
+        config.schedule("exp_1e-3")
+
+
+def test_policy_kwargs_string_names_registered_extractors():
+    from wadgym.agents.features import SmallCNN
+
+    kwargs = config.parse_policy_kwargs("dict(features_extractor_class=SmallCNN, net_arch=[64], activation_fn=nn.ReLU)")
+    assert kwargs["features_extractor_class"] is SmallCNN
+    assert config.parse_policy_kwargs({"features_extractor_class": "SmallCNN"})["features_extractor_class"] is SmallCNN
+    with pytest.raises(ValueError, match="registered: NatureCNN, SmallCNN"):
+        config.parse_policy_kwargs("dict(features_extractor_class='TinyCNN')")
+    with pytest.raises(ValueError, match="names in scope"):
+        config.parse_policy_kwargs("dict(features_extractor_class=Nope)")
+
+
+def test_overrides_and_env_kwargs_merge_over_the_file(tmp_path):
+    path = tmp_path / "hp.yml"
+    path.write_text(yaml.safe_dump({"E-v0": {"n_timesteps": "1e4", "n_epochs": 4, "env_kwargs": {"a": 1, "b": 2}}}))
+    overrides = config.parse_assignments(["n_epochs=2", "learning_rate=lin_1e-4"], "--hp")
+    hp = config.resolve("E-v0", path, overrides, config.parse_assignments(["b=3", "c=[30, 40]"], "--env-kwargs"))
+    assert hp["n_epochs"] == 2 and hp["learning_rate"] == "lin_1e-4" and hp["n_timesteps"] == 10000
+    assert hp["env_kwargs"] == {"a": 1, "b": 3, "c": [30, 40]}
+
+
+@pytest.mark.parametrize(
+    "entry, message",
+    [
+        ({"n_timesteps": 10, "n_epoch": 3}, "unknown hyperparameter(s) n_epoch; valid keys: "),
+        ({"n_epochs": 3}, "need n_timesteps"),
+        ({"n_timesteps": 10, "n_envs": 0}, "n_envs must be >= 1"),
+    ],
+)
+def test_bad_entries_raise_named_errors(tmp_path, entry, message):
+    path = tmp_path / "hp.yml"
+    path.write_text(yaml.safe_dump({"E-v0": entry}))
+    with pytest.raises(ValueError) as info:
+        config.resolve("E-v0", path)
+    assert message in str(info.value)
+
+
+def test_assignment_without_equals_is_rejected():
+    with pytest.raises(ValueError, match="expected key=value, got 'n_epochs'"):
+        config.parse_assignments(["n_epochs"], "--hp")
+
+
+def test_normalize_key_follows_the_zoo():
+    assert config.normalize_kwargs({"normalize": False}) is None
+    assert config.normalize_kwargs({"normalize": True}) == {}
+    assert config.normalize_kwargs({"normalize": "{'norm_obs': False, 'norm_reward': True}"}) == {
+        "norm_obs": False, "norm_reward": True}

@@ -1,0 +1,89 @@
+"""`wadgym train` end to end on the real engine: the run folder, reload, evaluation, `wadgym runs`."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import yaml
+
+from wadgym.agents.cli import main
+
+
+def test_run_folder_holds_everything_to_reproduce_the_run(trained_run, env_id):
+    for name in ("model.zip", "config.yml", "command.txt", "meta.json", "metrics.json", "episodes.csv",
+                 "learning_curve.png"):
+        assert (trained_run / name).is_file(), name
+    config = yaml.safe_load((trained_run / "config.yml").read_text())
+    assert config["env"] == env_id and config["seed"] == 3
+    assert config["hyperparams"]["n_envs"] == 2
+    assert config["hyperparams"]["env_kwargs"] == {"resolution": [30, 40]}
+    assert (trained_run / "command.txt").read_text().strip()  # the process's command line (here pytest's)
+    meta = json.loads((trained_run / "meta.json").read_text())
+    assert {"stable-baselines3", "torch", "vizdoom", "gymnasium", "wadgym"} <= set(meta["versions"])
+    assert set(meta["git"]) == {"commit", "dirty", "source"}
+    assert meta["device"].startswith("cpu") or meta["device"].startswith("cuda")
+    assert meta["timesteps"] >= 256 and meta["finished"] and meta["wall_time_s"] > 0
+    assert (trained_run / "learning_curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert list((trained_run / "tb").rglob("events.out.tfevents.*"))
+
+
+def test_final_evaluation_compares_with_random_on_the_same_seeds(trained_run):
+    metrics = json.loads((trained_run / "metrics.json").read_text())
+    evaluation = metrics["eval"]
+    assert evaluation["episodes"] == 2
+    trained, random = evaluation["trained"], evaluation["random"]
+    assert [e["seed"] for e in trained["episodes"]] == [e["seed"] for e in random["episodes"]] == [0, 1]
+    for summary in (trained, random):
+        assert summary["items_mean"] is not None and summary["items_mean"] >= 0
+        assert all(e["length"] > 0 for e in summary["episodes"])
+
+
+def test_reloaded_policy_replays_the_same_episode_for_the_same_seed(trained_run):
+    from wadgym.agents.evaluate import run_episodes
+    from wadgym.agents.policy import SavedPolicy
+
+    policy = SavedPolicy(trained_run, deterministic=True)
+    first = run_episodes(policy.env_id, policy.env_kwargs, [5], policy)
+    again = run_episodes(policy.env_id, policy.env_kwargs, [5], policy)
+    assert first == again
+
+
+def test_eval_command_reports_trained_and_random_and_writes_a_video(trained_run, tmp_path, capsys):
+    video = tmp_path / "agent.mp4"
+    assert main(["eval", str(trained_run), "--episodes", "1", "--seed", "7", "--video", str(video)]) == 0
+    out = capsys.readouterr().out
+    assert "trained" in out and "random" in out and "items/episode" in out
+    assert video.stat().st_size > 1000
+    import imageio.v2 as imageio
+
+    reader = imageio.get_reader(video)
+    first = reader.get_data(0)
+    reader.close()
+    assert first.ndim == 3 and first.shape[2] == 3 and np.asarray(first).std() > 0
+
+
+def test_runs_lists_the_run(trained_run, capsys, env_id):
+    assert main(["runs", str(trained_run.parent)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split()[:4] == ["run", "env", "steps", "items/ep"]
+    row = next(line for line in out if line.startswith(trained_run.name))
+    assert env_id in row and ("cpu" in row or "cuda" in row)
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["eval", "no/such/run"], "not a wadgym run folder"),
+        (["train", "--hp", "n_epoch=3", "--no-progress"], "unknown hyperparameter(s) n_epoch"),
+        (["train", "--env", "NoSuchEnv-v0"], "no hyperparameters for env 'NoSuchEnv-v0'"),
+        (["train", "--device", "tpu"], "expected auto, cpu, cuda"),
+        (["export", "no/such/run", "--onnx", "x.onnx"], "not a wadgym run folder"),
+    ],
+)
+def test_bad_input_is_a_clear_error_not_a_traceback(argv, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists()
