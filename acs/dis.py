@@ -1,7 +1,7 @@
 """Disassembler for compiled ACS (BEHAVIOR lumps): header, chunks, scripts, functions, strings and p-codes.
 
 ``disassemble(data)`` returns a listing of one lump; ``parse_behavior(data)`` the structured form it is made
-from; ``behavior_lumps(wad)`` the BEHAVIOR lumps of a WAD by map; ``disassemble_path(path)`` a lump file or
+from; ``behavior_lumps(wad)`` the BEHAVIOR lumps of a WAD by map (``map_lumps`` any lump); ``disassemble_path(path)`` a lump file or
 every map of a WAD. Malformed input raises ValueError naming what is wrong and where.
 """
 
@@ -562,8 +562,8 @@ def _quote(text: str) -> str:
 _MAP_LUMPS = {"THINGS", "TEXTMAP"}   # the lump after a map marker (Doom/Hexen and UDMF maps)
 
 
-def behavior_lumps(wad: Union[bytes, str, os.PathLike]) -> list[tuple[str, bytes]]:
-    """(map name, BEHAVIOR lump) for each map of a WAD, given as bytes or a path."""
+def map_lumps(wad: Union[bytes, str, os.PathLike], lump_name: str) -> list[tuple[str, bytes]]:
+    """(map name, lump) for each lump called ``lump_name`` in a map of a WAD given as bytes or a path."""
     data = wad if isinstance(wad, (bytes, bytearray)) else open(wad, "rb").read()
     reader = _Reader(bytes(data), "WAD")
     if data[:4] not in (b"IWAD", b"PWAD"):
@@ -577,11 +577,16 @@ def behavior_lumps(wad: Union[bytes, str, os.PathLike]) -> list[tuple[str, bytes
         name = raw_name.split(b"\0", 1)[0].decode("latin-1").upper()
         if name in _MAP_LUMPS and previous is not None:
             current_map = previous
-        elif name == "BEHAVIOR":
-            reader.need(filepos, size, f"lump {i} (BEHAVIOR of {current_map})")
+        elif name == lump_name.upper():
+            reader.need(filepos, size, f"lump {i} ({name} of {current_map})")
             found.append((current_map or "?", reader.data[filepos:filepos + size]))
         previous = name
     return found
+
+
+def behavior_lumps(wad: Union[bytes, str, os.PathLike]) -> list[tuple[str, bytes]]:
+    """(map name, BEHAVIOR lump) for each map of a WAD, given as bytes or a path."""
+    return map_lumps(wad, "BEHAVIOR")
 
 
 def disassemble_path(path: Union[str, os.PathLike]) -> str:
