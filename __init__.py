@@ -4,3 +4,5 @@ Importing the package registers its Gymnasium environments (``gym.make("DoomItem
 """
 
 __version__ = "0.1.0"
+
+from wadgym.envs import registration as _registration  # noqa: E402,F401  (registers the Gymnasium envs; light)

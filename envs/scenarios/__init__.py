@@ -19,6 +19,7 @@ from types import ModuleType
 SCENARIOS: dict[str, str] = {
     "rooms": "wadgym.envs.scenarios.rooms",
     "items": "wadgym.envs.scenarios.items",
+    "maze": "wadgym.envs.scenarios.maze",
 }
 
 

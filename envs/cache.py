@@ -1,0 +1,61 @@
+"""WAD cache: a scenario's WAD is built once per (scenario, parameters, seed, wadgym code) and kept under its hash.
+
+The folder is, first found: the `cache_dir` argument, $WADGYM_CACHE_DIR, $XDG_CACHE_HOME/wadgym,
+~/.cache/wadgym. Files are written under a temporary name and renamed, so parallel workers building
+the same WAD never read a half-written file (the last rename wins; both wrote the same bytes).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import json
+import os
+from pathlib import Path
+
+ENV_VAR = "WADGYM_CACHE_DIR"
+PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+# The code a built WAD depends on: a change to any of it gives new cache keys.
+CODE_GLOBS = ("acs/*.py", "acs/*.acs", "acs/data/*", "wads/*.py", "envs/scenarios/*.py", "envs/scenarios/*.acs")
+
+
+def cache_dir(override: str | os.PathLike | None = None) -> Path:
+    if override is not None:
+        return Path(override).expanduser()
+    if os.environ.get(ENV_VAR):
+        return Path(os.environ[ENV_VAR]).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(xdg) / "wadgym"
+
+
+@functools.cache
+def code_fingerprint() -> str:
+    """Hash of the sources that turn parameters into WAD bytes (computed once per process)."""
+    digest = hashlib.sha256()
+    for pattern in CODE_GLOBS:
+        for path in sorted(PACKAGE_ROOT.glob(pattern)):
+            if path.is_file():
+                digest.update(str(path.relative_to(PACKAGE_ROOT)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def wad_key(scenario: str, params, seed: int) -> str:
+    description = {"scenario": scenario, "params": dataclasses.asdict(params), "seed": int(seed),
+                   "code": code_fingerprint()}
+    return hashlib.sha256(json.dumps(description, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def cached_wad(scenario: str, params, seed: int = 0, directory: str | os.PathLike | None = None) -> Path:
+    """Path of the WAD for (scenario, params, seed), building and storing it on first use."""
+    folder = cache_dir(directory)
+    path = folder / f"{scenario}-{wad_key(scenario, params, seed)}.wad"
+    if path.is_file():
+        return path
+    from wadgym.envs.scenarios import build_scenario_wad
+    from wadgym.wads import write_wad
+
+    data = build_scenario_wad(scenario, params, seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    write_wad(path, data)  # atomic: a temporary file in `folder`, then a rename
+    return path

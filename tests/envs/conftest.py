@@ -1,0 +1,57 @@
+"""Fixtures for the env tests: a session WAD cache, env factories that close what they open, a steering policy."""
+
+from __future__ import annotations
+
+import math
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import wadgym  # noqa: F401  (registers the envs)
+
+WADGYM_SPECS = [spec for spec in gym.registry.values() if str(spec.entry_point).startswith("wadgym.")]
+
+
+@pytest.fixture(scope="session")
+def wad_cache(tmp_path_factory) -> str:
+    """One WAD cache folder for the whole session: every variant is built once."""
+    return str(tmp_path_factory.mktemp("wad-cache"))
+
+
+@pytest.fixture
+def make_env(wad_cache):
+    """make_env(env_id, **kwargs) -> gym.make(env_id, cache_dir=<session cache>, **kwargs), closed at the end."""
+    envs = []
+
+    def make(env_id: str = "DoomItems-v0", **kwargs):
+        env = gym.make(env_id, cache_dir=wad_cache, **kwargs)
+        envs.append(env)
+        return env
+
+    yield make
+    for env in envs:
+        env.close()
+
+
+def steer_to_nearest_item(observation, info) -> int:
+    """An action of the "basic" set that heads for the nearest remaining item.
+
+    Needs game_variables=("POSITION_X", "POSITION_Y", "ANGLE"); turns in place when the item is far
+    off the heading (walking while turning would circle it).
+    """
+    x, y, angle = observation["gamevariables"]
+    remaining = info["item_positions"][info["items_remaining"]]
+    distances = np.hypot(remaining[:, 0] - x, remaining[:, 1] - y)
+    tx, ty = remaining[int(distances.argmin())]
+    off = (math.degrees(math.atan2(ty - y, tx - x)) - angle + 540) % 360 - 180
+    if abs(off) > 30:
+        return 1 if off > 0 else 2  # turn left / right
+    if abs(off) > 8:
+        return 3 if off > 0 else 4  # forward + turn
+    return 0  # forward
+
+
+@pytest.fixture
+def steer():
+    return steer_to_nearest_item

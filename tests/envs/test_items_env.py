@@ -1,0 +1,172 @@
+"""ItemsEnv on the real engine: Gymnasium and SB3 contracts, seeding, info, rewards, episode ends, bad kwargs."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+from wadgym.envs.items import ItemsEnv
+
+SPECS = [spec for spec in gym.registry.values() if str(spec.entry_point).startswith("wadgym.")]
+POSITION = ("POSITION_X", "POSITION_Y", "ANGLE")
+
+
+def rollout(env, seed, actions):
+    """Observations and rewards of `actions` from reset(seed)."""
+    observation, info = env.reset(seed=seed)
+    observations, rewards = [observation], []
+    for action in actions:
+        observation, reward, terminated, truncated, info = env.step(action)
+        observations.append(observation)
+        rewards.append(reward)
+        if terminated or truncated:
+            break
+    return np.stack(observations), rewards, info
+
+
+def test_registered_variants_exist():
+    assert {"DoomItems-v0", "DoomItemsHard-v0", "DoomItemsMaze-v0"} <= {s.id for s in SPECS}
+    assert all(s.max_episode_steps for s in SPECS)
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.id)
+def test_passes_gymnasium_and_sb3_checkers(spec, make_env):
+    env = make_env(spec.id, render_mode="rgb_array")
+    check_env(env.unwrapped)
+    sb3_check_env(env.unwrapped, warn=True)
+    env.reset(seed=0)
+    frame = env.render()
+    assert frame.dtype == np.uint8 and frame.shape == (120, 160, 3)
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.id)
+def test_seed_fixes_items_and_rollout(spec, make_env):
+    env = make_env(spec.id)
+    actions = np.random.default_rng(0).integers(0, env.action_space.n, size=40)
+    first = rollout(env, 7, actions)
+    second = rollout(env, 7, actions)
+    np.testing.assert_array_equal(first[0], second[0])
+    assert first[1] == second[1]
+    np.testing.assert_array_equal(first[2]["item_positions"], second[2]["item_positions"])
+
+    positions = [env.reset(seed=s)[1]["item_positions"] for s in (1, 2, 3)]
+    assert not np.array_equal(positions[0], positions[1]) and not np.array_equal(positions[1], positions[2])
+    unseeded = [env.reset()[1]["item_positions"] for _ in range(3)]
+    assert not np.array_equal(unseeded[0], unseeded[1]) and not np.array_equal(unseeded[1], unseeded[2])
+
+
+class ObjectsItemsEnv(ItemsEnv):
+    """ItemsEnv whose engine also reports every actor's position (state.objects)."""
+
+    def configure_game(self, game):
+        game.set_objects_info_enabled(True)
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.id)
+def test_info_positions_are_where_the_items_are(spec, wad_cache):
+    env = ObjectsItemsEnv(cache_dir=wad_cache, **spec.kwargs)
+    try:
+        for seed in (0, 1):
+            _, info = env.reset(seed=seed)
+            objects = env.game.get_state().objects
+            actual = sorted((o.position_x, o.position_y) for o in objects if o.name == "WadgymItem")
+            assert sorted(map(tuple, info["item_positions"].tolist())) == actual
+            assert info["items_total"] == env.params.n_items == len(actual)
+            assert info["items_remaining"].all() and info["items_collected"] == 0
+            player = next(o for o in objects if o.name == "DoomPlayer")
+            gaps = np.hypot(info["item_positions"][:, 0] - player.position_x,
+                            info["item_positions"][:, 1] - player.position_y)
+            assert gaps.min() >= env.params.min_start_distance
+    finally:
+        env.close()
+
+
+def test_walking_onto_every_item_collects_it_and_terminates(make_env, steer):
+    env = make_env("DoomItems-v0", n_items=3, game_variables=POSITION, step_penalty=0.01)
+    observation, info = env.reset(seed=5)
+    total, steps, terminated, truncated = 0.0, 0, False, False
+    while not (terminated or truncated):
+        before = info["items_remaining"].copy()
+        observation, reward, terminated, truncated, info = env.step(steer(observation, info))
+        total += reward
+        steps += 1
+        collected = int(before.sum() - info["items_remaining"].sum())
+        assert reward == pytest.approx(collected - 0.01)
+        assert info["items_collected"] == 3 - info["items_remaining"].sum()
+    assert terminated and not truncated
+    assert info["items_collected"] == info["items_total"] == 3 and not info["items_remaining"].any()
+    assert total == pytest.approx(3 - 0.01 * steps)
+
+
+def test_time_limit_truncates_without_terminating(make_env):
+    env = make_env("DoomItems-v0", max_episode_steps=5)
+    env.reset(seed=0)
+    ends = [env.step(2)[2:4] for _ in range(5)]  # turning in place collects nothing
+    assert ends[:4] == [(False, False)] * 4 and ends[4] == (False, True)
+    assert gym.spec("DoomItems-v0").max_episode_steps == 300
+
+
+def test_item_reward_scales_and_engine_timeout_is_off(make_env):
+    env = make_env("DoomItems-v0", item_reward=2.5)
+    env.reset(seed=0)
+    assert env.unwrapped.game.get_episode_timeout() == 0
+    assert env.unwrapped.item_reward == 2.5
+
+
+def test_observation_formats(make_env):
+    gray = make_env("DoomItems-v0")
+    assert gray.observation_space == gym.spaces.Box(0, 255, (60, 80, 1), np.uint8)
+    color = make_env("DoomItems-v0", color=True, resolution=(120, 160), game_variables=POSITION)
+    observation, _ = color.reset(seed=0)
+    assert observation["screen"].shape == (120, 160, 3) and observation["gamevariables"].dtype == np.float32
+    assert tuple(observation["gamevariables"][:2]) == (512, 512)  # the arena's centre
+    assert color.observation_space.contains(observation)
+
+
+def test_gray_observation_is_the_same_with_and_without_rendering(make_env):
+    actions = [0, 0, 1, 3, 0, 4, 0, 0]
+    plain = rollout(make_env("DoomItems-v0"), 3, actions)[0]
+    rendered = rollout(make_env("DoomItems-v0", render_mode="rgb_array"), 3, actions)[0]
+    np.testing.assert_array_equal(plain, rendered)
+
+
+def test_close_frees_the_engine(make_env):
+    env = make_env("DoomItems-v0")
+    env.reset(seed=0)
+    game = env.unwrapped.game
+    env.close()
+    assert not game.is_running() and env.unwrapped.game is None
+    env.close()  # closing twice is allowed
+
+
+def test_human_render_mode_headless_warns_and_runs_without_window(make_env, monkeypatch):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    with pytest.warns(UserWarning, match="needs a display"):
+        env = make_env("DoomItems-v0", render_mode="human", frame_skip=32)
+    env.reset(seed=0)
+    assert env.step(0)[0].shape == (60, 80, 1) and env.render() is None
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"n_itemz": 3}, "unknown argument.*n_itemz.*valid: layout.*n_items"),
+    ({"n_items": 100}, "n_items=100 is out of range; valid: 1 to 29"),
+    ({"item_scale": 0}, "item_scale=0 is out of range"),
+    ({"item_parent": "Shotgun"}, "item_parent='Shotgun' is not valid; choose one of 'Medikit'"),
+    ({"layout": "spiral"}, "layout='spiral' is not valid; choose one of 'arena', 'maze'"),
+    ({"preset": "easy"}, "preset='easy' is not valid.*'default', 'hard'"),
+    ({"frame_skip": 0}, "frame_skip=0 is out of range; valid: 1 to 64"),
+    ({"resolution": (50, 50)}, r"resolution=\(50, 50\) is not reachable.*\(60, 80\)"),
+    ({"render_resolution": "100x100"}, "render_resolution='100x100' is not a ViZDoom resolution; valid: .*160x120"),
+    ({"render_mode": "ascii"}, "render_mode='ascii' is not valid"),
+    ({"action_set": "all"}, "action_set='all' is not valid; choose one of basic, extended"),
+    ({"game_variables": ("HEALTH", "MANA")}, "unknown: \\['MANA'\\]; valid: .*POSITION_X"),
+    ({"n_items": 29, "min_item_distance": 400}, "do not fit in the free floor"),
+    ({"layout": "maze", "rows": 9}, "rows=9 is out of range; valid: 1 to 8"),
+])
+def test_bad_arguments_raise_value_error_listing_valid_choices(kwargs, message, make_env):
+    with pytest.raises(ValueError, match=message):
+        make_env("DoomItems-v0", **kwargs)
