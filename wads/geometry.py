@@ -8,12 +8,13 @@ turns the layered shapes into lines where every shared wall is one line.
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Sequence
 
 from .mapdata import Line, MapData, Sector, Side, Thing
-from .planar import Point, arrange, exact, point_in_polygon, segment_intersections, self_crossing, signed_area
+from .planar import CELL, Point, arrange, cells, exact, point_in_polygon, segment_intersections, self_crossing, signed_area
 
 PLAYER_HEIGHT = 56     # the player needs this much between floor and ceiling
 MAX_STEP = 24          # the highest step the player climbs
@@ -84,7 +85,7 @@ class _Region:
 
     outline: list[Point]
     sector: int | None
-    kind: str                  # "room", "corridor", "door", "pillar"
+    kind: str                  # "room", "corridor", "door", "pillar", "area"
     wall: str                  # one-sided walls around it (for a hole: the walls facing out of it)
     face: str                  # upper/lower texture its neighbours show where heights differ
     label: str
@@ -99,6 +100,7 @@ class MapBuilder:
         self.rooms: list[Room] = []
         self.things: list[Thing] = []
         self._regions: list[_Region] = []
+        self._room_regions: list[int] = []      # room index -> its region
         self._sectors: list[Sector] = []
         self._openings: list[tuple[Point, Point]] = []
         self._raw_lines: list[tuple] = []
@@ -138,6 +140,7 @@ class MapBuilder:
         sector = self._add_sector(room.floor_height, room.ceiling_height, floor, ceiling, room.light, label,
                                   tag=tag, special=special, damage=damage)
         self.rooms.append(room)
+        self._room_regions.append(len(self._regions))
         self._regions.append(_Region(outline, sector, "room", wall, wall, label, room=index))
         return room
 
@@ -152,11 +155,7 @@ class MapBuilder:
         """An obstacle inside `room`. Without `height` it is a hole in the room's floor plan (walls
         from floor to ceiling); with `height` it is a raised block of that height, a sector of its own."""
         label = f"pillar {len(room.pillars)} of {room.label}"
-        outline = _normalized_outline(points, label)
-        inside = [(x, y) for x, y in outline if not _inside_or_on(x, y, self._regions[room.index].outline)]
-        if inside:
-            x, y = inside[0]
-            raise ValueError(f"{label}: corner ({float(x):g}, {float(y):g}) lies outside {room.label}")
+        outline = self._inner_outline(room, points, label)
         wall = wall or room.wall
         room.pillars.append(tuple((float(x), float(y)) for x, y in outline))
         if height is None:
@@ -166,6 +165,34 @@ class MapBuilder:
         sector = self._add_sector(floor_height, room.ceiling_height, top or room.floor, room.ceiling,
                                   room.light, label)
         self._regions.append(_Region(outline, sector, "pillar", wall, wall, label))
+
+    def add_area(
+        self, room: Room, points: Sequence[tuple[float, float]], *, floor_height: int | None = None,
+        ceiling_height: int | None = None, floor: str | None = None, ceiling: str | None = None,
+        light: int | None = None, damage: int = 0, tag: int = 0, special: int = 0, wall: str | None = None,
+    ) -> int:
+        """A patch of `room` with its own sector: a pool (lower floor, NUKAGE1, damage), a platform,
+        a lit spot, a tagged floor ACS can move. Open on all sides; unset values are the room's.
+        `wall` is the texture of its edges where the heights differ. Returns the sector index."""
+        label = f"area {sum(r.kind == 'area' for r in self._regions)} of {room.label}"
+        outline = self._inner_outline(room, points, label)
+        sector = self._add_sector(
+            room.floor_height if floor_height is None else floor_height,
+            room.ceiling_height if ceiling_height is None else ceiling_height,
+            floor or room.floor, ceiling or room.ceiling, room.light if light is None else light, label,
+            tag=tag, special=special, damage=damage)
+        wall = wall or room.wall
+        self._regions.append(_Region(outline, sector, "area", room.wall, wall, label))
+        return sector
+
+    def _inner_outline(self, room: Room, points, label: str) -> list[Point]:
+        outline = _normalized_outline(points, label)
+        room_outline = self._regions[self._room_regions[room.index]].outline
+        outside = [(x, y) for x, y in outline if not _inside_or_on(x, y, room_outline)]
+        if outside:
+            x, y = outside[0]
+            raise ValueError(f"{label}: corner ({float(x):g}, {float(y):g}) lies outside {room.label}")
+        return outline
 
     # --- openings ------------------------------------------------------------------------------
 
@@ -184,7 +211,7 @@ class MapBuilder:
         if door not in (False, True, "raise", "open"):
             raise ValueError(f"connect: door must be False, True, 'raise' or 'open', not {door!r}")
         where = f"opening between {a.label} and {b.label}"
-        edge_a, edge_b, gap, u0, u1 = self._facing_walls(a, b, where, max_gap)
+        edge_a, across, gap, u0, u1 = self._facing_walls(a, b, where, max_gap)
         p, q = edge_a
         length = _length(q[0] - p[0], q[1] - p[1])
         if width is not None:
@@ -202,11 +229,13 @@ class MapBuilder:
         special = {True: DOOR_RAISE, "raise": DOOR_RAISE, "open": DOOR_OPEN}.get(door, 0)
         if gap == 0:
             self._openings.append((start, end))
-            if special:
-                self._add_door(a, b, start, end, -Fraction(DOOR_DEPTH, 2), Fraction(DOOR_DEPTH, 2), special, door_texture,
+            if special:   # a door DOOR_DEPTH thick, standing half in each room
+                dx, dy = q[0] - p[0], q[1] - p[1]
+                through = (dy * DOOR_DEPTH / length, -dx * DOOR_DEPTH / length)
+                self._add_door(a, b, start, end, through, Fraction(-1, 2), Fraction(1, 2), special, door_texture,
                                track_texture, where)
         else:
-            self._add_corridor(a, b, start, end, gap, special, door_texture, track_texture, where)
+            self._add_corridor(a, b, start, end, across, gap, special, door_texture, track_texture, where)
 
     # --- things --------------------------------------------------------------------------------
 
@@ -279,6 +308,8 @@ class MapBuilder:
                 start, end = (piece.a, piece.b) if line[0] else (piece.b, piece.a)
                 line_obj = line[1]
                 line_obj.v1, line_obj.v2 = vertex(start), vertex(end)
+                if not line_obj.special:
+                    _align_textures(line_obj, data.vertices[line_obj.v1], data.vertices[line_obj.v2])
                 data.lines.append(line_obj)
         for start, end, front, back, wall, special, args, flags, tag in self._raw_lines:
             for s in (front, back):
@@ -300,10 +331,12 @@ class MapBuilder:
         return len(self._sectors) - 1
 
     def _facing_walls(self, a: Room, b: Room, where: str, max_gap: float):
-        """A wall of `a` and a wall of `b` that face each other, nearest first: (edge_a, edge_b, gap, u0, u1)
-        where [u0, u1] is the overlap as fractions along edge_a."""
+        """A wall of `a` and a wall of `b` that face each other, nearest first: (edge_a, across, gap, u0, u1):
+        `across` is the exact vector from a's wall to b's along a's outward normal, `gap` its length, and
+        [u0, u1] the walls' overlap as fractions along edge_a."""
         best = None
-        outline_a, outline_b = self._regions[a.index].outline, self._regions[b.index].outline
+        outline_a = self._regions[self._room_regions[a.index]].outline
+        outline_b = self._regions[self._room_regions[b.index]].outline
         for p, q in _edges(outline_a):
             dx, dy = q[0] - p[0], q[1] - p[1]
             for r, s in _edges(outline_b):
@@ -311,10 +344,11 @@ class MapBuilder:
                 if dx * ey - dy * ex != 0 or dx * ex + dy * ey >= 0:
                     continue    # not antiparallel: walls of two rooms face each other head-on
                 # Outward normal of a's wall is (dy, -dx): the distance to b's wall along it.
-                gap = ((r[0] - p[0]) * dy - (r[1] - p[1]) * dx) / _length(dx, dy)
+                norm = dx * dx + dy * dy
+                reach = ((r[0] - p[0]) * dy - (r[1] - p[1]) * dx) / norm
+                gap = reach * _length(dx, dy)
                 if gap < 0 or gap > max_gap:
                     continue
-                norm = dx * dx + dy * dy
                 ur = ((r[0] - p[0]) * dx + (r[1] - p[1]) * dy) / norm
                 us = ((s[0] - p[0]) * dx + (s[1] - p[1]) * dy) / norm
                 u0, u1 = max(Fraction(0), min(ur, us)), min(Fraction(1), max(ur, us))
@@ -322,18 +356,15 @@ class MapBuilder:
                     continue
                 key = (gap, -(u1 - u0) * _length(dx, dy))
                 if best is None or key < best[0]:
-                    best = (key, (p, q), (r, s), gap, u0, u1)
+                    best = (key, (p, q), (dy * reach, -dx * reach), gap, u0, u1)
         if best is None:
             raise ValueError(f"{where}: the rooms share no wall and have no facing walls within {max_gap} units")
         return best[1:]
 
-    def _add_corridor(self, a, b, start, end, gap, special, door_texture, track_texture, where):
+    def _add_corridor(self, a, b, start, end, across, gap, special, door_texture, track_texture, where):
         """Regions spanning the gap between facing walls: a corridor, stairs, and maybe a door."""
         p, q = start, end
-        dx, dy = q[0] - p[0], q[1] - p[1]
-        # Outward normal of a's wall scaled so that start + normal reaches b's wall.
-        scale = gap / _length(dx, dy)
-        nx, ny = dy * scale, -dx * scale
+        nx, ny = across
         floors = (a.floor_height, b.floor_height)
         ceiling = min(a.ceiling_height, b.ceiling_height)
         if ceiling - max(floors) < PLAYER_HEIGHT:
@@ -349,7 +380,8 @@ class MapBuilder:
         ceiling_flat = a.ceiling if a.ceiling != SKY_FLAT else b.ceiling
         light = min(a.light, b.light)
         if special and gap <= DOOR_ONLY_GAP:     # the door fills the whole gap
-            self._add_door(a, b, start, end, Fraction(0), gap, special, door_texture, track_texture, where)
+            self._add_door(a, b, start, end, across, Fraction(0), Fraction(1), special, door_texture, track_texture,
+                           where)
             return
         for i in range(steps):
             f0, f1 = Fraction(i, steps), Fraction(i + 1, steps)
@@ -360,15 +392,15 @@ class MapBuilder:
             sector = self._add_sector(floor, ceiling, a.floor, ceiling_flat, light, label)
             self._regions.append(_Region(_ccw(outline), sector, "corridor", a.wall, a.wall, label))
         if special:   # a door DOOR_DEPTH deep across the middle of the corridor
-            self._add_door(a, b, start, end, (gap - DOOR_DEPTH) / 2, (gap + DOOR_DEPTH) / 2, special, door_texture,
-                           track_texture, where)
+            half = Fraction(DOOR_DEPTH, 2) / gap
+            self._add_door(a, b, start, end, across, Fraction(1, 2) - half, Fraction(1, 2) + half, special,
+                           door_texture, track_texture, where)
 
-    def _add_door(self, a, b, start, end, near, far, special, door_texture, track_texture, where):
-        """A door sector over the opening start-end, from `near` to `far` units beyond a's wall."""
+    def _add_door(self, a, b, start, end, through, near, far, special, door_texture, track_texture, where):
+        """A door sector over the opening start-end, from `near` to `far` times the vector `through` beyond
+        a's wall (exactly parallel to a corridor's sides, so no slivers)."""
         p, q = start, end
-        dx, dy = q[0] - p[0], q[1] - p[1]
-        length = _length(dx, dy)
-        nx, ny = dy / length, -dx / length
+        nx, ny = through
         outline = [(p[0] + nx * near, p[1] + ny * near), (q[0] + nx * near, q[1] + ny * near),
                    (q[0] + nx * far, q[1] + ny * far), (p[0] + nx * far, p[1] + ny * far)]
         floor = max(a.floor_height, b.floor_height)
@@ -415,10 +447,18 @@ class MapBuilder:
 
     def _in_opening(self, a: Point, b: Point) -> bool:
         mx, my = (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
-        for s, e in self._openings:
-            if _on_closed_segment(mx, my, s, e):
-                return True
-        return False
+        cell = (int(mx // CELL), int(my // CELL))
+        return any(_on_closed_segment(mx, my, s, e) for s, e in self._opening_grid().get(cell, ()))
+
+    def _opening_grid(self) -> dict:
+        """Openings by the spatial-hash cells they pass through (rebuilt when openings were added)."""
+        if getattr(self, "_grid_for", None) != len(self._openings):
+            self._grid = defaultdict(list)
+            for s, e in self._openings:
+                for cell in cells(s, e):
+                    self._grid[cell].append((s, e))
+            self._grid_for = len(self._openings)
+        return self._grid
 
     def _check_rooms_do_not_overlap(self) -> None:
         rooms = [r for r in self._regions if r.kind == "room"]
@@ -427,6 +467,22 @@ class MapBuilder:
             for j in range(i + 1, len(rooms)):
                 if _boxes_overlap(boxes[i], boxes[j]) and _polygons_overlap(region.outline, rooms[j].outline):
                     raise ValueError(f"{region.label} overlaps {rooms[j].label}; rooms may touch but not overlap")
+
+
+def _align_textures(line: Line, start: tuple[float, float], end: tuple[float, float]) -> None:
+    """Offset each side's texture by its start's position along the wall's direction, so the pieces of
+    a wall split by openings continue the texture without seams."""
+    dx, dy = end[0] - start[0], end[1] - start[1]
+    length = math.hypot(dx, dy)
+    along = (start[0] * dx + start[1] * dy) / length
+    line.front.offset_x = _texture_offset(along)
+    if line.back is not None:   # the back side runs from end to start
+        line.back.offset_x = _texture_offset(-(along + length))
+
+
+def _texture_offset(value: float) -> int:
+    # Modulo a multiple of every power-of-two texture width keeps the numbers small.
+    return int(round(value)) % 1024
 
 
 def exact_point(point) -> Point:

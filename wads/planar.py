@@ -73,7 +73,7 @@ def edges_of(points: Sequence[Point]) -> list[tuple[Point, Point]]:
     return [(points[i], points[(i + 1) % len(points)]) for i in range(len(points))]
 
 
-def _cells(a: Point, b: Point) -> Iterable[tuple[int, int]]:
+def cells(a: Point, b: Point) -> Iterable[tuple[int, int]]:
     x0, x1 = sorted((a[0], b[0]))
     y0, y1 = sorted((a[1], b[1]))
     for cx in range(int(x0 // CELL), int(x1 // CELL) + 1):
@@ -135,26 +135,28 @@ def _split_points(edges, cuts) -> list[list[Point]]:
     splits = [[p, q] for _, p, q in edges]
     grid: dict[tuple[int, int], list[int]] = defaultdict(list)
     for index, (_, p, q) in enumerate(edges):
-        for cell in _cells(p, q):
+        for cell in cells(p, q):
             grid[cell].append(index)
     for point in cuts:
         for index in grid.get((int(point[0] // CELL), int(point[1] // CELL)), ()):
             _, p, q = edges[index]
             if on_segment(*point, *p, *q):
                 splits[index].append(point)
+    # Float boxes reject most pairs cheaply (they are exact enough to never reject a touching pair:
+    # coordinates on a 1/256 grid convert to floats exactly).
+    boxes = [(float(min(p[0], q[0])), float(min(p[1], q[1])), float(max(p[0], q[0])), float(max(p[1], q[1])))
+             for _, p, q in edges]
     checked = set()
     for members in grid.values():
         for i_pos, i in enumerate(members):
+            bi = boxes[i]
             for j in members[i_pos + 1 :]:
-                if (i, j) in checked:
+                bj = boxes[j]
+                if bi[2] < bj[0] or bj[2] < bi[0] or bi[3] < bj[1] or bj[3] < bi[1] or (i, j) in checked:
                     continue
                 checked.add((i, j))
                 _, p, q = edges[i]
                 _, r, s = edges[j]
-                if max(p[0], q[0]) < min(r[0], s[0]) or max(r[0], s[0]) < min(p[0], q[0]):
-                    continue
-                if max(p[1], q[1]) < min(r[1], s[1]) or max(r[1], s[1]) < min(p[1], q[1]):
-                    continue
                 for point in segment_intersections(p, q, r, s):
                     splits[i].append(point)
                     splits[j].append(point)
@@ -170,7 +172,7 @@ def _bbox(points):
 def _grid(items):
     grid: dict[tuple[int, int], list[int]] = defaultdict(list)
     for index, (x0, y0, x1, y1) in items:
-        for cell in _cells((x0, y0), (x1, y1)):
+        for cell in cells((x0, y0), (x1, y1)):
             grid[cell].append(index)
     return grid
 

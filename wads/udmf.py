@@ -29,7 +29,16 @@ def to_textmap(data: MapData, ednums: list[int]) -> str:
         editor.linedefs.append(block)
     editor.sectors = [_sector_block(s) for s in data.sectors]
     editor.things = [_thing_block(t, ednum) for t, ednum in zip(data.things, ednums)]
-    return editor.to_textmap()
+    return _textmap(editor)
+
+
+def _textmap(editor: UMapEditor) -> str:
+    """UMapEditor.to_textmap's output, joined once instead of appended block by block (big maps)."""
+    parts = [f'namespace="{editor.namespace}";\n']
+    for keyword, blocks in (("thing", editor.things), ("vertex", editor.vertexes), ("sidedef", editor.sidedefs),
+                            ("linedef", editor.linedefs), ("sector", editor.sectors)):
+        parts.extend(f"{keyword} {block.to_textmap()}" for block in blocks)
+    return "".join(parts)
 
 
 def _coord(value: float) -> float:

@@ -9,6 +9,7 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
+from . import iwad
 from .decorate import Actor, decorate_text
 from .geometry import MapBuilder
 from .mapdata import MapData
@@ -78,6 +79,8 @@ def _check_level_names(levels: Sequence[Level]) -> None:
         seen.add(level.name)
         if level.scripts is not None and not isinstance(level.scripts, str):
             raise ValueError(f"{level.name}: scripts must be ACS source text")
+        if level.sky.upper() not in iwad.textures():
+            raise ValueError(f"{level.name}: unknown sky texture {level.sky!r}{iwad.suggest(level.sky, iwad.textures())}")
 
 
 def _merged_actors(levels: Sequence[Level]) -> list[Actor]:

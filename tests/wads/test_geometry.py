@@ -101,14 +101,23 @@ def test_polygon_room_in_either_winding():
         assert data.sector_at(128, 300) == 0 and data.sector_at(10, 300) is None
 
 
-def test_diagonal_walls_connect_with_a_corridor():
-    m = MapBuilder()
-    a = m.add_polygon_room([(0, 0), (256, 0), (256, 256)])
-    b = m.add_polygon_room([(0, 64), (192, 256), (0, 256)])
-    m.connect(a, b, width=48)
-    data = m.build()
-    corridor = data.sector_at(96, 128)
-    assert corridor == 2 and len(data.sectors) == 3
+def test_diagonal_walls_connect_with_a_corridor_or_a_door_without_slivers():
+    from wadgym.wads import Level, build_wad
+    from wadgym.wads.validate import validate_map
+
+    for door in (False, True):
+        m = MapBuilder()
+        a = m.add_polygon_room([(0, 0), (512, 0), (512, 512)])
+        b = m.add_polygon_room([(0, 128), (384, 512), (0, 512)])   # 90.5 units from a across the diagonal
+        m.connect(a, b, width=48, door=door)
+        m.add_player_start(400, 100)
+        data = m.build()
+        validate_map(data)                                   # no zero-length, crossing or overlapping lines
+        middle = data.sector_at(224, 288)                    # halfway across, on the opening's centre line
+        assert middle is not None and middle >= 2
+        if door:
+            assert any(line.special for line in data.lines)
+        assert build_wad([Level(map=m)]).startswith(b"PWAD")
 
 
 def test_room_random_point_avoids_pillars_and_walls():
@@ -123,3 +132,30 @@ def test_room_random_point_avoids_pillars_and_walls():
         assert 16 <= x <= 240 and 16 <= y <= 240
         dx, dy = max(64 - x, 0, x - 192), max(64 - y, 0, y - 192)
         assert (dx * dx + dy * dy) ** 0.5 >= 15.5     # 16 from the pillar, less the rounding to whole units
+
+
+def test_rooms_added_after_pillars_and_corridors_keep_their_own_outline():
+    m = MapBuilder()
+    a = m.add_room(0, 0, 256, 256)
+    m.add_pillar(a, 64, 64, 128, 128)
+    b = m.add_room(0, 320, 256, 576)
+    m.connect(a, b, width=64)
+    c = m.add_room(256, 320, 512, 576)
+    m.add_pillar(c, 300, 400, 340, 440)
+    m.connect(b, c, width=64)
+    data = m.build()
+    assert data.sector_at(128, 290) == 2 and data.sector_at(320, 420) is None
+
+
+def test_area_is_a_sector_inside_its_room_open_on_all_sides():
+    m = MapBuilder()
+    room = m.add_room(0, 0, 512, 512)
+    pool = m.add_area(room, [(128, 128), (384, 128), (384, 384), (128, 384)], floor_height=-16,
+                      floor="NUKAGE1", damage=5, wall="STEP1")
+    data = m.build()
+    assert data.sector_at(256, 256) == pool
+    assert data.sectors[pool].damage == 5 and data.sectors[pool].floor_height == -16
+    rim = [l for l in data.lines if l.back is not None]
+    assert len(rim) == 4 and all("blocking" not in l.flags for l in rim)
+    room_sides = [l.front if l.front.sector == 0 else l.back for l in rim]
+    assert all(side.lower == "STEP1" for side in room_sides)

@@ -193,3 +193,9 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path):
     with pytest.raises(TypeError):
         write_atomic(path, None)
     assert os.listdir(tmp_path) == ["map.wad"] and path.read_bytes() == b"old"
+
+
+def test_unknown_sky():
+    m, _ = room_with_start()
+    with pytest.raises(ValueError, match=r"MAP01: unknown sky texture 'SKY9' \(did you mean 'SKY\d'"):
+        build_wad([Level(map=m, sky="SKY9")])
