@@ -144,19 +144,21 @@ class Checker:
         key = tok.value
         text = tok.text
         entry = bi.UNSUPPORTED.get(key)
-        if entry is not None:
-            header = bi.ZSPECIAL if entry.kind in ("special", "callfunc") else bi.ZDEFS
-            if entry.kind == "internal" or header in self.headers:
-                return tok.error(entry.message)
-        if key in bi.SPECIALS or key in bi.CALLFUNCS:
-            return tok.error(f"unknown {what} '{text}': it is a line special or built-in function declared in "
-                             f"zcommon.acs; add #include \"zcommon.acs\" at the top")
-        if key in bi.CONSTANTS:
-            return tok.error(f"unknown {what} '{text}': it is a constant from zcommon.acs; add "
+        if entry is not None and (entry.header is None or entry.header in self.headers):
+            return tok.error(entry.message)
+        header = _header_of(key)
+        if header is not None and header not in self.headers:
+            return tok.error(f"unknown {what} '{text}': it is declared in {header}; add "
                              f"#include \"zcommon.acs\" at the top")
         if entry is not None:
             return tok.error(entry.message)
         suggestion = self.suggest(key, want_call)
+        if suggestion is None:
+            hidden = difflib.get_close_matches(key, _HEADER_NAMES, n=1, cutoff=0.75)
+            if hidden and _header_of(hidden[0]) not in self.headers:
+                name = _display_name(hidden[0])
+                return tok.error(f"unknown {what} '{text}' (did you mean '{name}'? it needs "
+                                 f"#include \"zcommon.acs\")")
         hint = f" (did you mean '{suggestion}'?)" if suggestion else ""
         return tok.error(f"unknown {what} '{text}'{hint}")
 
@@ -643,10 +645,13 @@ class Checker:
         if kind is ast.Number:
             return
         if kind is ast.Binary:
-            while isinstance(node, ast.Binary):
-                self.expr(node.right)
+            chain = []
+            while type(node) is ast.Binary:
+                chain.append(node.right)
                 node = node.left
             self.expr(node)
+            for right in reversed(chain):  # source order, which is the string pool's order
+                self.expr(right)
             return
         self._EXPRESSIONS[kind](self, node, value_used)
 
@@ -840,6 +845,23 @@ class Checker:
         ast.Ternary: ternary, ast.IncDec: incdec, ast.Call: call, ast.StrParam: strparam,
         ast.StrCpy: strcpy, ast.MorphActor: morphactor,
     }
+
+
+_HEADER_NAMES = [*bi.SPECIALS, *bi.CALLFUNCS, *bi.CONSTANTS]
+
+
+def _header_of(key: str) -> str | None:
+    """The built-in header that declares ``key``, for specials, CALLFUNC functions and constants."""
+    if key in bi.SPECIALS or key in bi.CALLFUNCS:
+        return bi.ZSPECIAL
+    if key in bi.CONSTANTS:
+        return bi.ZDEFS
+    return None
+
+
+def _display_name(key: str) -> str:
+    entry = bi.SPECIALS.get(key) or bi.CALLFUNCS.get(key)
+    return entry.name if entry is not None else bi.CONSTANT_NAMES.get(key, key)
 
 
 def _arg_range(low: int, high: int) -> str:

@@ -1,0 +1,216 @@
+"""Built-ins in the engine: Delay timing, Random ranges, actors, inventory, script execution, line specials,
+CALLFUNC functions and the print family."""
+
+from __future__ import annotations
+
+import pytest
+
+TIMING = """
+#include "zcommon.acs"
+global int 1:start; global int 2:after_10; global int 3:after_const; global int 4:after_long;
+global int 5:wait_done; global int 6:waited_at; global int 7:named_done; global int 60:done;
+script 1 OPEN
+{
+    int n = 10;
+    start = Timer();
+    delay(n);
+    after_10 = Timer();
+    delay(const: 5);
+    after_const = Timer();
+    delay(const: 300);
+    after_long = Timer();
+    done = 1;
+}
+script 2 OPEN
+{
+    ACS_ExecuteWait(3, 0, 7);
+    waited_at = Timer();
+    ACS_NamedExecuteWait("sleeper", 0);
+    named_done = Timer();
+}
+script 3 (int ticks) { delay(ticks); wait_done = Timer(); }
+script "sleeper" (void) { delay(4); }
+"""
+
+RANDOM = """
+#include "zcommon.acs"
+global int 1:low; global int 2:high; global int 3:const_low; global int 4:const_high; global int 5:neg_low;
+global int 6:neg_high; global int 7:fixed_low; global int 8:fixed_high; global int 9:same; global int 60:done;
+script 1 OPEN
+{
+    int i, x;
+    low = 1000; const_low = 1000; neg_low = 1000; fixed_low = 1000000;
+    for (i = 0; i < 400; i++)
+    {
+        x = random(3, 7); if (x < low) low = x; if (x > high) high = x;
+        x = random(const: 10, 12); if (x < const_low) const_low = x; if (x > const_high) const_high = x;
+        x = random(-5, 5); if (x < neg_low) neg_low = x; if (x > neg_high) neg_high = x;
+        x = random(0.25, 0.75); if (x < fixed_low) fixed_low = x; if (x > fixed_high) fixed_high = x;
+    }
+    same = random(9, 9);
+    done = 1;
+}
+"""
+
+ACTORS = """
+#include "zcommon.acs"
+global int 1:spawned; global int 2:count; global int 3:health; global int 4:removed; global int 5:failed_spawn;
+global int 6:renamed; global int 7:damaged; global int 8:x_pos; global int 9:spot_spawn; global int 10:angle;
+global int 11:damage_result; global int 12:special_run; global int 13:special_args; global int 14:forced;
+global int 15:class_check; global int 16:pushbytes; global int 60:done;
+script 1 OPEN
+{
+    spawned = Spawn("ExplosiveBarrel", 128.0, 128.0, 0.0, 50);
+    count = ThingCount(T_NONE, 50);
+    SetActorProperty(50, APROP_Health, 55);
+    health = GetActorProperty(50, APROP_Health);
+    x_pos = GetActorX(50) >> 16;
+    SetActorAngle(50, 0.25);
+    angle = GetActorAngle(50);
+    Thing_ChangeTID(50, 51);
+    renamed = ThingCount(T_NONE, 50) * 10 + ThingCount(T_NONE, 51);
+    damage_result = Thing_Damage(51, 5);
+    damaged = GetActorProperty(51, APROP_Health);
+    Thing_Remove(51);
+    delay(1);
+    removed = ThingCount(T_NONE, 51);
+    failed_spawn = Spawn("NoSuchActorClass", 64.0, 64.0, 0.0, 52);
+    spot_spawn = SpawnSpot("ExplosiveBarrel", 40, 53);
+    forced = SpawnForced("ExplosiveBarrel", 300.0, 300.0, 0.0, 54);
+    class_check = CheckActorClass(54, "ExplosiveBarrel") * 10 + CheckActorClass(54, "Clip");
+    pushbytes = Spawn("ExplosiveBarrel", 200.0, 64.0, 0.0, 56, 7);
+    Spawn("ExplosiveBarrel", 64.0, 400.0, 0.0, 57);
+    SetThingSpecial(57, ACS_ExecuteAlways, 2, 0, 6, 7);
+    Thing_Damage(57, 1000);
+    done = 1;
+}
+script 2 (int a, int b) { special_run = 1; special_args = a * 10 + b; }
+"""
+
+PLAYER = """
+#include "zcommon.acs"
+global int 1:given; global int 2:taken; global int 3:weapon; global int 4:cleared; global int 5:actor_inv;
+global int 6:player_number; global int 7:tid_before; global int 8:tid_after; global int 9:health;
+global int 10:direct_give; global int 11:executed; global int 12:always; global int 13:result;
+global int 14:named; global int 15:named_result; global int 16:const_exec; global int 17:root;
+global int 18:vector_length; global int 19:str_functions; global int 20:printed; global int 21:unique_tid;
+global int 22:suspended; global int 23:terminated; global int 60:done;
+script 1 ENTER
+{
+    ClearInventory();
+    GiveInventory("Clip", 25);
+    given = CheckInventory("Clip");
+    TakeInventory("Clip", 5);
+    taken = CheckInventory("Clip");
+    GiveInventory(const: "Shell", 4);
+    direct_give = CheckInventory(const: "Shell");
+    GiveInventory("Shotgun", 1);
+    weapon = CheckInventory("Shotgun");
+    player_number = PlayerNumber();
+    tid_before = ActivatorTID();
+    Thing_ChangeTID(0, 900);
+    tid_after = ActivatorTID();
+    GiveActorInventory(900, "RocketAmmo", 3);
+    actor_inv = CheckActorInventory(900, "RocketAmmo");
+    health = GetActorProperty(0, APROP_Health);
+    ClearInventory();
+    cleared = CheckInventory("Clip") + CheckInventory("Shotgun");
+    ACS_Execute(2, 0, 3, 4);
+    ACS_ExecuteAlways(3, 0, 5);
+    result = ACS_ExecuteWithResult(4, 6);
+    ACS_NamedExecute("named", 0, 8);
+    named_result = ACS_NamedExecuteWithResult("named result", 9);
+    ACS_Execute(const: 5, 0, 200, 3);
+    root = Sqrt(1444);
+    vector_length = VectorLength(3.0, 4.0) >> 16;
+    str_functions = StrLen(StrLeft("abcdef", 2)) * 100 + StrLen(StrMid("abcdef", 1, 3)) * 10
+                    + (StrICmp("ABC", "abc") == 0);
+    Print(s:"print ", d:1, s:" ", f:1.5, s:" ", x:255, s:" ", b:5, s:" ", c:'c', s:" ", i:-3);
+    PrintBold(s:"bold");
+    Log(s:"log ", d:given, s:" ", n:0);
+    HudMessage(s:"hud"; HUDMSG_PLAIN, 1, CR_RED, 0.5, 0.5, 1.0);
+    HudMessageBold(s:"hud", d:2; HUDMSG_FADEOUT, 2, CR_GREEN, 0.5, 0.6, 1.0, 0.5);
+    printed = 1;
+    unique_tid = UniqueTID() > 0;
+    ACS_Execute(6, 0);
+    delay(2);
+    ACS_Suspend(6, 0);
+    delay(4);
+    ACS_Terminate(6, 0);
+    done = 1;
+}
+script 2 (int a, int b) { executed = a * 10 + b; }
+script 3 (int a) { always = a; }
+script 4 (int a) { SetResultValue(a * 10); }
+script "named" (int a) { named = a; }
+script "Named Result" (int a) { SetResultValue(a + 100); }
+script 5 (int a, int b) { const_exec = a + b; }
+script 6 (void) { while (1) { suspended++; delay(1); } }
+"""
+
+# A script started by another first runs on the next tic: script 3 runs tics 1..8, "sleeper" 9..13.
+TIMING_EXPECTED = {"start": 0, "after_10": 10, "after_const": 15, "after_long": 315, "wait_done": 8,
+                   "waited_at": 8, "named_done": 13}
+ACTORS_EXPECTED = {
+    "spawned": 1, "count": 1, "health": 55, "x_pos": 128, "angle": 16384, "renamed": 1, "damage_result": 1,
+    "damaged": 50, "removed": 0, "failed_spawn": 0, "spot_spawn": 0, "forced": 1, "class_check": 10,
+    "pushbytes": 1, "special_run": 1, "special_args": 67,
+}
+PLAYER_EXPECTED = {
+    "given": 25, "taken": 20, "weapon": 1, "direct_give": 4, "player_number": 0, "tid_before": 0,
+    "tid_after": 900, "actor_inv": 3, "health": 100, "cleared": 0, "executed": 34, "always": 5, "result": 60,
+    "named": 8, "named_result": 109, "const_exec": 203, "root": 38, "vector_length": 5, "str_functions": 231,
+    "printed": 1, "unique_tid": 1,
+}
+
+
+def _indices(source: str) -> dict[str, int]:
+    names = {}
+    for declaration in source.split("global int ")[1:]:
+        number, name = declaration.split(";")[0].split(":")
+        names[name.strip()] = int(number)
+    return names
+
+
+def _values(run, source: str, keys) -> dict[str, int]:
+    indices = _indices(source)
+    return {key: run[indices[key]] for key in keys}
+
+
+@pytest.fixture(scope="module")
+def results(run_acs):
+    return run_acs({"timing": TIMING, "random": RANDOM, "actors": ACTORS, "player": PLAYER},
+                   tics=330, probes=(9, 12))
+
+
+def test_delay_waits_the_given_tics(results):
+    run = results["timing"]
+    assert run[60] == 1
+    assert _values(run, TIMING, TIMING_EXPECTED) == TIMING_EXPECTED
+    indices = _indices(TIMING)
+    assert run.at(9, indices["after_10"]) == 0 and run.at(12, indices["after_10"]) == 10
+
+
+def test_random_stays_in_its_range_and_reaches_both_ends(results):
+    run = results["random"]
+    assert run[60] == 1
+    values = _values(run, RANDOM, ["low", "high", "const_low", "const_high", "neg_low", "neg_high", "same"])
+    assert values == {"low": 3, "high": 7, "const_low": 10, "const_high": 12, "neg_low": -5, "neg_high": 5,
+                      "same": 9}
+    fixed = _values(run, RANDOM, ["fixed_low", "fixed_high"])
+    assert 16384 <= fixed["fixed_low"] < 20000 and 45000 < fixed["fixed_high"] <= 49152
+
+
+def test_actors_and_line_specials(results):
+    run = results["actors"]
+    assert run[60] == 1
+    assert _values(run, ACTORS, ACTORS_EXPECTED) == ACTORS_EXPECTED
+
+
+def test_player_inventory_script_execution_and_callfunc(results):
+    run = results["player"]
+    assert run[60] == 1
+    assert _values(run, PLAYER, PLAYER_EXPECTED) == PLAYER_EXPECTED
+    indices = _indices(PLAYER)
+    # script 6 counted while running, stopped while suspended, and ended with ACS_Terminate
+    assert 2 <= run[indices["suspended"]] <= 3
