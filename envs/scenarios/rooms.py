@@ -69,15 +69,25 @@ def build(rng: np.random.Generator, p: Params) -> Level:
     m.add_player_start(96, 256, angle=0)
 
     rooms = [hall, court, vault, octagon]
+    taken = [(t.x, t.y) for t in m.things]
     for _ in range(p.n_items):
         room = rooms[int(rng.integers(len(rooms)))]
-        m.add_thing(ITEM_KINDS[int(rng.integers(len(ITEM_KINDS)))], room.random_point(rng, margin=48))
+        m.add_thing(ITEM_KINDS[int(rng.integers(len(ITEM_KINDS)))], _free_point(rng, room, taken, margin=48))
     for i in range(p.n_monsters):
-        room = (octagon, vault)[i % 2]
-        facing = 270 if room is octagon else 270
-        m.add_thing(MONSTER_KINDS[int(rng.integers(len(MONSTER_KINDS)))], room.random_point(rng, margin=64),
-                    angle=facing, flags=("ambush",))
+        room = (octagon, vault)[i % 2]   # the far rooms, facing south towards the way in
+        m.add_thing(MONSTER_KINDS[int(rng.integers(len(MONSTER_KINDS)))], _free_point(rng, room, taken, margin=64),
+                    angle=270, flags=("ambush",))
     return Level(map=m, name="MAP01", title="Rooms")
+
+
+def _free_point(rng: np.random.Generator, room, taken: list, margin: float, spacing: float = 64.0):
+    """A random point of `room` at least `spacing` from every point in `taken` (which it joins)."""
+    for _ in range(200):
+        x, y = room.random_point(rng, margin)
+        if all((x - tx) ** 2 + (y - ty) ** 2 >= spacing ** 2 for tx, ty in taken):
+            break
+    taken.append((x, y))
+    return x, y
 
 
 def _chamfered_square(x0, y0, x1, y1, cut):
