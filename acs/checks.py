@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
-
 from . import ast
 from . import builtins as bi
 from .lexer import wrap32
@@ -154,6 +152,8 @@ class Checker:
             return tok.error(entry.message)
         suggestion = self.suggest(key, want_call)
         if suggestion is None:
+            import difflib
+
             hidden = difflib.get_close_matches(key, _HEADER_NAMES, n=1, cutoff=0.75)
             if hidden and _header_of(hidden[0]) not in self.headers:
                 name = _display_name(hidden[0])
@@ -180,6 +180,8 @@ class Checker:
         if self.body is not None and not want_call:
             for local_key, var in self.body.locals.items():
                 candidates[local_key] = var.name
+        import difflib  # only on the error path
+
         match = difflib.get_close_matches(key, list(candidates), n=1, cutoff=0.7)
         return candidates[match[0]] if match else None
 

@@ -22,6 +22,7 @@ _TOKEN_RE = re.compile(
      (?P<space>[\x00-\x20]+)
     |(?P<linecomment>//[^\n]*)
     |(?P<blockcomment>/\*.*?\*/)
+    |(?P<badcomment>/\*)
     |(?P<ident>[A-Za-z_][A-Za-z0-9_]*)
     |(?P<hex>0[xX][0-9A-Fa-f]*)
     |(?P<fixed>[0-9]+\.[0-9]*)
@@ -32,7 +33,6 @@ _TOKEN_RE = re.compile(
     |(?P<op><<=|>>=|\+\+|--|\+=|-=|\*=|/=|%=|&=|\|=|\^=|==|!=|<=|>=|<<|>>|&&|\|\||[-+*/%=<>!&|^~()\[\]{}?:;,.\#@])
     |(?P<eof>\x7f)
     |(?P<badstring>")
-    |(?P<badcomment>/\*)
     |(?P<badchar>')
     |(?P<bad>.)
     """,

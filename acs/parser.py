@@ -592,15 +592,16 @@ class Parser:
         self.leave()
         return ast.Ternary(tok, cond, then, other)
 
-    def binary(self, level: int) -> ast.Expr:
-        if level == len(_BINARY_LEVELS):
-            return self.unary()
-        left = self.binary(level + 1)
-        ops = _BINARY_LEVELS[level]
-        while self.tok.kind in ops:
+    def binary(self, min_level: int) -> ast.Expr:
+        """Precedence climbing over acc's levels: operators of one level associate to the left."""
+        left = self.unary()
+        precedence = _PRECEDENCE
+        while True:
+            level = precedence.get(self.tok.kind)
+            if level is None or level < min_level:
+                return left
             op = self.advance()
             left = ast.Binary(op, op.kind, left, self.binary(level + 1))
-        return left
 
     def unary(self) -> ast.Expr:
         tok = self.tok

@@ -1,0 +1,86 @@
+"""The acc-compatible command line (python -m wadgym.acs / wadgym-acc) and `wadgym acs compile|dis`."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from wadgym.acs import compile_source
+from wadgym.acs.__main__ import main as acc_main
+from wadgym.agents.cli import main as wadgym_main
+
+SOURCE = '#include "zcommon.acs"\nglobal int 0:reward;\nscript 1 OPEN { reward = 5.0; Print(s:"hi"); }\n'
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "map.acs").write_text(SOURCE)
+    return tmp_path
+
+
+def test_default_output_name_is_the_source_with_o(project, capsys):
+    assert acc_main(["map.acs"]) == 0
+    assert (project / "map.o").read_bytes() == compile_source(SOURCE)
+    assert not list(project.glob(".tmp-*"))
+
+
+def test_extensions_are_added_like_acc(project):
+    assert acc_main(["map", "out"]) == 0
+    assert (project / "out.o").exists()
+
+
+def test_include_dirs_with_and_without_space(project):
+    (project / "inc").mkdir()
+    (project / "inc" / "defs.acs").write_text("#define VALUE 42\n")
+    (project / "uses.acs").write_text('#include "defs.acs"\nint v = VALUE;\n')
+    assert acc_main(["-i", "inc", "uses.acs", "a.o"]) == 0
+    assert acc_main(["-iinc", "uses.acs", "b.o"]) == 0
+    assert (project / "a.o").read_bytes() == (project / "b.o").read_bytes()
+    assert acc_main(["uses.acs", "c.o"]) == 1
+
+
+def test_error_exit_stderr_and_acs_err(project, capsys):
+    (project / "bad.acs").write_text("script 1 OPEN { nope(); }\n")
+    (project / "bad.o").write_bytes(b"old")
+    assert acc_main(["bad.acs"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("bad.acs:1:17: error: unknown function 'nope'")
+    assert (project / "bad.o").read_bytes() == b"old"
+    assert (project / "acs.err").read_text().startswith('Line 1 in file "bad.acs" ...\nbad.acs:1: ')
+    assert acc_main(["map.acs"]) == 0
+    assert not (project / "acs.err").exists()
+
+
+def test_bad_arguments(project, capsys):
+    assert acc_main([]) == 1
+    assert acc_main(["-h", "map.acs"]) == 1
+    assert acc_main(["a.acs", "b.o", "c.o"]) == 1
+    assert "usage: wadgym-acc" in capsys.readouterr().err
+
+
+def test_console_script_and_module_run(project):
+    runs = [[sys.executable, "-m", "wadgym.acs", "map.acs", "module.o"]]
+    script = shutil.which("wadgym-acc", path=os.path.dirname(sys.executable))
+    if script:
+        runs.append([script, "map.acs", "script.o"])
+    for command in runs:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, result.stderr
+        assert (project / command[-1]).read_bytes() == compile_source(SOURCE)
+    assert script, "the wadgym-acc console script is not installed"
+
+
+def test_wadgym_acs_compile_and_dis(project, capsys):
+    assert wadgym_main(["acs", "compile", "map.acs", "cli.o"]) == 0
+    assert (project / "cli.o").read_bytes() == compile_source(SOURCE)
+    capsys.readouterr()
+    assert wadgym_main(["acs", "dis", "cli.o"]) == 0
+    listing = capsys.readouterr().out
+    assert "SPTR" in listing and '"hi"' in listing and "ENDPRINT" in listing
+    assert wadgym_main(["acs", "dis", "map.acs"]) == 1
+    assert "error" in capsys.readouterr().err
