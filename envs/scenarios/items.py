@@ -53,9 +53,9 @@ class Params(ItemRules):
     n_obstacles: int = 0
     obstacle_size: int = 96
     # Freedoom flat and texture names: bright items against dark walls and floor are easy to see.
-    floor: str = "FLAT5_4"
+    floor: str = "FLOOR7_1"
     ceiling: str = "CEIL5_1"
-    wall: str = "CEMENT1"
+    wall: str = "BLAKWAL1"
     light: int = 160
 
 

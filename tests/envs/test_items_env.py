@@ -8,6 +8,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
+from wadgym.envs.doom_env import BlockMean
 from wadgym.envs.items import ItemsEnv
 
 SPECS = [spec for spec in gym.registry.values() if str(spec.entry_point).startswith("wadgym.")]
@@ -170,3 +171,15 @@ def test_human_render_mode_headless_warns_and_runs_without_window(make_env, monk
 def test_bad_arguments_raise_value_error_listing_valid_choices(kwargs, message, make_env):
     with pytest.raises(ValueError, match=message):
         make_env("DoomItems-v0", **kwargs)
+
+
+@pytest.mark.parametrize("shape", [(120, 160), (120, 160, 3)])
+@pytest.mark.parametrize("f", [1, 2, 4, 5])
+def test_block_mean_averages_blocks(shape, f):
+    frame = np.random.default_rng(f).integers(0, 256, shape, dtype=np.uint8)
+    downsample = BlockMean(shape, f)
+    expected = frame.reshape(shape[0] // f, f, shape[1] // f, f, *shape[2:]).mean(axis=(1, 3)).astype(np.uint8)
+    first = downsample(frame)
+    np.testing.assert_array_equal(first, expected)
+    second = downsample(frame[::-1].copy())
+    assert f == 1 or not np.shares_memory(first, second)  # each call returns its own array
