@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import ast
+import sys
 import time
+from pathlib import Path
 from typing import Any, Callable
 
 
@@ -62,40 +64,50 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import gymnasium as gym
-    import numpy as np
 
     import wadgym  # noqa: F401  (registers the envs)
 
-    if args.episodes < 1:
-        raise SystemExit("wadgym rollout: --episodes must be at least 1")
-    env_kwargs = parse_env_kwargs(args.env_kwarg)
-    if args.video:
-        env_kwargs["render_mode"] = "rgb_array"
-    env = gym.make(args.env_id, **env_kwargs)
-    policy = load_policy(args.policy, env, args.seed)
-    frames: list[np.ndarray] = []
-    print(f"{'episode':>7} {'seed':>6} {'return':>8} {'items':>7} {'length':>7} {'steps/s':>8}")
-    results = []
     try:
-        for episode in range(args.episodes):
-            seed = None if args.seed is None else args.seed + episode
-            result = run_episode(env, policy, seed, frames if args.video else None)
-            results.append(result)
-            print(f"{episode:>7} {str(seed):>6} {result['return']:>8.2f} "
-                  f"{result['items']:>3}/{result['items_total']:<3} {result['length']:>7} {result['steps_per_second']:>8.0f}")
+        if args.episodes < 1:
+            raise ValueError(f"--episodes {args.episodes}: must be at least 1")
+        env_kwargs = parse_env_kwargs(args.env_kwarg)
+        if args.video:
+            env_kwargs["render_mode"] = "rgb_array"
+        env = gym.make(args.env_id, **env_kwargs)
+    except (ValueError, gym.error.Error) as error:
+        print(f"wadgym rollout: error: {error}", file=sys.stderr)
+        return 2
+    try:
+        policy = load_policy(args.policy, env, args.seed)
+        frames: list | None = [] if args.video else None
+        results = run_episodes(env, policy, args.episodes, args.seed, frames)
+    except ValueError as error:
+        print(f"wadgym rollout: error: {error}", file=sys.stderr)
+        return 2
     finally:
         env.close()
-    mean = {k: float(np.mean([r[k] for r in results])) for k in ("return", "items", "length", "steps_per_second")}
-    print(f"{'mean':>7} {'':>6} {mean['return']:>8.2f} {mean['items']:>7.2f} {mean['length']:>7.1f} "
-          f"{mean['steps_per_second']:>8.0f}")
     if args.video:
-        from pathlib import Path
-
         from wadgym.agents.evaluate import write_video
 
         write_video(Path(args.video), frames, fps=round(env.metadata.get("render_fps", 35 / 4)))
         print(f"wrote {args.video} ({len(frames)} frames)")
     return 0
+
+
+def run_episodes(env, policy, episodes: int, seed: int | None, frames: list | None) -> list[dict[str, Any]]:
+    """Run and print `episodes` episodes (episode i reset with seed + i), then their means."""
+    print(f"{'episode':>7} {'seed':>6} {'return':>8} {'items':>7} {'length':>7} {'steps/s':>8}")
+    results = []
+    for episode in range(episodes):
+        episode_seed = None if seed is None else seed + episode
+        r = run_episode(env, policy, episode_seed, frames)
+        results.append(r)
+        print(f"{episode:>7} {str(episode_seed):>6} {r['return']:>8.2f} {r['items']:>3}/{r['items_total']:<3} "
+              f"{r['length']:>7} {r['steps_per_second']:>8.0f}")
+    mean = {k: sum(r[k] for r in results) / len(results) for k in ("return", "items", "length", "steps_per_second")}
+    print(f"{'mean':>7} {'':>6} {mean['return']:>8.2f} {mean['items']:>7.2f} {mean['length']:>7.1f} "
+          f"{mean['steps_per_second']:>8.0f}")
+    return results
 
 
 def run_episode(env, policy, seed: int | None, frames: list | None) -> dict[str, Any]:
