@@ -65,3 +65,21 @@ def test_rooms_joined_by_a_door_and_stairs_can_be_walked_through(start_game, roo
     y, z = game.get_state().game_variables
     assert y > 1152 and z == 64                    # up the stairs, standing in the north room
     assert y < 1536 - 15                           # its far wall stops the player
+
+
+def test_level_scripts_are_compiled_and_run(start_game, tmp_path):
+    from wadgym.acs import compile_source
+    from wadgym.wads import Level, MapBuilder, build_wad, write_wad
+
+    m = MapBuilder()
+    m.add_room(0, 0, 512, 512)
+    m.add_player_start(64, 256, angle=0)
+    m.add_map_spot(160, 256, tid=5)
+    # HealthBonus counts as an item; only the script puts one in the player's way.
+    script = '#include "zcommon.acs"\nscript 1 OPEN { SpawnSpot("HealthBonus", 5); }\n'
+    path = tmp_path / "scripted.wad"
+    write_wad(path, build_wad([Level(map=m, scripts=script)], compiler=compile_source))
+    game = start_game(path, buttons=[vzd.Button.MOVE_FORWARD], variables=[ITEMS])
+    for _ in range(20):
+        game.make_action(FORWARD, 4)
+    assert game.get_state().game_variables[0] == 1
