@@ -199,9 +199,10 @@ class DoomEnv(gym.Env):
     def step(self, action):
         if self.game is None:
             raise gym.error.ResetNeeded("call reset() before step()")
-        if not 0 <= action < len(self._actions):
+        index = int(action)
+        if not 0 <= index < len(self._actions) or index != action:
             raise ValueError(f"action={action!r} is not in {self.action_space}")
-        self.game.make_action(self._actions[action], self.frame_skip)
+        self.game.make_action(self._actions[index], self.frame_skip)
         state = self.game.get_state()
         reward, terminated = self._step_scenario(state)
         observation = self._observe(state)

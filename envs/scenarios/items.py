@@ -7,6 +7,7 @@ item layouts (see maze.py) reuse it with their own free areas.
 from __future__ import annotations
 
 import math
+import numbers
 import string
 from dataclasses import dataclass, fields
 from importlib import resources
@@ -81,18 +82,31 @@ CHOICES: dict[str, tuple] = {
 
 
 def check_params(params, limits=None, choices=None) -> None:
-    """Raise ValueError naming the first parameter out of its range or choices, and what is valid."""
+    """Raise ValueError naming the first parameter out of its range or choices, and what is valid.
+
+    Numbers of numpy types become Python ints and floats, so cache keys and the ACS text stay stable.
+    """
     limits, choices = limits or LIMITS, choices or CHOICES
     for f in fields(params):
         value = getattr(params, f.name)
-        if f.name in choices and value not in choices[f.name]:
-            raise ValueError(f"{f.name}={value!r} is not valid; choose one of {', '.join(map(repr, choices[f.name]))}")
-        if f.name in limits:
-            lo, hi = limits[f.name]
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not lo <= value <= hi:
-                raise ValueError(f"{f.name}={value!r} is out of range; valid: {lo} to {hi}")
-            if isinstance(lo, int) and isinstance(hi, int) and not float(value).is_integer():
-                raise ValueError(f"{f.name}={value!r} must be a whole number from {lo} to {hi}")
+        if f.name in choices:
+            valid = choices[f.name]
+            flag = all(isinstance(c, bool) for c in valid)
+            if flag and isinstance(value, numbers.Integral) and value in (0, 1):
+                value = bool(value)  # 0 and 1 mean False and True; stored as bools for stable cache keys
+            if value not in valid or flag != isinstance(value, bool):
+                raise ValueError(f"{f.name}={value!r} is not valid; choose one of {', '.join(map(repr, valid))}")
+            object.__setattr__(params, f.name, value)
+        if f.name not in limits:
+            continue
+        lo, hi = limits[f.name]
+        whole = isinstance(lo, int) and isinstance(hi, int)
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral if whole else numbers.Real):
+            kind = "a whole number" if whole else "a number"
+            raise ValueError(f"{f.name}={value!r} must be {kind} from {lo} to {hi}")
+        if not lo <= value <= hi:
+            raise ValueError(f"{f.name}={value!r} is out of range; valid: {lo} to {hi}")
+        object.__setattr__(params, f.name, int(value) if whole else float(value))
 
 
 PRESETS: dict[str, Params] = {

@@ -155,6 +155,10 @@ def test_human_render_mode_headless_warns_and_runs_without_window(make_env, monk
 @pytest.mark.parametrize("kwargs, message", [
     ({"n_itemz": 3}, "unknown argument.*n_itemz.*valid: layout.*n_items"),
     ({"n_items": 100}, "n_items=100 is out of range; valid: 1 to 29"),
+    ({"n_items": 2.5}, "n_items=2.5 must be a whole number from 1 to 29"),
+    ({"wall": "NOPE"}, "unknown wall texture 'NOPE'"),
+    ({"player_invulnerable": "yes"}, "player_invulnerable='yes' is not valid; choose one of True, False"),
+    ({"map_seed": -1}, "map_seed=-1 must be a non-negative integer"),
     ({"item_scale": 0}, "item_scale=0 is out of range"),
     ({"item_parent": "Shotgun"}, "item_parent='Shotgun' is not valid; choose one of 'Medikit'"),
     ({"layout": "spiral"}, "layout='spiral' is not valid; choose one of 'arena', 'maze'"),
