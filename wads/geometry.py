@@ -89,7 +89,6 @@ class _Region:
     wall: str                  # one-sided walls around it (for a hole: the walls facing out of it)
     face: str                  # upper/lower texture its neighbours show where heights differ
     label: str
-    room: int | None = None
     door_special: int = 0
 
 
@@ -103,6 +102,7 @@ class MapBuilder:
         self._room_regions: list[int] = []      # room index -> its region
         self._sectors: list[Sector] = []
         self._openings: list[tuple[Point, Point]] = []
+        self._openings_by_cell: dict[tuple[int, int], list[tuple[Point, Point]]] = defaultdict(list)
         self._raw_lines: list[tuple] = []
 
     # --- rooms ---------------------------------------------------------------------------------
@@ -141,7 +141,7 @@ class MapBuilder:
                                   tag=tag, special=special, damage=damage)
         self.rooms.append(room)
         self._room_regions.append(len(self._regions))
-        self._regions.append(_Region(outline, sector, "room", wall, wall, label, room=index))
+        self._regions.append(_Region(outline, sector, "room", wall, wall, label))
         return room
 
     def add_pillar(self, room: Room, x0: float, y0: float, x1: float, y1: float, **style) -> None:
@@ -229,6 +229,8 @@ class MapBuilder:
         special = {True: DOOR_RAISE, "raise": DOOR_RAISE, "open": DOOR_OPEN}.get(door, 0)
         if gap == 0:
             self._openings.append((start, end))
+            for cell in cells(start, end):
+                self._openings_by_cell[cell].append((start, end))
             if special:   # a door DOOR_DEPTH thick, standing half in each room
                 dx, dy = q[0] - p[0], q[1] - p[1]
                 through = (dy * DOOR_DEPTH / length, -dx * DOOR_DEPTH / length)
@@ -447,18 +449,8 @@ class MapBuilder:
 
     def _in_opening(self, a: Point, b: Point) -> bool:
         mx, my = (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
-        cell = (int(mx // CELL), int(my // CELL))
-        return any(_on_closed_segment(mx, my, s, e) for s, e in self._opening_grid().get(cell, ()))
-
-    def _opening_grid(self) -> dict:
-        """Openings by the spatial-hash cells they pass through (rebuilt when openings were added)."""
-        if getattr(self, "_grid_for", None) != len(self._openings):
-            self._grid = defaultdict(list)
-            for s, e in self._openings:
-                for cell in cells(s, e):
-                    self._grid[cell].append((s, e))
-            self._grid_for = len(self._openings)
-        return self._grid
+        nearby = self._openings_by_cell.get((int(mx // CELL), int(my // CELL)), ())
+        return any(_on_closed_segment(mx, my, s, e) for s, e in nearby)
 
     def _check_rooms_do_not_overlap(self) -> None:
         rooms = [r for r in self._regions if r.kind == "room"]

@@ -17,9 +17,11 @@ from .mapinfo import mapinfo_text
 from .udmf import to_textmap
 from .validate import validate_map
 
-# What the reference ACS compiler writes for an empty script file: an ACSe header, no chunks.
-# The engine ignores BEHAVIOR lumps shorter than 32 bytes, so this means "no scripts".
-EMPTY_BEHAVIOR = b"ACS\0" + struct.pack("<I", 16) + struct.pack("<I", 8) + b"ACSe" + struct.pack("<II", 0, 0)
+# A compiled ACS module with no scripts. The reference compiler writes 24 bytes for an empty file, which
+# the engine rejects as "invalid ACS module" (it needs at least 32); an empty SPTR chunk makes it a
+# well-formed ACSe module of 32 bytes that loads silently: header, chunk, chunk offset, tag, directory.
+EMPTY_BEHAVIOR = (b"ACS\0" + struct.pack("<I", 24) + b"SPTR" + struct.pack("<I", 0) + struct.pack("<I", 8)
+                  + b"ACSe" + struct.pack("<II", 0, 0))
 _LUMP_NAME = re.compile(r"^[A-Z][A-Z0-9_]{0,7}$")
 
 Compiler = Callable[[str, str], bytes]

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
 import vizdoom as vzd
+
+from wadgym.wads import Level, MapBuilder, build_wad, write_wad
 
 X, Y, ANGLE = vzd.GameVariable.POSITION_X, vzd.GameVariable.POSITION_Y, vzd.GameVariable.ANGLE
 ITEMS, HEALTH = vzd.GameVariable.ITEMCOUNT, vzd.GameVariable.HEALTH
@@ -40,17 +43,26 @@ def test_walking_crosses_the_opening_and_counts_only_the_custom_item(start_game,
 Z = vzd.GameVariable.POSITION_Z
 
 
-def test_a_closed_door_stops_the_player_and_use_opens_it(start_game, rooms_in_a_row_wad):
-    game = start_game(rooms_in_a_row_wad, buttons=[vzd.Button.MOVE_FORWARD, vzd.Button.USE], variables=[Y])
+@pytest.mark.parametrize("gap", [64, 0], ids=["door-across-a-gap", "door-in-a-shared-wall"])
+def test_a_closed_door_stops_the_player_and_use_opens_it(start_game, tmp_path, gap):
+    m = MapBuilder()
+    south = m.add_room(0, 0, 512, 512)
+    north = m.add_room(0, 512 + gap, 512, 1024 + gap, wall="BROWN1")
+    m.connect(south, north, width=128, door=True)
+    m.add_player_start(256, 64, angle=90)
+    path = tmp_path / "door.wad"
+    write_wad(path, build_wad([Level(map=m)]))
+    game = start_game(path, buttons=[vzd.Button.MOVE_FORWARD, vzd.Button.USE], variables=[Y])
     for _ in range(40):
         game.make_action([1, 0], 4)
     (stopped,) = game.get_state().game_variables
-    assert 500 < stopped < 560                     # in front of the door (corridor 512..576, door mid-gap)
+    door_face = 512 + gap / 2 - 8                  # doors are 16 thick, across the middle of the gap
+    assert stopped == pytest.approx(door_face - 16, abs=0.1)   # the player's radius is 16
     game.make_action([0, 1], 1)                    # one press: a second one would reverse the rising door
     for _ in range(40):
         game.make_action([1, 0], 4)
     (y,) = game.get_state().game_variables
-    assert y > 700                                 # through the open door into the middle room
+    assert y > 700                                 # through the open door into the north room
 
 
 def test_rooms_joined_by_a_door_and_stairs_can_be_walked_through(start_game, rooms_in_a_row_wad):
@@ -69,7 +81,6 @@ def test_rooms_joined_by_a_door_and_stairs_can_be_walked_through(start_game, roo
 
 def test_level_scripts_are_compiled_and_run(start_game, tmp_path):
     from wadgym.acs import compile_source
-    from wadgym.wads import Level, MapBuilder, build_wad, write_wad
 
     m = MapBuilder()
     m.add_room(0, 0, 512, 512)
@@ -83,3 +94,22 @@ def test_level_scripts_are_compiled_and_run(start_game, tmp_path):
     for _ in range(20):
         game.make_action(FORWARD, 4)
     assert game.get_state().game_variables[0] == 1
+
+
+@pytest.mark.parametrize("behavior, rejected", [(None, False), (b"ACS\0" + bytes([16, 0, 0, 0, 8, 0, 0, 0])
+                                                                  + b"ACSe" + bytes(8), True)],
+                         ids=["default-empty-module", "24-byte-acc-output"])
+def test_the_empty_behavior_loads_without_an_engine_error(tmp_path, capfd, behavior, rejected):
+    m = MapBuilder()
+    m.add_room(0, 0, 256, 256)
+    m.add_player_start(128, 128)
+    path = tmp_path / "quiet.wad"
+    write_wad(path, build_wad([Level(map=m, behavior=behavior)]))
+    game = vzd.DoomGame()
+    game.set_doom_scenario_path(str(path))
+    game.set_window_visible(False)
+    game.set_screen_resolution(vzd.ScreenResolution.RES_160X120)
+    game.set_console_enabled(True)                 # the engine prints its console to stdout
+    game.init()
+    game.close()
+    assert ("invalid ACS module" in capfd.readouterr().out) == rejected
