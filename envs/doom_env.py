@@ -6,6 +6,7 @@ rendering; subclasses (e.g. wadgym.envs.items.ItemsEnv) add the scenario: WAD, r
 
 from __future__ import annotations
 
+import numbers
 import os
 import time
 from typing import Any
@@ -62,6 +63,34 @@ def parse_engine_resolution(text: str) -> tuple[int, int, vzd.ScreenResolution]:
     return width, height, getattr(vzd.ScreenResolution, f"RES_{width}X{height}")
 
 
+def check_choices(*, render_mode, frame_skip, action_set, color, game_variables) -> None:
+    if render_mode not in (None, *DoomEnv.metadata["render_modes"]):
+        raise ValueError(f"render_mode={render_mode!r} is not valid; choose None, 'rgb_array' or 'human'")
+    if isinstance(frame_skip, bool) or not isinstance(frame_skip, numbers.Integral) \
+            or not 1 <= frame_skip <= MAX_FRAME_SKIP:
+        raise ValueError(f"frame_skip={frame_skip!r} is out of range; valid: 1 to {MAX_FRAME_SKIP}")
+    if action_set not in ACTION_SETS:
+        raise ValueError(f"action_set={action_set!r} is not valid; choose one of {', '.join(ACTION_SETS)}")
+    if color not in (True, False):
+        raise ValueError(f"color={color!r} is not valid; choose True (RGB) or False (gray)")
+    unknown = [v for v in game_variables if v not in GAME_VARIABLES]
+    if isinstance(game_variables, str) or unknown:
+        raise ValueError(f"game_variables must be a sequence of ViZDoom GameVariable names; "
+                         f"unknown: {unknown or game_variables!r}; valid: {', '.join(GAME_VARIABLES)}")
+
+
+def parse_observation_size(resolution, render_resolution, engine_width: int, engine_height: int) -> tuple[int, int]:
+    sizes = valid_observation_sizes(engine_width, engine_height)
+    try:
+        height, width = (int(v) for v in resolution)
+    except (TypeError, ValueError):
+        height = width = None
+    if (height, width) not in sizes:
+        raise ValueError(f"resolution={resolution!r} is not reachable from render_resolution "
+                         f"{render_resolution!r}; valid (height, width): {', '.join(map(str, sizes))}")
+    return height, width
+
+
 class BlockMean:
     """Average of f x f pixel blocks (rounded down) of uint8 frames (H, W) or (H, W, C); a new array per call."""
 
@@ -95,7 +124,7 @@ class DoomEnv(gym.Env):
     """A ViZDoom game on one WAD as a Gymnasium env; see ItemsEnv for a full description.
 
     Subclasses set `self.wad_path` and `self.maps` before calling `_start_game`, then implement
-    `_reset_scenario(state)` and `_step_scenario(state) -> (reward, terminated, info)` and `_info()`.
+    `_reset_scenario(state)`, `_step_scenario(state) -> (reward, terminated)` and `_info()`.
     """
 
     metadata = {"render_modes": ["rgb_array", "human"], "render_fps": vzd.DEFAULT_TICRATE}
@@ -103,32 +132,14 @@ class DoomEnv(gym.Env):
     def _configure(self, *, frame_skip, resolution, render_resolution, color, game_variables, action_set,
                    render_mode, tracked_variables):
         """Check the engine-facing arguments and build the spaces; raises ValueError naming the bad one."""
-        if render_mode not in (None, *self.metadata["render_modes"]):
-            raise ValueError(f"render_mode={render_mode!r} is not valid; choose None, 'rgb_array' or 'human'")
+        check_choices(render_mode=render_mode, frame_skip=frame_skip, action_set=action_set, color=color,
+                      game_variables=game_variables)
+        engine_width, engine_height, self._engine_resolution = parse_engine_resolution(render_resolution)
+        height, width = parse_observation_size(resolution, render_resolution, engine_width, engine_height)
         if render_mode == "human" and not has_display():
             # Headless (CI, gymnasium's check_env): run without the window rather than fail the engine.
             gym.logger.warn("render_mode='human' needs a display (DISPLAY and WAYLAND_DISPLAY are unset): "
                             "running without a window; use render_mode='rgb_array' to get frames")
-        if isinstance(frame_skip, bool) or not isinstance(frame_skip, (int, np.integer)) \
-                or not 1 <= frame_skip <= MAX_FRAME_SKIP:
-            raise ValueError(f"frame_skip={frame_skip!r} is out of range; valid: 1 to {MAX_FRAME_SKIP}")
-        if action_set not in ACTION_SETS:
-            raise ValueError(f"action_set={action_set!r} is not valid; choose one of {', '.join(ACTION_SETS)}")
-        if color not in (True, False):
-            raise ValueError(f"color={color!r} is not valid; choose True (RGB) or False (gray)")
-        engine_width, engine_height, self._engine_resolution = parse_engine_resolution(render_resolution)
-        sizes = valid_observation_sizes(engine_width, engine_height)
-        try:
-            height, width = (int(v) for v in resolution)
-        except (TypeError, ValueError):
-            height = width = None
-        if (height, width) not in sizes:
-            raise ValueError(f"resolution={resolution!r} is not reachable from render_resolution "
-                             f"{render_resolution!r}; valid (height, width): {', '.join(map(str, sizes))}")
-        unknown = [v for v in game_variables if v not in GAME_VARIABLES]
-        if isinstance(game_variables, str) or unknown:
-            raise ValueError(f"game_variables must be a sequence of ViZDoom GameVariable names; "
-                             f"unknown: {unknown or game_variables!r}; valid: {', '.join(GAME_VARIABLES)}")
 
         self.frame_skip = int(frame_skip)
         self.render_mode = render_mode

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import numbers
 from typing import Any
 
 import numpy as np
@@ -16,6 +17,8 @@ from wadgym.envs.scenarios import get_scenario
 LAYOUTS = {"arena": "items", "maze": "maze"}  # layout -> scenario name in wadgym.envs.scenarios
 REMAINING_VARIABLE = 59  # USER59: bitmask of items not yet collected
 PLACED_VARIABLE = 60  # USER60: number of items placed
+ENV_ARGUMENTS = ("layout", "preset", "render_mode", "frame_skip", "resolution", "render_resolution", "color",
+                 "game_variables", "action_set", "item_reward", "step_penalty", "map_seed", "cache_dir")
 
 
 class ItemsEnv(DoomEnv, EzPickle):
@@ -87,9 +90,9 @@ class ItemsEnv(DoomEnv, EzPickle):
     Unknown names and out-of-range values raise a ValueError listing what is valid.
 
     ## Registered ids
-    DoomItems-v0 (arena 1024, 10 items, 500 steps), DoomItemsHard-v0 (arena 2048 with 12 pillars,
-    20 smaller items, 1000 steps), DoomItemsMaze-v0 (16 generated 4 x 4 room mazes, 12 items, 1000 steps).
-    See wadgym.envs.registration.
+    DoomItems-v0 (arena 1024, 10 items, 300 steps), DoomItemsHard-v0 (arena 2048 with 12 pillars,
+    20 smaller items, 1000 steps), DoomItemsMaze-v0 (16 generated mazes of 4 x 4 rooms, 12 items,
+    1000 steps). See wadgym.envs.registration.
 
     ## Version History
     - v0: initial version.
@@ -118,9 +121,9 @@ class ItemsEnv(DoomEnv, EzPickle):
                           step_penalty=step_penalty, map_seed=map_seed, cache_dir=cache_dir, **scenario_params)
         self.params = scenario_parameters(layout, preset, scenario_params)
         for name, value in (("item_reward", item_reward), ("step_penalty", step_penalty)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
+            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
                 raise ValueError(f"{name}={value!r} must be a finite number")
-        if isinstance(map_seed, bool) or not isinstance(map_seed, (int, np.integer)) or map_seed < 0:
+        if isinstance(map_seed, bool) or not isinstance(map_seed, numbers.Integral) or map_seed < 0:
             raise ValueError(f"map_seed={map_seed!r} must be a non-negative integer")
         self._configure(frame_skip=frame_skip, resolution=resolution, render_resolution=render_resolution,
                         color=color, game_variables=tuple(game_variables), action_set=action_set,
@@ -165,8 +168,7 @@ class ItemsEnv(DoomEnv, EzPickle):
         else:
             items, mask, ended = state.game_variables[0], state.game_variables[1], False
         collected = int(items) - self._items_collected
-        if collected:
-            self._items_collected += collected
+        self._items_collected += collected
         if int(mask) != self._remaining_mask:
             self._set_remaining(int(mask))
         reward = collected * self.item_reward - self.step_penalty
@@ -196,7 +198,3 @@ def scenario_parameters(layout: str, preset: str, overrides: dict[str, Any]):
         raise ValueError(f"unknown argument(s) {', '.join(unknown)} for layout {layout!r}; valid: "
                          f"{', '.join(ENV_ARGUMENTS)} and the scenario parameters {', '.join(names)}")
     return dataclasses.replace(module.PRESETS[preset], **overrides)
-
-
-ENV_ARGUMENTS = ("layout", "preset", "render_mode", "frame_skip", "resolution", "render_resolution", "color",
-                 "game_variables", "action_set", "item_reward", "step_penalty", "map_seed", "cache_dir")
