@@ -25,6 +25,13 @@ DOOR_DEPTH = 16        # a door sector's thickness
 DOOR_ONLY_GAP = 48     # gaps up to this deep are all door; deeper ones get a corridor with a door midway
 SKY_FLAT = "F_SKY1"
 # Touching rooms are walled off where no opening joins them: a two-sided line that blocks like a wall.
+THING_FLAGS = ("ambush", "dormant", "friend", "standing", "translucent", "invisible", "strifeally", "countsecret")
+LINE_FLAGS = ("blocking", "blockmonsters", "twosided", "dontpegtop", "dontpegbottom", "secret", "blocksound",
+              "dontdraw", "mapped", "passuse", "playercross", "playeruse", "playeruseback", "monstercross",
+              "monsteruse", "impact", "playerpush", "monsterpush", "missilecross", "repeatspecial", "anycross",
+              "monsteractivate", "blockplayers", "blockeverything", "blockprojectiles", "blockuse", "blocksight",
+              "blockhitscan", "blockfloaters", "jumpover", "clipmidtex", "wrapmidtex", "midtex3d",
+              "checkswitchrange", "firstsideonly", "translucent", "transparent", "zoneboundary")
 THIN_WALL_FLAGS = ("blocking", "blocksight", "blockhitscan", "blockprojectiles", "blocksound", "wrapmidtex")
 
 
@@ -260,6 +267,7 @@ class MapBuilder:
             raise ValueError(f"thing {len(self.things)} ({kind}): unknown skill(s) {bad_skills}; valid: 1..5")
         if len(args) > 5:
             raise ValueError(f"thing {len(self.things)} ({kind}): at most 5 special args, got {len(args)}")
+        _check_flags(flags, THING_FLAGS, f"thing {len(self.things)} ({kind})")
         thing = Thing(kind, float(x), float(y), int(round(angle)) % 360, int(tid), float(z),
                       tuple(sorted(set(skills))), tuple(m for m in ("single", "coop", "dm") if m in modes),
                       tuple(flags), int(special), tuple(args) + (0,) * (5 - len(args)))
@@ -286,6 +294,9 @@ class MapBuilder:
                  back: int | None = None, *, wall: str = "STARTAN2", special: int = 0,
                  args: Sequence[int] = (), flags: Sequence[str] = (), tag: int = 0) -> None:
         """A line from `start` to `end` with sector `front` on its right and `back` (or nothing) on its left."""
+        _check_flags(flags, LINE_FLAGS, f"add_line {start}->{end}")
+        if len(args) > 5:
+            raise ValueError(f"add_line {start}->{end}: at most 5 special args, got {len(args)}")
         self._raw_lines.append((start, end, front, back, wall, special, tuple(args), tuple(flags), tag))
 
     # --- building ------------------------------------------------------------------------------
@@ -475,6 +486,14 @@ def _align_textures(line: Line, start: tuple[float, float], end: tuple[float, fl
 def _texture_offset(value: float) -> int:
     # Modulo a multiple of every power-of-two texture width keeps the numbers small.
     return int(round(value)) % 1024
+
+
+def _check_flags(flags, valid: Sequence[str], where: str) -> None:
+    from .iwad import suggest
+
+    for flag in flags:
+        if flag not in valid:
+            raise ValueError(f"{where}: unknown flag {flag!r}{suggest(flag, valid)}; valid flags: {', '.join(valid)}")
 
 
 def exact_point(point) -> Point:

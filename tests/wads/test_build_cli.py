@@ -41,10 +41,12 @@ def test_build_rooms_with_preview_seed_and_overrides(tmp_path, capsys):
     assert wad.read_bytes() != build_scenario_wad("rooms", {"n_items": 2, "door": False}, seed=4)
 
 
-def test_build_defaults_to_rooms_in_the_current_folder(tmp_path, monkeypatch):
+def test_build_defaults_to_the_default_scenario_in_the_current_folder(tmp_path, monkeypatch):
+    from wadgym.envs.build import DEFAULT_SCENARIO
+
     monkeypatch.chdir(tmp_path)
     assert main(["build"]) == 0
-    assert (tmp_path / "rooms.wad").read_bytes() == build_scenario_wad("rooms")
+    assert (tmp_path / f"{DEFAULT_SCENARIO}.wad").read_bytes() == build_scenario_wad(DEFAULT_SCENARIO)
 
 
 def test_build_from_a_python_file(tmp_path):

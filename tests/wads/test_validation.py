@@ -199,3 +199,9 @@ def test_unknown_sky():
     m, _ = room_with_start()
     with pytest.raises(ValueError, match=r"MAP01: unknown sky texture 'SKY9' \(did you mean 'SKY\d'"):
         build_wad([Level(map=m, sky="SKY9")])
+
+
+def test_unknown_thing_flag():
+    m, _ = room_with_start()
+    with pytest.raises(ValueError, match=r"thing 1 \(DoomImp\): unknown flag 'ambsh' \(did you mean 'ambush'"):
+        m.add_thing("DoomImp", 64, 64, flags=["ambsh"])
