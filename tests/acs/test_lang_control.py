@@ -12,6 +12,7 @@ global int 9:for_decl; global int 10:break_at; global int 11:continue_sum; globa
 global int 13:switch_a; global int 14:switch_b; global int 15:switch_default; global int 16:switch_fall;
 global int 17:switch_big; global int 18:switch_nested; global int 19:empty_bodies; global int 20:ternary;
 global int 21:do_once; global int 22:for_continue; global int 23:loop_switch_continue;
+global int 28:nested_break; global int 29:nested_continue;
 global int 24:restarts; global int 25:after_terminate; global int 26:suspended; global int 27:short_circuit;
 global int 60:done;
 
@@ -57,6 +58,9 @@ script 1 OPEN
     i = 0; while (i++ < 3) ; for (j = 0; j < 3; j++) {} empty_bodies = i * 10 + j;
     i = 4; ternary = i > 3 ? (i > 10 ? 3 : 2) : 1;
     k = 0; short_circuit = (k != 0) && 1; short_circuit = short_circuit * 10 + ((k == 0) || 0);
+    // acc 1.58 patches these break/continue jumps to the later switch or loop instead of the outer loop
+    for (i = 0; i < 5; i++) { { if (i == 2) { break; } } switch (i) { case 9: j = 0; } nested_break += 1; }
+    for (i = 0; i < 4; i++) { switch (i) { case 1: { continue; } default: for (j = 0; j < 2; j++) { } } nested_continue += 1; }
     ACS_Execute(2, 0); ACS_Execute(3, 0); ACS_Execute(4, 0);
     done = 1;
 }
@@ -87,6 +91,7 @@ CONTROL_EXPECTED = {
     "switch_a": 1233, "switch_b": 4, "switch_default": 5, "switch_fall": 11, "switch_big": 2,
     "switch_nested": 8, "empty_bodies": 43, "ternary": 2, "do_once": 1, "for_continue": 17,
     "loop_switch_continue": 6, "restarts": 3, "after_terminate": 0, "suspended": 1, "short_circuit": 1,
+    "nested_break": 2, "nested_continue": 3,
 }
 
 FUNCTIONS = """
