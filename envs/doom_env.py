@@ -92,27 +92,33 @@ def parse_observation_size(resolution, render_resolution, engine_width: int, eng
 
 
 class BlockMean:
-    """Average of f x f pixel blocks (rounded down) of uint8 frames (H, W) or (H, W, C); a new array per call."""
+    """Average of f x f pixel blocks (rounded down) of uint8 frames (H, W) or (H, W, C); a new array per call.
+
+    Sums strided slices into reused buffers: several times faster than a reshape-and-sum.
+    """
 
     def __init__(self, shape: tuple[int, ...], f: int):
         self.f = f
-        if f == 2:  # the default: strided adds into reused buffers, ~3x faster than reshape-and-sum
-            self._rows = np.empty((shape[0] // 2, *shape[1:]), np.uint16)
-            self._blocks = np.empty((shape[0] // 2, shape[1] // 2, *shape[2:]), np.uint16)
+        dtype = np.uint16 if f <= 16 else np.uint32  # 255 * f * f must fit
+        self._rows = np.empty((shape[0] // f, *shape[1:]), dtype)
+        self._blocks = np.empty((shape[0] // f, shape[1] // f, *shape[2:]), dtype)
+        self._shift = f.bit_length() - 1 if f & (f - 1) == 0 else None  # f a power of two: divide by shifting
 
     def __call__(self, frame: np.ndarray) -> np.ndarray:
-        f = self.f
+        f, rows, blocks = self.f, self._rows, self._blocks
         if f == 1:
             return frame
-        if f == 2:
-            np.add(frame[0::2], frame[1::2], out=self._rows, dtype=np.uint16)
-            np.add(self._rows[:, 0::2], self._rows[:, 1::2], out=self._blocks)
-            np.right_shift(self._blocks, 2, out=self._blocks)
-            return self._blocks.astype(np.uint8)
-        h, w = frame.shape[0] // f, frame.shape[1] // f
-        rows = frame.reshape(h, f, *frame.shape[1:]).sum(axis=1, dtype=np.uint32)
-        blocks = rows.reshape(h, w, f, *frame.shape[2:]).sum(axis=2)
-        return (blocks // (f * f)).astype(np.uint8)
+        np.add(frame[0::f], frame[1::f], out=rows, dtype=rows.dtype)
+        for k in range(2, f):
+            np.add(rows, frame[k::f], out=rows)
+        np.add(rows[:, 0::f], rows[:, 1::f], out=blocks)
+        for k in range(2, f):
+            np.add(blocks, rows[:, k::f], out=blocks)
+        if self._shift is not None:
+            np.right_shift(blocks, 2 * self._shift, out=blocks)
+        else:
+            np.floor_divide(blocks, f * f, out=blocks)
+        return blocks.astype(np.uint8)
 
 
 def engine_gray(rgb: np.ndarray) -> np.ndarray:
