@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Sequence
 
+from .iwad import suggest
 from .mapdata import Line, MapData, Sector, Side, Thing
 from .planar import CELL, Point, arrange, cells, exact, point_in_polygon, segment_intersections, self_crossing, signed_area
 
@@ -489,8 +490,6 @@ def _texture_offset(value: float) -> int:
 
 
 def _check_flags(flags, valid: Sequence[str], where: str) -> None:
-    from .iwad import suggest
-
     for flag in flags:
         if flag not in valid:
             raise ValueError(f"{where}: unknown flag {flag!r}{suggest(flag, valid)}; valid flags: {', '.join(valid)}")
