@@ -22,14 +22,15 @@ def compile_source(text: str | bytes, filename: str | os.PathLike = "<string>", 
     """
     from .preprocessor import decode_source
 
-    return _guarded(lambda: _compile(Source(os.fspath(filename), decode_source(text)), include_dirs))
+    name = "<string>" if filename is None else os.fspath(filename)
+    return _guarded(lambda: _compile(Source(name, decode_source(text)), include_dirs or ()))
 
 
 def compile_file(path: str | os.PathLike, include_dirs=()) -> bytes:
     """Compile the ACS file at ``path`` (see compile_source)."""
     from .preprocessor import read_source
 
-    return _guarded(lambda: _compile(read_source(os.fspath(path)), include_dirs))
+    return _guarded(lambda: _compile(read_source(os.fspath(path)), include_dirs or ()))
 
 
 def _compile(source: Source, include_dirs) -> bytes:

@@ -89,13 +89,12 @@ class Call(Expr):
     (how many trailing optional arguments it pads with zeros).
     """
 
-    __slots__ = ("name", "args", "direct", "target", "fills", "has_parens")
+    __slots__ = ("name", "args", "direct", "target", "fills")
 
     def __init__(self, tok: Token, name: str, args: list, direct: bool = False):
         self.tok, self.name, self.args, self.direct = tok, name, args, direct
         self.target = None
         self.fills = 0
-        self.has_parens = True
 
 
 class PrintItem(Node):
@@ -162,8 +161,8 @@ class Empty(Stmt):
 class Declarator(Node):
     """One name of a declaration: ``x``, ``x = e``, ``a[3][2] = {...}``.
 
-    The checker sets ``sym``, ``sizes`` (evaluated dimensions) and for map variables ``values``
-    (the evaluated initializer, flattened).
+    The checker sets ``sym``, ``sizes`` (evaluated dimensions) and ``values``: for a map variable a
+    one-item list, for a map array {element offset: value}, for a local array [(element offset, expr)].
     """
 
     __slots__ = ("name", "dims", "init", "sym", "sizes", "values")

@@ -293,6 +293,9 @@ class Checker:
                 raise node.error(f"special number {node.number} is out of range (line specials are 0..255)")
             sym = bi.Special(node.tok.text, node.number, node.min_args, node.max_args)
         else:
+            if node.max_args > 255 or -node.number > 0xFFFF:
+                raise node.error(f"function '{node.tok.text}' is out of range (at most 255 arguments and "
+                                 "index 65535)")
             sym = bi.CallFunc(node.tok.text, -node.number, node.min_args, node.max_args)
         self.declare_global(node.tok, sym)
 

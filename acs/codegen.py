@@ -87,11 +87,18 @@ class Emitter:
             return
         buf = self.buf
         values = bytes(buf[start + 1::2])
-        count = len(values)
-        if count > 5:
-            buf[start:] = bytes((PCD.PUSHBYTES, count)) + values
-        elif count > 1:
-            buf[start:] = bytes((PCD.PUSH2BYTES + count - 2,)) + values
+        if len(values) < 2:
+            return
+        merged = bytearray()
+        for at in range(0, len(values), 255):  # PUSHBYTES counts in one byte; acc would overflow it
+            chunk = values[at:at + 255]
+            if len(chunk) > 5:
+                merged += bytes((PCD.PUSHBYTES, len(chunk))) + chunk
+            elif len(chunk) > 1:
+                merged += bytes((PCD.PUSH2BYTES + len(chunk) - 2,)) + chunk
+            else:
+                merged += bytes((PCD.PUSHBYTE,)) + chunk
+        buf[start:] = merged
 
     def label(self) -> int:
         """The current address as a jump target. A PUSHBYTE run does not continue across it (acc would

@@ -140,13 +140,9 @@ def tokenize(source: Source) -> list[Token]:
             break  # acc stops reading at a DEL character
         else:
             raise AcsError(_bad_token_message(group, lexeme), source, start)
-    tokens.append(Token("eof", None, "", _eof_offset(tokens, text), source))
-    return tokens
-
-
-def _eof_offset(tokens: list[Token], text: str) -> int:
     stop = text.find("\x7f")
-    return len(text) if stop < 0 else stop
+    tokens.append(Token("eof", None, "", len(text) if stop < 0 else stop, source))
+    return tokens
 
 
 def _bad_token_message(group: str, lexeme: str) -> str:

@@ -86,7 +86,7 @@ class _Writer:
 def write_object(module: Module) -> bytes:
     """The finished BEHAVIOR lump."""
     code = module.code
-    buf = code.buf
+    buf = bytearray(code.buf)
     buf += bytes(-len(buf) % 4)
     writer = _Writer(buf)
     if code.compact or _needs_new_format(module):
