@@ -166,10 +166,11 @@ class ItemsEnv(DoomEnv, EzPickle):
         if state is None:  # the engine ended the episode (the player died): nothing more to collect
             items, mask, ended = self.game.get_game_variable(vzd.GameVariable.ITEMCOUNT), self._remaining_mask, True
         else:
-            items, mask, ended = state.game_variables[0], state.game_variables[1], False
+            items, mask = state.game_variables[:2].tolist()  # one conversion from the engine's vector
+            ended = False
         collected = int(items) - self._items_collected
         self._items_collected += collected
-        if int(mask) != self._remaining_mask:
+        if mask != self._remaining_mask:
             self._set_remaining(int(mask))
         reward = collected * self.item_reward - self.step_penalty
         return reward, ended or self._items_collected >= self._items_total
