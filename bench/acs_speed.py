@@ -88,7 +88,7 @@ def main() -> None:
         print(f"acc, started once per file: best {min(theirs) * 1000:.1f} ms, "
               f"median {statistics.median(theirs) * 1000:.1f} ms")
         print(f"ratio acc / wadgym.acs (best runs): {min(theirs) / min(ours):.1f}x; "
-              f"with wadgym's import and first run: {min(theirs) / (import_seconds + first):.1f}x")
+              f"counting the compiler's import and first run: {min(theirs) / (import_seconds + first):.1f}x")
 
 
 if __name__ == "__main__":
