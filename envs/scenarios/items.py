@@ -19,7 +19,7 @@ from wadgym.wads import Actor, Level, MapBuilder
 ITEM_CLASS = "WadgymItem"
 ITEM_TID = 1000
 MAX_ITEMS = 29  # 58 USER variables hold the positions, USER59 the bitmask, USER60 the count
-ITEM_PARENTS = ("Medikit", "Stimpack", "HealthBonus", "Soulsphere")  # stock Health pickups
+ITEM_PARENTS = ("Soulsphere", "Medikit", "Stimpack", "HealthBonus")  # stock Health pickups
 # ACS stops a script after 2,000,000 instructions in one tic; a placement try costs at most ~1,500.
 MAX_PLACEMENT_TRIES = 1000
 WEIGHT_UNIT = 64 * 64  # area weights in 64x64 blocks keep their cumulative sum far from overflow
@@ -33,7 +33,7 @@ class ItemRules:
 
     n_items: int = 10
     item_scale: float = 1.5  # sprite scale: bigger items are easier to see
-    item_parent: str = "Medikit"
+    item_parent: str = "Soulsphere"  # fullbright: stands out at any light level
     min_item_distance: int = 96  # between two items' centres, map units
     min_start_distance: int = 160  # between an item and the player start
     wall_clearance: int = 32  # between an item's centre and any wall or obstacle
@@ -53,11 +53,11 @@ class Params(ItemRules):
     size: int = 1024
     n_obstacles: int = 0
     obstacle_size: int = 96
-    # Freedoom flat and texture names: bright items against dark walls and floor are easy to see.
+    # Freedoom flat and texture names: plain dark walls and floor, so the items are the bright things.
     floor: str = "FLOOR7_1"
     ceiling: str = "CEIL5_1"
-    wall: str = "BLAKWAL1"
-    light: int = 160
+    wall: str = "ASHWALL2"
+    light: int = 144
 
 
 # Inclusive ranges of the numeric parameters (of every layout) and the choices of the others.

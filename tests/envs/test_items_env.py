@@ -160,7 +160,7 @@ def test_human_render_mode_headless_warns_and_runs_without_window(make_env, monk
     ({"player_invulnerable": "yes"}, "player_invulnerable='yes' is not valid; choose one of True, False"),
     ({"map_seed": -1}, "map_seed=-1 must be a non-negative integer"),
     ({"item_scale": 0}, "item_scale=0 is out of range"),
-    ({"item_parent": "Shotgun"}, "item_parent='Shotgun' is not valid; choose one of 'Medikit'"),
+    ({"item_parent": "Shotgun"}, "item_parent='Shotgun' is not valid; choose one of 'Soulsphere', 'Medikit'"),
     ({"layout": "spiral"}, "layout='spiral' is not valid; choose one of 'arena', 'maze'"),
     ({"preset": "easy"}, "preset='easy' is not valid.*'default', 'hard'"),
     ({"frame_skip": 0}, "frame_skip=0 is out of range; valid: 1 to 64"),
