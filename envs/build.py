@@ -12,7 +12,7 @@ import os
 import sys
 import typing
 
-DEFAULT_SCENARIO = "rooms"
+DEFAULT_SCENARIO = "items"
 _BOOLEANS = {"true": True, "yes": True, "1": True, "on": True, "false": False, "no": False, "0": False, "off": False}
 
 
