@@ -37,10 +37,10 @@ def make_env(wad_cache):
 def steer_to_nearest_item(observation, info) -> int:
     """An action of the "basic" set that heads for the nearest remaining item.
 
-    Needs game_variables=("POSITION_X", "POSITION_Y", "ANGLE"); turns in place when the item is far
-    off the heading (walking while turning would circle it).
+    Needs game_variables starting with ("POSITION_X", "POSITION_Y", "ANGLE"); turns in place when the
+    item is far off the heading (walking while turning would circle it).
     """
-    x, y, angle = observation["gamevariables"]
+    x, y, angle = observation["gamevariables"][:3]
     remaining = info["item_positions"][info["items_remaining"]]
     distances = np.hypot(remaining[:, 0] - x, remaining[:, 1] - y)
     tx, ty = remaining[int(distances.argmin())]

@@ -86,7 +86,8 @@ def test_info_positions_are_where_the_items_are(spec, wad_cache):
 
 
 def test_walking_onto_every_item_collects_it_and_terminates(make_env, steer):
-    env = make_env("DoomItems-v0", n_items=3, game_variables=POSITION, step_penalty=0.01)
+    """The items are where info says, a player at full health (100) picks them up, and health stays 100."""
+    env = make_env("DoomItems-v0", n_items=3, game_variables=POSITION + ("HEALTH",), step_penalty=0.01)
     observation, info = env.reset(seed=5)
     total, steps, terminated, truncated = 0.0, 0, False, False
     while not (terminated or truncated):
@@ -100,6 +101,7 @@ def test_walking_onto_every_item_collects_it_and_terminates(make_env, steer):
     assert terminated and not truncated
     assert info["items_collected"] == info["items_total"] == 3 and not info["items_remaining"].any()
     assert total == pytest.approx(3 - 0.01 * steps)
+    assert observation["gamevariables"][3] == 100
 
 
 def test_time_limit_truncates_without_terminating(make_env):

@@ -24,7 +24,9 @@ def test_items_wad_is_a_pure_function_with_readable_scripts():
     assert "global int 59:items_remaining;" in scripts and "global int 60:items_placed;" in scripts
     assert "global int 39:item20_x;  global int 40:item20_y;" in scripts
     assert "${" not in scripts and 'Spawn("WadgymItem"' in scripts
-    assert b"+COUNTITEM" in lumps(first)["DECORATE"] and b"+INVENTORY.ALWAYSPICKUP" in lumps(first)["DECORATE"]
+    decorate = lumps(first)["DECORATE"]
+    assert b"ACTOR WadgymItem : Soulsphere" in decorate and b"Scale 1.0" in decorate
+    assert b"+COUNTITEM" in decorate and b"+INVENTORY.ALWAYSPICKUP" in decorate and b"Inventory.Amount 0" in decorate
 
 
 def test_maze_layout_is_a_pure_function_of_its_seed():
