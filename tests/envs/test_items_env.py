@@ -33,6 +33,7 @@ def test_registered_variants_exist():
     assert all(s.max_episode_steps for s in SPECS)
 
 
+@pytest.mark.filterwarnings("ignore:.*render_mode='human' needs a display")  # check_env tries every mode
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.id)
 def test_passes_gymnasium_and_sb3_checkers(spec, make_env):
     env = make_env(spec.id, render_mode="rgb_array")
@@ -174,6 +175,7 @@ def test_human_render_mode_headless_warns_and_runs_without_window(make_env, monk
     ({"n_items": 29, "min_item_distance": 400}, "do not fit in the free floor"),
     ({"layout": "maze", "rows": 9}, "rows=9 is out of range; valid: 1 to 8"),
 ])
+@pytest.mark.filterwarnings("ignore:.*not in the possible render_modes")  # gymnasium's, before ours
 def test_bad_arguments_raise_value_error_listing_valid_choices(kwargs, message, make_env):
     with pytest.raises(ValueError, match=message):
         make_env("DoomItems-v0", **kwargs)

@@ -55,7 +55,8 @@ def test_env_pickles_into_a_working_copy(make_env):
 
 
 def test_record_video_writes_an_mp4(make_env, tmp_path):
-    env = RecordVideo(make_env("DoomItems-v0", render_mode="rgb_array", max_episode_steps=12), str(tmp_path),
+    folder = tmp_path / "videos"
+    env = RecordVideo(make_env("DoomItems-v0", render_mode="rgb_array", max_episode_steps=12), str(folder),
                       episode_trigger=lambda episode: True, disable_logger=True)
     env.reset(seed=0)
     done = False
@@ -63,5 +64,5 @@ def test_record_video_writes_an_mp4(make_env, tmp_path):
         _, _, terminated, truncated, _ = env.step(env.action_space.sample())
         done = terminated or truncated
     env.close()
-    videos = list(tmp_path.glob("*.mp4"))
+    videos = list(folder.glob("*.mp4"))
     assert len(videos) == 1 and videos[0].stat().st_size > 1000
