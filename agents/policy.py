@@ -39,6 +39,19 @@ class SavedPolicy:
     def env_kwargs(self) -> dict[str, Any]:
         return dict(self.config["hyperparams"].get("env_kwargs") or {})
 
+    def check_env(self, env) -> "SavedPolicy":
+        """Raise a ValueError unless `env` gives the observations and actions this policy was trained on."""
+        height, width, channels = env.observation_space.shape
+        stacked, model_height, model_width = self.model.observation_space.shape
+        same = (height, width, channels * max(self.frame_stack, 1)) == (model_height, model_width, stacked)
+        if not same or env.action_space != self.model.action_space:
+            raise ValueError(
+                f"the policy in {self.run} was trained on {self.env_id} with env kwargs {self.env_kwargs} "
+                f"(frames {model_height}x{model_width}, {self.model.action_space}); this env gives "
+                f"{env.observation_space.shape} frames and {env.action_space}: make it with the same env kwargs"
+            )
+        return self
+
     def preprocess(self, stacked_hwc: np.ndarray) -> np.ndarray:
         """(N, H, W, C*stack) uint8 -> (N, C*stack, H, W), what the network takes."""
         return np.ascontiguousarray(np.transpose(stacked_hwc, (0, 3, 1, 2)))

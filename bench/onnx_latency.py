@@ -1,0 +1,108 @@
+"""Inference latency at batch 1: the exported ONNX policy in onnxruntime vs the same policy in torch.
+
+    python bench/onnx_latency.py [RUN] [--calls 2000]
+
+RUN is a training run folder; without one, a short run on DoomItems-v0 with the default
+configuration is trained first (latency does not depend on how well the weights are trained).
+Observations are recorded from the real game. Prints median and p90 microseconds per call for
+SB3's `model.predict`, a bare torch forward pass, and onnxruntime, and checks they pick the same actions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def record_inputs(policy, seed: int = 0) -> np.ndarray:
+    """Network inputs seen while the policy plays one seeded episode."""
+    from wadgym.agents.evaluate import run_episodes
+
+    inputs = []
+    original = policy.network_input
+
+    def record(observation):
+        net_input = original(observation)
+        inputs.append(net_input)
+        return net_input
+
+    policy.network_input = record
+    run_episodes(policy.env_id, policy.env_kwargs, [seed], policy)
+    policy.network_input = original
+    return np.concatenate(inputs)
+
+
+def latency(call, inputs: np.ndarray, calls: int) -> tuple[float, float]:
+    """Median and 90th percentile of one call, microseconds."""
+    for i in range(50):  # warm-up
+        call(inputs[i % len(inputs)][None])
+    times = []
+    for i in range(calls):
+        x = inputs[i % len(inputs)][None]
+        start = time.perf_counter()
+        call(x)
+        times.append(time.perf_counter() - start)
+    return float(np.median(times) * 1e6), float(np.percentile(times, 90) * 1e6)
+
+
+def tiny_run() -> Path:
+    from wadgym.agents import train
+
+    parser = argparse.ArgumentParser()
+    train.add_arguments(parser)
+    args = parser.parse_args(["--timesteps", "1024", "--device", "cpu"])
+    config = train.resolve_config(args)
+    run_dir = Path(tempfile.mkdtemp(prefix="wadgym-onnx-")) / "run"
+    train.prepare_run_dir(run_dir, config)
+    train.train(run_dir, config, progress_bar=False)
+    return run_dir
+
+
+def main() -> int:
+    import torch
+
+    from wadgym.agents.export import export_onnx, onnx_module, onnx_session
+    from wadgym.agents.policy import SavedPolicy
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("run", nargs="?", help="run folder (default: train a short one)")
+    parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--threads", type=int, default=1, help="threads for torch and onnxruntime (default 1)")
+    args = parser.parse_args()
+
+    run = Path(args.run) if args.run else tiny_run()
+    torch.set_num_threads(args.threads)
+    policy = SavedPolicy(run, device="cpu", deterministic=True)
+    inputs = record_inputs(policy)
+    path = export_onnx(run, Path(tempfile.mkdtemp(prefix="wadgym-onnx-")) / "policy.onnx")
+    session = onnx_session(path, threads=args.threads)
+    module = onnx_module(policy)
+
+    def torch_forward(x):
+        with torch.no_grad():
+            return module(torch.as_tensor(x))
+
+    results = {
+        "SB3 model.predict": latency(lambda x: policy.model.predict(x, deterministic=True), inputs, args.calls),
+        "torch forward": latency(torch_forward, inputs, args.calls),
+        "onnxruntime": latency(lambda x: session.run(None, {"obs": x}), inputs, args.calls),
+    }
+    same = np.array_equal(session.run(None, {"obs": inputs})[1], policy.model.predict(inputs, deterministic=True)[0])
+    print(f"{policy.env_id}: input {tuple(inputs.shape[1:])} uint8, batch 1, {args.threads} thread(s), "
+          f"{args.calls} calls, {len(inputs)} recorded observations")
+    for name, (median, p90) in results.items():
+        print(f"{name:<18} median {median:8.1f} us   p90 {p90:8.1f} us")
+    base = results["SB3 model.predict"][0]
+    print(f"onnxruntime speed-up: {base / results['onnxruntime'][0]:.1f}x vs model.predict, "
+          f"{results['torch forward'][0] / results['onnxruntime'][0]:.1f}x vs torch forward")
+    print(f"same actions on all recorded observations: {same}")
+    return 0 if same else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
