@@ -8,7 +8,9 @@ from typing import Any
 import numpy as np
 
 
-def plot_learning_curve(episodes: list[dict[str, Any]], path: Path, title: str = "", window: int = 50) -> Path:
+def plot_learning_curve(episodes: list[dict[str, Any]], path: Path, title: str = "", bins: int = 30,
+                        random_level: float | None = None) -> Path:
+    """Every episode as a dot, the mean per bin of env steps as a line, and the random policy's level."""
     import matplotlib
 
     matplotlib.use("Agg")  # headless: no display on training machines
@@ -22,13 +24,15 @@ def plot_learning_curve(episodes: list[dict[str, Any]], path: Path, title: str =
     fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
     if points:
         steps, values = (np.asarray(v, dtype=float) for v in zip(*points))
-        ax.plot(steps, values, ".", alpha=0.25, markersize=3, color="tab:blue", label="episode")
-        w = max(1, min(window, len(values) // 5 or 1))
-        smooth = np.convolve(values, np.ones(w) / w, mode="valid")
-        ax.plot(steps[w - 1:], smooth, color="tab:blue", linewidth=2, label=f"mean of last {w}")
-        ax.legend(loc="upper left")
+        ax.plot(steps, values, ".", alpha=0.25, markersize=3, color="tab:blue", label="training episode")
+        centres, means = binned_means(steps, values, bins)
+        ax.plot(centres, means, color="tab:blue", linewidth=2, label="mean per step bin")
     else:
         ax.text(0.5, 0.5, "no finished episodes", ha="center", va="center", transform=ax.transAxes)
+    if random_level is not None:
+        ax.axhline(random_level, color="tab:red", linestyle="--", label=f"random policy ({random_level:.2f})")
+    if points or random_level is not None:
+        ax.legend(loc="best")
     ax.set_xlabel("env steps")
     ax.set_ylabel(label)
     ax.set_title(title)
@@ -41,3 +45,12 @@ def plot_learning_curve(episodes: list[dict[str, Any]], path: Path, title: str =
     plt.close(fig)
     write_bytes_atomic(Path(path), buf.getvalue())
     return Path(path)
+
+
+def binned_means(steps: np.ndarray, values: np.ndarray, bins: int) -> tuple[np.ndarray, np.ndarray]:
+    """Mean value in each of `bins` equal ranges of steps (empty ranges skipped), at the range's centre."""
+    edges = np.linspace(0, steps.max(), bins + 1)
+    which = np.clip(np.digitize(steps, edges[1:-1]), 0, bins - 1)
+    filled = [b for b in range(bins) if np.any(which == b)]
+    centres = np.array([(edges[b] + edges[b + 1]) / 2 for b in filled])
+    return centres, np.array([values[which == b].mean() for b in filled])

@@ -31,11 +31,17 @@ class RandomPolicy:
 def load_policy(spec: str, env, seed: int | None) -> Callable:
     """A policy object (`reset()`, then `policy(observation) -> action`) for `--policy SPEC`.
 
-    Only "random" exists here; loading a saved run belongs to wadgym.agents (training).
+    "random", or a training run folder (`wadgym train`): its policy, checked against the env.
     """
     if spec == "random":
         return RandomPolicy(env.action_space, seed)
-    raise ValueError(f"--policy {spec!r}: unknown policy; valid: 'random'")
+    from pathlib import Path
+
+    if (Path(spec) / "config.yml").is_file():
+        from wadgym.agents.policy import SavedPolicy
+
+        return SavedPolicy(spec).check_env(env)
+    raise ValueError(f"--policy {spec!r}: unknown policy; valid: 'random' or a run folder made by `wadgym train`")
 
 
 def parse_env_kwargs(items: list[str]) -> dict[str, Any]:
@@ -57,7 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--episodes", type=int, default=3, help="number of episodes (default 3)")
     parser.add_argument("--seed", type=int, default=None, help="episode i is reset with seed SEED + i")
     parser.add_argument("--video", metavar="FILE.mp4", help="write every episode's frames to this MP4")
-    parser.add_argument("--policy", default="random", help="'random' (default)")
+    parser.add_argument("--policy", default="random", help="'random' (default) or a run folder made by `wadgym train`")
     parser.add_argument("--env-kwarg", "-k", action="append", default=[], metavar="KEY=VALUE",
                         help="an env argument, repeatable, e.g. -k n_items=5 -k color=True")
 

@@ -175,6 +175,7 @@ def evaluate_run(run_dir: Path, episodes: int, seed: int) -> dict[str, Any]:
     """Trained vs random on fixed seeds; the result goes into metrics.json."""
     from wadgym.agents import runfolder
     from wadgym.agents.evaluate import compare_with_random
+    from wadgym.agents.plots import plot_learning_curve
     from wadgym.agents.policy import SavedPolicy
 
     meta = runfolder.read_json(run_dir / "meta.json")
@@ -188,6 +189,8 @@ def evaluate_run(run_dir: Path, episodes: int, seed: int) -> dict[str, Any]:
         "eval": comparison,
     }
     runfolder.write_json(run_dir / "metrics.json", metrics)
+    plot_learning_curve(runfolder.read_episodes(run_dir), run_dir / "learning_curve.png",
+                        title=f"{comparison['env']} PPO ({run_dir.name})", random_level=comparison["random"]["items_mean"])
     return metrics
 
 
