@@ -52,7 +52,15 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"wadgym train: {exc}", file=sys.stderr)
         return 2
-    result = train(run_dir, config, save_freq=args.save_freq, progress_bar=not args.no_progress, resume=bool(args.resume))
+    hp = config["hyperparams"]
+    print(f"{'resuming' if args.resume else 'training'} PPO on {config['env']}: {hp['n_timesteps']} steps, "
+          f"{hp['n_envs']} envs, device {config['device']}, seed {config['seed']}; run folder {run_dir}")
+    try:
+        result = train(run_dir, config, save_freq=args.save_freq, progress_bar=not args.no_progress,
+                       resume=bool(args.resume))
+    except ValueError as exc:
+        print(f"wadgym train: {exc}", file=sys.stderr)
+        return 2
     if result["interrupted"]:
         print(f"stopped at {result['timesteps']} steps; checkpoint in {run_dir}/checkpoints; "
               f"continue with: wadgym train --resume {run_dir}")
@@ -64,6 +72,7 @@ def run(args: argparse.Namespace) -> int:
         from wadgym.agents.evaluate import format_comparison
 
         print(format_comparison(metrics["eval"]))
+    print(f"learning curve: {run_dir / 'learning_curve.png'}; TensorBoard: tensorboard --logdir {run_dir / 'tb'}")
     return 0
 
 
@@ -71,6 +80,7 @@ def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
     """The whole configuration of a new run, as plain data (what config.yml stores)."""
     from wadgym.agents.config import parse_assignments, resolve
     from wadgym.agents.system import select_device
+    from wadgym.agents.vec import make_env
 
     overrides = parse_assignments(args.hp, "--hp")
     if args.timesteps is not None:
@@ -79,6 +89,7 @@ def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
         overrides["n_envs"] = args.n_envs
     hyperparams = resolve(args.env, args.hyperparams, overrides, parse_assignments(args.env_kwargs, "--env-kwargs"))
     select_device(args.device)  # fail now, not after the envs started
+    make_env(args.env, hyperparams["env_kwargs"]).close()  # bad env kwargs: a ValueError here, not in a worker
     return {
         "env": args.env,
         "algo": "ppo",

@@ -79,6 +79,8 @@ def test_runs_lists_the_run(trained_run, capsys, env_id):
         (["train", "--hp", "n_epoch=3", "--no-progress"], "unknown hyperparameter(s) n_epoch"),
         (["train", "--env", "NoSuchEnv-v0"], "no hyperparameters for env 'NoSuchEnv-v0'"),
         (["train", "--device", "tpu"], "expected auto, cpu, cuda"),
+        (["train", "--env-kwargs", "frame_skip=0"], "frame_skip"),
+        (["train", "--env-kwargs", "colour=True"], "colour"),
         (["export", "no/such/run", "--onnx", "x.onnx"], "not a wadgym run folder"),
     ],
 )
