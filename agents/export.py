@@ -38,6 +38,7 @@ def onnx_module(saved_policy):
     """A torch module: uint8 stacked channel-first frames -> (logits, argmax action)."""
     import torch
     import torch.nn as nn
+    from stable_baselines3.common.preprocessing import preprocess_obs
 
     policy = saved_policy.model.policy
     vec_normalize = saved_policy.vec_normalize
@@ -56,8 +57,8 @@ def onnx_module(saved_policy):
             x = obs.float()
             if vec_normalize is not None:
                 x = torch.clamp((x - self.obs_mean) / self.obs_std, -self.clip, self.clip)
-            if self.policy.normalize_images:
-                x = x / 255.0
+            # as SB3 does: /255 only when the policy's space is still an image (VecNormalize makes it float)
+            x = preprocess_obs(x, self.policy.observation_space, self.policy.normalize_images)
             features = self.policy.pi_features_extractor(x)
             logits = self.policy.action_net(self.policy.mlp_extractor.forward_actor(features))
             return logits, torch.argmax(logits, dim=1)

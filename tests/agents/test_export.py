@@ -60,3 +60,19 @@ def test_single_observation_batch(trained_run, recorded_inputs, tmp_path):
     policy, inputs = recorded_inputs
     _, action = onnx_session(path).run(None, {"obs": inputs[:1]})
     assert action.shape == (1,) and 0 <= int(action[0]) < policy.model.action_space.n
+
+
+def test_vecnormalize_statistics_are_inside_the_graph(tmp_path, tiny_hyperparams, env_id):
+    """A run with normalize: true (observation statistics): ONNX still takes raw uint8 frames."""
+    from wadgym.agents.export import export_onnx, onnx_session
+    from wadgym.agents.policy import SavedPolicy
+
+    run = tmp_path / "normalized"
+    assert main(["train", "--env", env_id, "--hyperparams", str(tiny_hyperparams), "--run-dir", str(run),
+                 "--timesteps", "128", "--hp", "normalize=true", "--eval-episodes", "0", "--no-progress"]) == 0
+    policy = SavedPolicy(run, deterministic=True)
+    assert policy.vec_normalize is not None and policy.vec_normalize.obs_rms.count > 1
+    frames = np.random.default_rng(0).integers(0, 256, (64, *policy.vec_normalize.obs_rms.mean.shape), np.uint8)
+    _, actions = onnx_session(export_onnx(run, tmp_path / "n.onnx")).run(None, {"obs": frames})
+    torch_actions, _ = policy.model.predict(policy.vec_normalize.normalize_obs(frames), deterministic=True)
+    np.testing.assert_array_equal(actions, torch_actions)
