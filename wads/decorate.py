@@ -6,19 +6,23 @@ import re
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from . import iwad
+from . import decorate_names, iwad
 
-# Properties whose value DECORATE reads as a string: quoted for you when given unquoted.
-_STRING_PROPERTY = re.compile(r"(message|sound|obituary|tag|species|pickupflash|name)$", re.IGNORECASE)
 _STATE_KEYWORDS = {"stop", "loop", "wait", "fail", "goto"}
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_FLAG = re.compile(r"^[+-][A-Za-z_]\w*(\.[A-Za-z_]\w*)?$")
+# Names the engine's parser takes as a state block or a state label, not as a property.
+_STATE_WORDS = {"states", "spawn", "see", "melee", "missile", "pain", "death", "xdeath", "burn", "ice",
+                "raise", "crash", "crush", "wound", "disintegrate", "heal"}
 MAX_EDNUM = 32767
 
 
 @dataclass(frozen=True)
 class Actor:
     """A DECORATE actor: `parent` (a stock or earlier custom actor) gives the sprite and states unless
-    `states` replaces them; `ednum` lets maps place it by name or number.
+    `states` replaces them; `ednum` lets maps place it by name or number. Flags and properties are the
+    engine's own (wadgym.wads.decorate_names lists them); string values are quoted for you, a property
+    that takes several values takes a tuple, and one that takes none (`Monster`) takes True.
 
         Actor("WadgymItem", parent="Medikit", ednum=20001, flags=["+COUNTITEM"],
               properties={"Scale": 1.5, "Inventory.PickupMessage": "Got it"})
@@ -41,7 +45,7 @@ class Actor:
         if self.ednum is not None:
             header += f" {self.ednum}"
         body = [f"\t{flag}" for flag in self.flags]
-        body += [f"\t{key} {_property_value(key, value)}" for key, value in self.properties.items()]
+        body += [f"\t{_property_line(key, value)}" for key, value in self.properties.items()]
         if self.states:
             body.append("\tStates\n\t{")
             for label, frames in self.states.items():
@@ -51,16 +55,12 @@ class Actor:
         return header + "\n{\n" + "".join(line + "\n" for line in body) + "}\n"
 
 
-def _property_value(key: str, value) -> str:
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    if isinstance(value, (tuple, list)):
-        return ", ".join(_property_value(key, v) for v in value)
-    if isinstance(value, float):
-        return repr(value)
-    if isinstance(value, str) and _STRING_PROPERTY.search(key) and not value.startswith('"'):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    return str(value)
+def _property_line(key: str, value) -> str:
+    prop = decorate_names.properties().get(key.lower())
+    if prop is None:    # check_actors refuses it; written as given for anyone calling to_decorate alone
+        return f"{key} {value}"
+    values = decorate_names.format_value(prop, value)
+    return f"{key} {values}" if values else key
 
 
 def decorate_text(actors: Sequence[Actor]) -> str:
@@ -75,6 +75,13 @@ def check_actors(actors: Sequence[Actor]) -> None:
     stock_ednums = {num: name for name, num in iwad.stock_ednums().items()}
     seen: dict[str, Actor] = {}
     used_ednums: dict[int, str] = {}
+    everyone = {a.name.lower(): a for a in actors if isinstance(a.name, str)}
+
+    def class_chain(name: str) -> list[str] | None:
+        """Any class a property value may name: the engine resolves them after reading every actor."""
+        custom = everyone.get(name.lower())
+        return _class_chain(custom, everyone) if custom else decorate_names.stock_class_chain(name)
+
     for actor in actors:
         where = f"actor {actor.name!r}"
         if not _IDENTIFIER.match(actor.name or ""):
@@ -88,14 +95,42 @@ def check_actors(actors: Sequence[Actor]) -> None:
                 names = [a.name for a in stock.values()] + [a.name for a in seen.values()]
                 raise ValueError(f"{where}: unknown {what} actor {ref!r}{iwad.suggest(ref, names)}")
         _check_ednum(actor, where, stock_ednums, used_ednums)
-        for flag in actor.flags:
-            if not re.match(r"^[+-][A-Za-z_][\w.]*$", flag):
-                raise ValueError(f"{where}: flag {flag!r} must be '+NAME' or '-NAME' (e.g. '+COUNTITEM')")
-        for key in actor.properties:
-            if not re.match(r"^[A-Za-z_][\w.]*$", key):
-                raise ValueError(f"{where}: property name {key!r} is not a DECORATE property name")
+        _check_flags_and_properties(actor, where, _class_chain(actor, seen), class_chain)
         _check_states(actor, where)
         seen[actor.name.lower()] = actor
+
+
+def _class_chain(actor: Actor, custom: Mapping[str, Actor]) -> list[str]:
+    """The actor's class and its ancestors, nearest first, ending at Actor: custom parents, then stock ones."""
+    chain, parent = [actor.name], actor.parent
+    while parent is not None and parent.lower() in custom and len(chain) <= len(custom):
+        chain.append(custom[parent.lower()].name)
+        parent = custom[parent.lower()].parent
+    if parent is None:
+        return chain + ["Actor"]
+    return chain + (decorate_names.stock_class_chain(parent) or [parent])
+
+
+def _check_flags_and_properties(actor, where, chain, class_chain):
+    """The engine stops with a segfault at init() on a flag or property it refuses: refuse it here first."""
+    if isinstance(actor.flags, str) or not isinstance(actor.properties, Mapping):
+        raise ValueError(f"{where}: flags are a list and properties a dict, "
+                         f"e.g. flags=['+COUNTITEM'], properties={{'Scale': 1.5}}")
+    for flag in actor.flags:
+        if not isinstance(flag, str) or not _FLAG.match(flag):
+            raise ValueError(f"{where}: flag {flag!r} must be '+NAME' or '-NAME' "
+                             f"(e.g. '+COUNTITEM', '+INVENTORY.ALWAYSPICKUP')")
+        problem = decorate_names.flag_problem(flag, chain)
+        if problem:
+            raise ValueError(f"{where}: {problem}")
+    for key, value in actor.properties.items():
+        if not isinstance(key, str) or not re.match(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)?$", key):
+            raise ValueError(f"{where}: property name {key!r} is not a DECORATE property name")
+        if key.lower() in _STATE_WORDS:
+            raise ValueError(f"{where}: {key!r} is a state, not a property; give states as Actor(states={{...}})")
+        problem = decorate_names.property_problem(key, value, chain, class_chain)
+        if problem:
+            raise ValueError(f"{where}: {problem}")
 
 
 def _check_ednum(actor, where, stock_ednums, used_ednums):
