@@ -18,6 +18,7 @@ from typing import Any
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter  # keep the usage block in the docstring as written
     from wadgym.agents.config import DEFAULT_ENV
 
     parser.add_argument("--env", default=DEFAULT_ENV, help=f"env id (default {DEFAULT_ENV})")
@@ -32,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="gym.make keyword arguments, e.g. --env-kwargs frame_skip=4")
     parser.add_argument("--run-dir", metavar="DIR", help="run folder (default runs/<env>_<timestamp>)")
     parser.add_argument("--resume", metavar="RUN", help="continue RUN from its last checkpoint, same configuration")
-    parser.add_argument("--save-freq", type=int, default=50_000, help="checkpoint every N env steps (default 50000)")
+    parser.add_argument("--save-freq", type=int, default=25_000, help="checkpoint every N env steps (default 25000)")
     parser.add_argument("--eval-episodes", type=int, default=20, help="final evaluation episodes; 0 skips (default 20)")
     parser.add_argument("--eval-seed", type=int, default=0, help="final evaluation uses seeds EVAL_SEED.. (default 0)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")

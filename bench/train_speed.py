@@ -75,6 +75,7 @@ def main() -> int:
     import torch
 
     from wadgym.agents.config import DEFAULT_ENV, ppo_kwargs, resolve
+    from wadgym.agents.vec import make_env
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--env", default=DEFAULT_ENV)
@@ -87,12 +88,14 @@ def main() -> int:
     print(f"{args.env}, torch {torch.__version__}, {torch.get_num_threads()} torch threads available")
     baseline = measure(args.env, {"resolution": (120, 160)}, 1, 0, "CnnPolicy", {}, args.baseline_steps,
                        args.device)
-    print(describe("SB3 default (NatureCNN, 160x120)", baseline))
+    print(describe("SB3 default (NatureCNN, 160x120x1)", baseline))
     threads = None if hp.get("torch_threads", "auto") == "auto" else int(hp["torch_threads"])
     ours = measure(args.env, hp["env_kwargs"], hp["n_envs"], hp["frame_stack"], hp["policy"], ppo_kwargs(hp),
                    args.steps, args.device, threads)
-    shape = hp["env_kwargs"].get("resolution", "env default")
-    print(describe(f"wadgym default ({shape}, {hp['n_envs']} envs)", ours))
+    probe = make_env(args.env, hp["env_kwargs"])
+    height, width, channels = probe.observation_space.shape
+    probe.close()
+    print(describe(f"wadgym default ({width}x{height}x{channels}, {hp['n_envs']} envs)", ours))
     ratio = ours["sps"] / baseline["sps"]
     print(f"speed ratio wadgym/SB3-default: {ratio:.2f}x (target 4x): {'PASS' if ratio >= 4 else 'FAIL'}")
     if torch.cuda.is_available():
