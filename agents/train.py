@@ -53,10 +53,13 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"wadgym train: {exc}", file=sys.stderr)
         return 2
+    from wadgym.agents.system import select_device
+
     hp = config["hyperparams"]
-    print(f"{'resuming' if args.resume else 'training'} PPO on {config['env']}: {hp['n_timesteps']} steps, "
-          f"{hp['n_envs']} envs, device {config['device']}, seed {config['seed']}; run folder {run_dir}")
     try:
+        print(f"{'resuming' if args.resume else 'training'} PPO on {config['env']}: {hp['n_timesteps']} steps, "
+              f"{hp['n_envs']} envs, device {select_device(config['device'])}, seed {config['seed']}; "
+              f"run folder {run_dir}")
         result = train(run_dir, config, save_freq=args.save_freq, progress_bar=not args.no_progress,
                        resume=bool(args.resume))
     except ValueError as exc:
