@@ -17,7 +17,7 @@ def test_ctrl_c_checkpoints_and_resume_finishes(tmp_path, tiny_hyperparams, env_
     run = tmp_path / "interrupted"
     wadgym = [sys.executable, "-m", "wadgym.agents.cli"]
     command = [*wadgym, "train", "--env", env_id, "--hyperparams", str(tiny_hyperparams), "--run-dir", str(run),
-               "--timesteps", "1024", "--save-freq", "128", "--eval-episodes", "0", "--no-progress"]
+               "--timesteps", "2048", "--save-freq", "128", "--eval-episodes", "0", "--no-progress"]
     process = subprocess.Popen(command, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True)
     try:
@@ -25,7 +25,7 @@ def test_ctrl_c_checkpoints_and_resume_finishes(tmp_path, tiny_hyperparams, env_
         while not list((run / "checkpoints").glob("model_*_steps.zip")):
             assert process.poll() is None, process.stdout.read()
             assert time.monotonic() < deadline, "no checkpoint within 60 s"
-            time.sleep(0.2)
+            time.sleep(0.05)
         os.killpg(process.pid, signal.SIGINT)
         out, _ = process.communicate(timeout=60)
     finally:
@@ -35,7 +35,7 @@ def test_ctrl_c_checkpoints_and_resume_finishes(tmp_path, tiny_hyperparams, env_
     assert "Traceback" not in out and "--resume" in out
     meta = json.loads((run / "meta.json").read_text())
     stopped_at = meta["timesteps"]
-    assert not meta["finished"] and 0 < stopped_at < 1024
+    assert not meta["finished"] and 0 < stopped_at < 2048
     assert (run / "checkpoints" / f"model_{stopped_at}_steps.zip").is_file()
     assert not (run / "model.zip").exists()
 
@@ -45,7 +45,7 @@ def test_ctrl_c_checkpoints_and_resume_finishes(tmp_path, tiny_hyperparams, env_
     assert done.returncode == 0, done.stdout + done.stderr
     assert (run / "config.yml").read_text() == config_before
     meta = json.loads((run / "meta.json").read_text())
-    assert meta["finished"] and meta["timesteps"] >= 1024
+    assert meta["finished"] and meta["timesteps"] >= 2048
     assert [s["from_steps"] for s in meta["sessions"]] == [0, stopped_at]
     assert len((run / "command.txt").read_text().splitlines()) == 2
     assert (run / "model.zip").is_file()
