@@ -113,44 +113,27 @@ def prepare_run_dir(run_dir: Path, config: dict[str, Any]) -> None:
     runfolder.write_yaml(run_dir / "config.yml", config)
 
 
-def train(run_dir: Path, config: dict[str, Any], save_freq: int = 50_000, progress_bar: bool = True,
+def train(run_dir: Path, config: dict[str, Any], save_freq: int = 25_000, progress_bar: bool = True,
           resume: bool = False) -> dict[str, Any]:
     """Train (or resume) the run in `run_dir`; writes model, meta, episodes and learning curve."""
     import torch
-    from stable_baselines3 import PPO
 
     from wadgym.agents import runfolder
-    from wadgym.agents.callbacks import RunCallback, save_model, save_vecnormalize
-    from wadgym.agents.config import normalize_kwargs, ppo_kwargs
+    from wadgym.agents.callbacks import RunCallback
     from wadgym.agents.plots import plot_learning_curve
-    from wadgym.agents.system import command_line, device_description, git_info, package_versions, select_device
-    from wadgym.agents.vec import make_vec_env
+    from wadgym.agents.system import select_device
 
     hp = config["hyperparams"]
     device = select_device(config["device"])
+    saved = _resume_point(run_dir) if resume else None
+    if resume and saved is None:
+        raise ValueError(f"{run_dir} has no checkpoint to resume from")
     if device == "cpu" and hp.get("torch_threads", "auto") != "auto":
         torch.set_num_threads(int(hp["torch_threads"]))
     _append_command(run_dir)
+    meta = _start_meta(run_dir, device, resume)
 
-    meta = runfolder.read_json(run_dir / "meta.json") if resume and (run_dir / "meta.json").is_file() else {}
-    meta.update(versions=package_versions(), git=git_info(), device=device_description(device))
-    meta.setdefault("started", time.strftime("%Y-%m-%dT%H:%M:%S"))
-    meta.setdefault("sessions", [])
-    runfolder.write_json(run_dir / "meta.json", meta)
-
-    venv = make_vec_env(config["env"], hp["env_kwargs"], hp["n_envs"], config["seed"], hp["frame_stack"],
-                        normalize_kwargs(hp))
-    checkpoint = runfolder.latest_checkpoint(run_dir) if resume else None
-    if resume and checkpoint is None and not (run_dir / "model.zip").is_file():
-        venv.close()
-        raise ValueError(f"{run_dir} has no checkpoint to resume from")
-    if checkpoint is not None:
-        venv = _restore_vecnormalize(venv, runfolder.vecnormalize_path(checkpoint[1]))
-        model = PPO.load(checkpoint[1], env=venv, device=device, tensorboard_log=str(run_dir / "tb"))
-    else:
-        model = PPO(hp["policy"], venv, device=device, seed=config["seed"], tensorboard_log=str(run_dir / "tb"),
-                    verbose=0, **ppo_kwargs(hp))
-
+    model = _make_model(run_dir, config, device, saved)
     callback = RunCallback(run_dir, save_freq, episodes=runfolder.read_episodes(run_dir) if resume else [])
     remaining = hp["n_timesteps"] - model.num_timesteps
     start_steps, start = model.num_timesteps, time.perf_counter()
@@ -158,32 +141,75 @@ def train(run_dir: Path, config: dict[str, Any], save_freq: int = 50_000, progre
     try:
         if remaining > 0:
             model.learn(remaining, callback=callback, progress_bar=progress_bar, tb_log_name="PPO",
-                        reset_num_timesteps=checkpoint is None)
+                        reset_num_timesteps=saved is None)
     except KeyboardInterrupt:  # a second Ctrl-C: stop at once, still save
         callback.stop_signal = callback.stop_signal or 2
     finally:
         callback.restore_signal_handlers()
         wall = time.perf_counter() - start
         interrupted = callback.stop_signal is not None
-        callback.save_checkpoint()
-        if not interrupted:
-            save_model(model, run_dir / "model.zip")
-            if model.get_vec_normalize_env() is not None:
-                save_vecnormalize(model.get_vec_normalize_env(), run_dir / "vecnormalize.pkl")
-        _close_quietly(venv)
+        _save_results(run_dir, model, callback, final=not interrupted)
 
-    steps_done = model.num_timesteps - start_steps
-    meta["sessions"].append({"command": command_line(), "device": device, "from_steps": start_steps,
-                             "to_steps": model.num_timesteps, "wall_time_s": round(wall, 2),
-                             "interrupted": interrupted})
-    meta.update(timesteps=model.num_timesteps, finished=not interrupted,
-                wall_time_s=round(sum(s["wall_time_s"] for s in meta["sessions"]), 2),
-                ended=time.strftime("%Y-%m-%dT%H:%M:%S"))
-    meta["steps_per_second"] = round(steps_done / wall, 1) if wall > 0 else None
-    runfolder.write_json(run_dir / "meta.json", meta)
+    _finish_meta(run_dir, meta, device, start_steps, model.num_timesteps, wall, interrupted)
     plot_learning_curve(callback.episodes, run_dir / "learning_curve.png", title=f"{config['env']} PPO ({run_dir.name})")
     return {"interrupted": interrupted, "timesteps": model.num_timesteps, "wall_time_s": wall,
             "device": device, "steps_per_second": meta["steps_per_second"] or 0.0}
+
+
+def _make_model(run_dir: Path, config: dict[str, Any], device: str, saved: Path | None):
+    """A new PPO on fresh vectorised envs, or the saved one (with its VecNormalize statistics) to resume."""
+    from stable_baselines3 import PPO
+
+    from wadgym.agents import runfolder
+    from wadgym.agents.config import normalize_kwargs, ppo_kwargs
+    from wadgym.agents.vec import make_vec_env
+
+    hp = config["hyperparams"]
+    venv = make_vec_env(config["env"], hp["env_kwargs"], hp["n_envs"], config["seed"], hp["frame_stack"],
+                        normalize_kwargs(hp))
+    if saved is not None:
+        venv = _restore_vecnormalize(venv, runfolder.vecnormalize_path(saved))
+        return PPO.load(saved, env=venv, device=device, tensorboard_log=str(run_dir / "tb"))
+    return PPO(hp["policy"], venv, device=device, seed=config["seed"], tensorboard_log=str(run_dir / "tb"),
+               verbose=0, **ppo_kwargs(hp))
+
+
+def _save_results(run_dir: Path, model, callback, final: bool) -> None:
+    """A checkpoint always; the final model (and VecNormalize statistics) when training finished."""
+    from wadgym.agents.callbacks import save_model, save_vecnormalize
+
+    callback.save_checkpoint()
+    if final:
+        save_model(model, run_dir / "model.zip")
+        if model.get_vec_normalize_env() is not None:
+            save_vecnormalize(model.get_vec_normalize_env(), run_dir / "vecnormalize.pkl")
+    _close_quietly(model.get_env())
+
+
+def _start_meta(run_dir: Path, device: str, resume: bool) -> dict[str, Any]:
+    from wadgym.agents import runfolder
+    from wadgym.agents.system import device_description, git_info, package_versions
+
+    meta = runfolder.read_json(run_dir / "meta.json") if resume and (run_dir / "meta.json").is_file() else {}
+    meta.update(versions=package_versions(), git=git_info(), device=device_description(device))
+    meta.setdefault("started", time.strftime("%Y-%m-%dT%H:%M:%S"))
+    meta.setdefault("sessions", [])
+    runfolder.write_json(run_dir / "meta.json", meta)
+    return meta
+
+
+def _finish_meta(run_dir: Path, meta: dict[str, Any], device: str, from_steps: int, to_steps: int, wall: float,
+                 interrupted: bool) -> None:
+    from wadgym.agents import runfolder
+    from wadgym.agents.system import command_line
+
+    meta["sessions"].append({"command": command_line(), "device": device, "from_steps": from_steps,
+                             "to_steps": to_steps, "wall_time_s": round(wall, 2), "interrupted": interrupted})
+    meta.update(timesteps=to_steps, finished=not interrupted,
+                wall_time_s=round(sum(s["wall_time_s"] for s in meta["sessions"]), 2),
+                ended=time.strftime("%Y-%m-%dT%H:%M:%S"),
+                steps_per_second=round((to_steps - from_steps) / wall, 1) if wall > 0 else None)
+    runfolder.write_json(run_dir / "meta.json", meta)
 
 
 def evaluate_run(run_dir: Path, episodes: int, seed: int) -> dict[str, Any]:
@@ -207,6 +233,17 @@ def evaluate_run(run_dir: Path, episodes: int, seed: int) -> dict[str, Any]:
     plot_learning_curve(runfolder.read_episodes(run_dir), run_dir / "learning_curve.png",
                         title=f"{comparison['env']} PPO ({run_dir.name})", random_level=comparison["random"]["items_mean"])
     return metrics
+
+
+def _resume_point(run_dir: Path) -> Path | None:
+    """The latest checkpoint, else the final model (checkpoints deleted by hand), else None."""
+    from wadgym.agents import runfolder
+
+    latest = runfolder.latest_checkpoint(run_dir)
+    if latest is not None:
+        return latest[1]
+    final = run_dir / "model.zip"
+    return final if final.is_file() else None
 
 
 def _append_command(run_dir: Path) -> None:

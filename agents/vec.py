@@ -29,11 +29,7 @@ class ScreenOnly(gym.ObservationWrapper):
 
 def register_envs(env_id: str) -> None:
     """Import what registers `env_id`: wadgym always, vizdoom's wrapper for its Vizdoom* ids."""
-    importlib.import_module("wadgym")
-    try:
-        importlib.import_module("wadgym.envs.registration")
-    except ModuleNotFoundError:
-        pass
+    importlib.import_module("wadgym.envs.registration")
     if env_id.split(":")[-1].startswith("Vizdoom"):
         importlib.import_module("vizdoom.gymnasium_wrapper")
 
