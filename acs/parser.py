@@ -185,7 +185,7 @@ class Parser:
                 return params
 
     def function(self) -> ast.FunctionDef:
-        tok = self.advance()
+        self.advance()  # "function"
         if self.tok.kind not in ("void", "int", "str", "bool"):
             raise self.unexpected("a return type (void, int, str or bool)")
         return_type = self.advance().kind

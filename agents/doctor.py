@@ -91,17 +91,10 @@ def start_game(wad: Path | None, tics: int = 35) -> tuple[float, tuple[int, ...]
     """Start a hidden 160x120 game (on `wad`'s MAP01, or freedoom2's), advance `tics`, close it."""
     import vizdoom as vzd
 
+    from wadgym.envs import engine
+
     start = time.perf_counter()
-    game = vzd.DoomGame()
-    if wad is not None:
-        game.set_doom_scenario_path(str(wad))
-    game.set_doom_map("MAP01")
-    game.set_window_visible(False)
-    game.set_sound_enabled(False)
-    game.set_screen_resolution(vzd.ScreenResolution.RES_160X120)
-    game.set_screen_format(vzd.ScreenFormat.GRAY8)
-    game.set_available_buttons([vzd.Button.MOVE_FORWARD])
-    game.set_mode(vzd.Mode.PLAYER)
+    game = engine.make_game(wad, buttons=[vzd.Button.MOVE_FORWARD])
     try:
         game.init()
         game.make_action([1], tics)

@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         policy = load_policy(args.policy, env, args.seed)
         frames: list | None = [] if args.video else None
-        results = run_episodes(env, policy, args.episodes, args.seed, frames)
+        run_episodes(env, policy, args.episodes, args.seed, frames)
     except ValueError as error:
         print(f"wadgym rollout: error: {error}", file=sys.stderr)
         return 2

@@ -16,38 +16,24 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import re
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from wadgym.wads.wad import write_atomic
+
 DEFAULT_ROOT = Path("runs")
 EPISODE_FIELDS = ("timesteps", "items", "return", "length")
 
 
 def write_bytes_atomic(path: Path, data: bytes) -> None:
-    """Write to a temporary file in the same folder, then rename over `path`."""
+    """Write to a temporary file in the same folder, then rename over `path` (creating the folder)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a run's files should read like any other
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    write_atomic(path, data)
 
 
 def write_text_atomic(path: Path, text: str) -> None:

@@ -22,6 +22,7 @@ import vizdoom as vzd
 import wadgym  # noqa: F401  (registers the envs)
 from wadgym.envs import cache
 from wadgym.envs.doom_env import ACTION_SETS
+from wadgym.envs.engine import start_game
 from wadgym.envs.scenarios import build_scenario_wad, items
 
 FRAME_SKIP = 4
@@ -29,22 +30,11 @@ EPISODE_STEPS = gym.spec("DoomItems-v0").max_episode_steps
 
 
 def bare_game(wad: str, gray: bool = True) -> tuple[vzd.DoomGame, list[list[float]]]:
-    """A DoomGame set up as the env sets it up, without the env."""
-    game = vzd.DoomGame()
-    game.set_doom_scenario_path(wad)
-    game.set_doom_map("MAP01")
-    game.set_screen_resolution(vzd.ScreenResolution.RES_160X120)
-    game.set_screen_format(vzd.ScreenFormat.GRAY8 if gray else vzd.ScreenFormat.RGB24)
-    game.set_window_visible(False)
-    game.set_sound_enabled(False)
-    for setting in ("hud", "minimal_hud", "weapon", "crosshair", "decals", "particles", "messages",
-                    "corpses", "effects_sprites"):
-        getattr(game, f"set_render_{setting}")(False)
+    """A DoomGame set up as the env sets it up (wadgym.envs.engine, the same buttons and variables), without the env."""
     buttons = sorted({b for combo in ACTION_SETS["basic"] for b in combo})
-    game.set_available_buttons([getattr(vzd.Button, b) for b in buttons])
-    game.set_available_game_variables([vzd.GameVariable.ITEMCOUNT, vzd.GameVariable.USER59])
-    game.set_episode_timeout(0)
-    game.init()
+    game = start_game(wad, screen_format=vzd.ScreenFormat.GRAY8 if gray else vzd.ScreenFormat.RGB24,
+                      buttons=[getattr(vzd.Button, b) for b in buttons],
+                      variables=[vzd.GameVariable.ITEMCOUNT, vzd.GameVariable.USER59])
     actions = [[float(b in combo) for b in buttons] for combo in ACTION_SETS["basic"]]
     return game, actions
 

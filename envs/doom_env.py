@@ -15,6 +15,8 @@ import gymnasium as gym
 import numpy as np
 import vizdoom as vzd
 
+from .engine import make_game
+
 # Discrete actions: each is the set of buttons held for `frame_skip` tics.
 ACTION_SETS: dict[str, tuple[tuple[str, ...], ...]] = {
     "basic": (
@@ -174,20 +176,11 @@ class DoomEnv(gym.Env):
         self._next_frame_time = 0.0
 
     def _start_game(self, map_name: str) -> None:
-        game = vzd.DoomGame()
-        game.set_doom_scenario_path(str(self.wad_path))
-        game.set_doom_map(map_name)
-        game.set_mode(vzd.Mode.PLAYER)
-        game.set_screen_resolution(self._engine_resolution)
-        game.set_screen_format(vzd.ScreenFormat.RGB24 if self._engine_rgb else vzd.ScreenFormat.GRAY8)
-        game.set_window_visible(self._window)
-        game.set_sound_enabled(False)
-        for setting in ("hud", "minimal_hud", "weapon", "crosshair", "decals", "particles", "messages",
-                        "corpses", "effects_sprites"):
-            getattr(game, f"set_render_{setting}")(False)
-        game.set_available_buttons(self._buttons)
-        game.set_available_game_variables(self._tracked + self._observed_variables)
-        game.set_episode_timeout(0)  # no engine timeout: truncation is TimeLimit's job
+        # No engine timeout (make_game's default): truncation is TimeLimit's job.
+        game = make_game(self.wad_path, map_name, resolution=self._engine_resolution,
+                         screen_format=vzd.ScreenFormat.RGB24 if self._engine_rgb else vzd.ScreenFormat.GRAY8,
+                         buttons=self._buttons, variables=self._tracked + self._observed_variables,
+                         window=self._window)
         self.configure_game(game)
         game.init()
         self.game = game

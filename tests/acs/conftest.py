@@ -12,6 +12,7 @@ import pytest
 import vizdoom as vzd
 
 from wadgym.acs import compile_source
+from wadgym.envs.engine import start_game
 from wadgym.wads import Level, MapBuilder, build_wad, write_wad
 
 USER_VARIABLES = [getattr(vzd.GameVariable, f"USER{i}") for i in range(1, 61)]
@@ -90,20 +91,7 @@ def run_acs(tmp_path_factory):
 
 
 def _start(path) -> vzd.DoomGame:
-    game = vzd.DoomGame()
-    game.set_doom_scenario_path(str(path))
-    game.set_doom_map("MAP01")
-    game.set_window_visible(False)
-    game.set_sound_enabled(False)
-    game.set_screen_resolution(vzd.ScreenResolution.RES_160X120)
-    game.set_screen_format(vzd.ScreenFormat.GRAY8)
-    game.set_render_hud(False)
-    game.set_available_game_variables(USER_VARIABLES)
-    game.set_episode_timeout(0)
-    game.set_mode(vzd.Mode.PLAYER)
-    game.set_seed(7)
-    game.init()
-    return game
+    return start_game(path, variables=USER_VARIABLES, seed=7)
 
 
 def _play(game: vzd.DoomGame, map_name: str, tics: int, probes) -> Run:

@@ -11,6 +11,7 @@ import vizdoom as vzd
 from wadgym.acs import AcsError, compile_source
 from wadgym.acs.builtins import lookup
 from wadgym.acs.dis import parse_behavior
+from wadgym.envs.engine import start_game
 from wadgym.wads import Level, MapBuilder, build_wad, write_wad
 
 FIXED = 65536
@@ -145,16 +146,8 @@ def seen(tmp_path_factory) -> dict:
               Level(map=_room(), name="MAP02", behavior=_patch_callfunc(compile_source(PATCHED), MISSING_CALLFUNC))]
     path = tmp_path_factory.mktemp("acs_builtins") / "builtins.wad"
     write_wad(path, build_wad(levels, compiler=compile_source))
-    game = vzd.DoomGame()
-    game.set_doom_scenario_path(str(path))
-    game.set_doom_map("MAP01")
-    game.set_window_visible(False)
-    game.set_sound_enabled(False)
-    game.set_screen_resolution(vzd.ScreenResolution.RES_160X120)
-    game.set_mode(vzd.Mode.PLAYER)
-    game.set_seed(1)
+    game = start_game(path, seed=1)
     try:
-        game.init()
         game.advance_action(4)     # let the scripts ACS_Execute started run
         results = {"MAP01": {n: _user(game, n) for n in range(1, 61)},
                    "health": game.get_game_variable(vzd.GameVariable.HEALTH)}

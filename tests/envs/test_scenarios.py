@@ -6,7 +6,6 @@ import dataclasses
 import itertools
 
 import numpy as np
-import pytest
 
 from wadgym.envs.scenarios import build_scenario_wad, items, maze
 from wadgym.wads import read_lumps
