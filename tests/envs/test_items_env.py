@@ -8,7 +8,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
-from wadgym.envs.doom_env import BlockMean
+from wadgym.envs.doom_env import BlockMean, BlockSample
 from wadgym.envs.items import ItemsEnv
 
 SPECS = [spec for spec in gym.registry.values() if str(spec.entry_point).startswith("wadgym.")]
@@ -171,6 +171,7 @@ def test_human_render_mode_headless_warns_and_runs_without_window(make_env, monk
     ({"render_resolution": "100x100"}, "render_resolution='100x100' is not a ViZDoom resolution; valid: .*160x120"),
     ({"render_mode": "ascii"}, "render_mode='ascii' is not valid"),
     ({"action_set": "all"}, "action_set='all' is not valid; choose one of basic, extended"),
+    ({"downsample": "max"}, "downsample='max' is not valid; choose one of 'stride', 'mean'"),
     ({"game_variables": ("HEALTH", "MANA")}, "unknown: \\['MANA'\\]; valid: .*POSITION_X"),
     ({"n_items": 29, "min_item_distance": 400}, "do not fit in the free floor"),
     ({"layout": "maze", "rows": 9}, "rows=9 is out of range; valid: 1 to 8"),
@@ -191,3 +192,24 @@ def test_block_mean_averages_blocks(shape, f):
     np.testing.assert_array_equal(first, expected)
     second = downsample(frame[::-1].copy())
     assert f == 1 or not np.shares_memory(first, second)  # each call returns its own array
+
+
+@pytest.mark.parametrize("shape", [(120, 160), (120, 160, 3)])
+@pytest.mark.parametrize("f", [1, 2, 4, 5])
+def test_block_sample_keeps_each_blocks_centre_pixel(shape, f):
+    frame = np.random.default_rng(f).integers(0, 256, shape, dtype=np.uint8)
+    downsample = BlockSample(shape, f)
+    first = downsample(frame)
+    assert first.shape == (shape[0] // f, shape[1] // f, *shape[2:])
+    np.testing.assert_array_equal(first[1, 2], frame[f + f // 2, 2 * f + f // 2])
+    second = downsample(frame[::-1].copy())
+    assert f == 1 or not np.shares_memory(first, second)  # each call returns its own array
+    assert f == 1 or not np.shares_memory(first, frame)
+
+
+@pytest.mark.parametrize("downsample", ["stride", "mean"])
+def test_both_downsamplers_give_the_declared_observations(downsample, make_env):
+    env = make_env("DoomItems-v0", downsample=downsample)
+    observation, _ = env.reset(seed=0)
+    assert env.observation_space.contains(observation)
+    assert observation.shape == (60, 80, 1)
