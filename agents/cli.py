@@ -1,14 +1,14 @@
 """The `wadgym` command line: one entry point, one module per subcommand.
 
-Each subcommand module defines `add_arguments(parser)` and `run(args) -> int`, and keeps heavy
-imports (vizdoom, torch, stable-baselines3) inside `run`, so `wadgym --help` stays fast.
+Each subcommand module defines `add_arguments(parser)` and `run(args) -> int`. Only the module of the
+command being run is imported, so `wadgym build` works on an install without the training extras
+and `wadgym --help` stays fast.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import sys
 
 # name -> (module, one-line help). Order is the order `wadgym --help` lists them.
@@ -23,34 +23,55 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "doctor": ("wadgym.agents.doctor", "check the installation: versions, CUDA, a headless game"),
 }
 
+# Modules that only the training extras bring: a command needing one says how to install it.
+TRAINING_EXTRAS = {"yaml", "torch", "stable_baselines3", "tensorboard", "tqdm", "rich", "matplotlib", "onnx",
+                   "onnxruntime", "imageio", "imageio_ffmpeg", "moviepy"}
 
-def _available() -> dict[str, tuple[str, str]]:
-    """The commands whose module is installed (lets the CLI grow one module at a time)."""
-    return {n: c for n, c in COMMANDS.items() if importlib.util.find_spec(c[0]) is not None}
+
+def missing_extra(command: str, error: ModuleNotFoundError) -> str | None:
+    """How to install what `wadgym command` lacks, when `error` is a missing training extra."""
+    missing = (error.name or "").split(".")[0]
+    if missing not in TRAINING_EXTRAS:
+        return None
+    return (f"wadgym {command} needs the training extras, which are not installed (no module {missing!r}): "
+            f"pip install 'wadgym[train]'")
 
 
-def make_parser() -> argparse.ArgumentParser:
+def make_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; only `command`'s module is imported and given its arguments."""
     from wadgym import __version__
 
     parser = argparse.ArgumentParser(prog="wadgym", description="ViZDoom RL environments built from Python.")
     parser.add_argument("--version", action="version", version=f"wadgym {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, (module_name, help_text) in _available().items():
-        module = importlib.import_module(module_name)
-        p = sub.add_parser(name, help=help_text, description=(module.__doc__ or help_text).strip())
+    for name, (_, help_text) in COMMANDS.items():
+        if name != command:
+            sub.add_parser(name, help=help_text, description=help_text)
+            continue
+        module = importlib.import_module(COMMANDS[name][0])
+        p = sub.add_parser(name, help=help_text, description=(module.__doc__ or help_text).strip(),
+                           formatter_class=argparse.RawDescriptionHelpFormatter)  # docstrings hold usage blocks
         module.add_arguments(p)
         p.set_defaults(_run=module.run)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = make_parser()
-    args = parser.parse_args(argv)
-    if getattr(args, "_run", None) is None:
-        parser.print_help()
-        return 2
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = next((a for a in argv if not a.startswith("-")), None)
     try:
+        parser = make_parser(command if command in COMMANDS else None)
+        args = parser.parse_args(argv)
+        if getattr(args, "_run", None) is None:
+            parser.print_help()
+            return 2
         return int(args._run(args) or 0)
+    except ModuleNotFoundError as error:
+        message = missing_extra(command, error)
+        if message is None:
+            raise
+        print(message, file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -19,7 +19,6 @@ CHECK_SCENARIO = "items"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter  # keep the usage block in the docstring as written
     parser.add_argument("--no-game", action="store_true", help="skip starting a game")
 
 

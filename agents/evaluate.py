@@ -17,7 +17,6 @@ import numpy as np
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter  # keep the usage block in the docstring as written
     parser.add_argument("run", help="run folder (as made by `wadgym train`)")
     parser.add_argument("--episodes", type=int, default=20, help="number of seeded episodes (default 20)")
     parser.add_argument("--seed", type=int, default=0, help="episode i uses seed SEED+i (default 0)")

@@ -19,7 +19,6 @@ import numpy as np
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter  # keep the usage block in the docstring as written
     parser.add_argument("run", help="run folder (as made by `wadgym train`)")
     parser.add_argument("--onnx", required=True, metavar="FILE", help="ONNX file to write")
     parser.add_argument("--opset", type=int, default=17, help="ONNX opset (default 17)")

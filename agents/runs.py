@@ -12,7 +12,6 @@ from typing import Any
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter  # keep the usage block in the docstring as written
     parser.add_argument("dir", nargs="?", default="runs", help="folder holding run folders (default ./runs)")
 
 

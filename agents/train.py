@@ -18,7 +18,6 @@ from typing import Any
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter  # keep the usage block in the docstring as written
     from wadgym.agents.config import DEFAULT_ENV
 
     parser.add_argument("--env", default=DEFAULT_ENV, help=f"env id (default {DEFAULT_ENV})")
