@@ -7,7 +7,8 @@ BIN := $(VENV)/bin
 .PHONY: setup train test
 setup: $(VENV)/.installed
 
-# torch==2.13.0 first: a plain `torch` requirement would pull a multi-GB CUDA build on CPU machines.
+# torch==2.13.0 first, pinned: the training extras would otherwise take whatever torch pip picks (on the
+# project's CI machines 2.13.0 is a CPU build on local disk; elsewhere PyPI's default build for the platform).
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
