@@ -23,14 +23,24 @@ def compile_source(text: str | bytes, filename: str | os.PathLike = "<string>", 
     from .preprocessor import decode_source
 
     name = "<string>" if filename is None else os.fspath(filename)
-    return _guarded(lambda: _compile(Source(name, decode_source(text)), include_dirs or ()))
+    return _guarded(name, lambda: _compile(Source(name, decode_source(text)), _folders(include_dirs)))
 
 
 def compile_file(path: str | os.PathLike, include_dirs=()) -> bytes:
     """Compile the ACS file at ``path`` (see compile_source)."""
     from .preprocessor import read_source
 
-    return _guarded(lambda: _compile(read_source(os.fspath(path)), include_dirs or ()))
+    name = os.fspath(path)
+    return _guarded(name, lambda: _compile(read_source(name), _folders(include_dirs)))
+
+
+def _folders(include_dirs) -> list:
+    """``include_dirs`` as a list: one folder (a str or path) or an iterable of them."""
+    if not include_dirs:
+        return []
+    if isinstance(include_dirs, (str, bytes, os.PathLike)):
+        return [os.fsdecode(include_dirs)]
+    return [os.fsdecode(folder) for folder in include_dirs]
 
 
 def _compile(source: Source, include_dirs) -> bytes:
@@ -42,7 +52,7 @@ def _compile(source: Source, include_dirs) -> bytes:
 
     program = parse(preprocess(source, include_dirs))
     compact, wadauthor, encrypt = _directives(program)
-    checker = Checker()
+    checker = Checker(compact)
     checker.check(program)
     generator = Generator(checker, compact)
     generator.program(program)
@@ -69,8 +79,8 @@ def _directives(program) -> tuple[bool, bool, bool]:
     return compact, wadauthor, encrypt
 
 
-def _guarded(compile_step) -> bytes:
-    """Run a compile so that any failure surfaces as AcsError."""
+def _guarded(file: str, compile_step) -> bytes:
+    """Run a compile so that any failure surfaces as AcsError (naming ``file`` when it has no position)."""
     old_limit = sys.getrecursionlimit()
     if old_limit < 10000:
         sys.setrecursionlimit(10000)
@@ -79,10 +89,11 @@ def _guarded(compile_step) -> bytes:
     except AcsError:
         raise
     except RecursionError:
-        raise AcsError("program nested too deeply to compile") from None
+        raise AcsError("program nested too deeply to compile", file=file) from None
     except MemoryError:
-        raise AcsError("program too large to compile (out of memory)") from None
+        raise AcsError("program too large to compile (out of memory)", file=file) from None
     except Exception as exc:  # a compiler bug must still reach the caller as a compile error
-        raise AcsError(f"internal compiler error ({type(exc).__name__}: {exc}); please report it") from exc
+        raise AcsError(f"internal compiler error ({type(exc).__name__}: {exc}); please report it",
+                       file=file) from exc
     finally:
         sys.setrecursionlimit(old_limit)

@@ -16,7 +16,8 @@ acc compile to the same bytes.
   marks argument i optional (acc pushes 0 for it when omitted); ``out_mask`` is always 0 in acc 1.58;
   latent functions (Delay, ScriptWait...) may not be used inside functions.
 - ``CALLFUNCS``: functions called through CALLFUNC (zspecial.acs, negative numbers): ``CallFunc(name, index,
-  min_args, max_args, acc_args)``; the argument count is passed to the engine as given.
+  min_args, max_args, acc_args)``; the arguments and their count reach the engine as given, except where
+  ``CALLFUNC_FULL_ARGS`` says the engine reads more than may be given (SpawnForced): those are padded with 0.
 - ``CONSTANTS``: lowercase name -> int, everything zdefs.acs defines (``CONSTANT_NAMES`` keeps the spelling).
 - ``UNSUPPORTED``: names acc knows that this engine does not implement (it would silently do nothing,
   return 0 or stop the script): ``Unsupported(name, category, number, reason)``; the compiler refuses them.
@@ -523,6 +524,11 @@ _CALLFUNC_ROWS = """
    95 SetSectorTerrain             3 3
    96 SpawnParticle                1 15  acc 1 16
 """
+
+# CALLFUNC index -> the argument count the engine reads however many it is given (p_acs.cpp's CallFunction;
+# every other function checks argCount before it reads an optional argument). The compiler pushes 0 for each
+# one left out, so the engine never reads a stale stack slot: SpawnForced's tid and angle default to 0.
+CALLFUNC_FULL_ARGS = {36: 6}
 
 # NAME=value, everything zdefs.acs defines (fixed-point values already scaled by 65536; hex is a u32 bit
 # pattern). Values checked against the engine's enums where it names them (APROP_, BT_, LEVELINFO_, ...).

@@ -11,6 +11,10 @@ MAX_WORLD_VARIABLES = 256
 MAX_GLOBAL_VARIABLES = 64
 MAX_SCRIPT_ARGS = 4
 MAX_FUNCTIONS = 256  # a compact CALL names its function in one byte
+MAX_CALLFUNC_INDEX = 32767  # CALLFUNC's index operand is a signed 16-bit number in compact code
+COMPACT_SLOTS = 256  # compact p-code names a local variable in one byte
+MAX_FUNCTION_PART = 255  # the FUNC chunk stores a function's argument and local counts in one byte each
+MAX_SCRIPT_SLOTS = 0xFFFF  # SVCT stores a script's variable count in 16 bits
 
 SCRIPT_TYPE_NUMBERS = {
     "closed": 0, "open": 1, "respawn": 2, "death": 3, "enter": 4, "pickup": 5, "bluereturn": 6,
@@ -95,7 +99,8 @@ class _Body:
 
 
 class Checker:
-    def __init__(self):
+    def __init__(self, compact: bool = True):
+        self.compact = compact  # the p-code encoding, which bounds how many locals a body can name
         self.globals: dict[str, object] = {}
         self.headers: set[str] = set()
         self.strings: list[str] = []
@@ -293,9 +298,12 @@ class Checker:
                 raise node.error(f"special number {node.number} is out of range (line specials are 0..255)")
             sym = bi.Special(node.tok.text, node.number, node.min_args, node.max_args)
         else:
-            if node.max_args > 255 or -node.number > 0xFFFF:
-                raise node.error(f"function '{node.tok.text}' is out of range (at most 255 arguments and "
-                                 "index 65535)")
+            if -node.number > MAX_CALLFUNC_INDEX:
+                raise node.error(f"CALLFUNC index {-node.number} is out of range (1..{MAX_CALLFUNC_INDEX}: the "
+                                 "engine reads it as a signed 16-bit number)")
+            if node.max_args > 255:
+                raise node.error(f"function '{node.tok.text}' takes at most 255 arguments "
+                                 "(the count is one byte)")
             sym = bi.CallFunc(node.tok.text, -node.number, node.min_args, node.max_args)
         self.declare_global(node.tok, sym)
 
@@ -442,10 +450,6 @@ class Checker:
         if fn.returns and not _ends_flow(node.body):
             raise node.end_tok.error(f"function '{fn.name}' must return a value here (it is declared "
                                      f"{node.return_type}, and control can reach its end)")
-        local_count = self.body.var_count - fn.arg_count
-        if local_count > 255 or fn.arg_count > 255:
-            raise node.error(f"function '{fn.name}' has too many variables (at most 255 arguments and "
-                             "255 locals)")
         node.var_count = self.body.var_count
         node.array_sizes = self.body.array_sizes
         fn.defined = True
@@ -464,10 +468,32 @@ class Checker:
         else:
             sym = Variable(tok.text, kind, body.var_count)
             body.var_count += 1
-            if body.var_count > 255 and body.function is None:
-                raise tok.error("too many local variables (at most 255)")
+            self.check_slots(tok, body)
         self.declare_local(tok, sym)
         return sym
+
+    def check_slots(self, tok, body: _Body) -> None:
+        """Refuse the variable at ``tok`` when its number no longer fits the operand or the object's tables."""
+        count = body.var_count
+        fn = body.function
+        if fn is not None and MAX_FUNCTION_PART < count <= fn.arg_count:
+            raise tok.error(f"function '{fn.name}' takes more than {MAX_FUNCTION_PART} arguments (the FUNC table "
+                            "holds the count in one byte)")
+        if self.compact and count > COMPACT_SLOTS:
+            if fn is None:
+                what = f"{_script_label(body.node)} has {count} variables"
+            else:
+                what = (f"function '{fn.name}' has {count} variables ({min(count, fn.arg_count)} arguments and "
+                        f"{max(0, count - fn.arg_count)} locals)")
+            raise tok.error(f"{what}; compact p-code numbers them in one byte, so at most {COMPACT_SLOTS} "
+                            "(use fewer, or #nocompact)")
+        if fn is None:
+            if count > MAX_SCRIPT_SLOTS:
+                raise tok.error(f"{_script_label(body.node)} has {count} variables; the SVCT table holds at "
+                                f"most {MAX_SCRIPT_SLOTS}")
+        elif count > fn.arg_count + MAX_FUNCTION_PART:
+            raise tok.error(f"function '{fn.name}' has {count - fn.arg_count} locals; the FUNC table holds at "
+                            f"most {MAX_FUNCTION_PART}")
 
     # ---- statements ----------------------------------------------------------------------------
 
@@ -827,6 +853,8 @@ class Checker:
         if node.direct and (value_used or not is_special):
             raise node.error("const: applies only to line specials called as statements")
         self.call_args(node, entry.min_args, entry.max_args, node.direct, entry)
+        if not is_special:
+            node.fills = max(0, bi.CALLFUNC_FULL_ARGS.get(entry.index, 0) - len(node.args))
 
     def call_args(self, node: ast.Call, low: int, high: int, direct: bool, entry=None) -> None:
         name = entry.name if entry is not None else node.tok.text
@@ -836,7 +864,7 @@ class Checker:
         if not low <= count <= high:
             note = ""
             acc_args = getattr(entry, "acc_args", None)
-            if acc_args is not None and count <= acc_args[1]:
+            if acc_args is not None and high < count <= acc_args[1]:
                 note = f" (acc would accept up to {acc_args[1]}, but ViZDoom's engine reads only {high})"
             raise node.error(f"{name} takes {_arg_range(low, high)}, {count} given{note}")
         for arg in node.args:
@@ -867,6 +895,10 @@ def _header_of(key: str) -> str | None:
 def _display_name(key: str) -> str:
     entry = bi.SPECIALS.get(key) or bi.CALLFUNCS.get(key)
     return entry.name if entry is not None else bi.CONSTANT_NAMES.get(key, key)
+
+
+def _script_label(node: ast.ScriptDef) -> str:
+    return f'script "{node.name}"' if node.name is not None else f"script {node.script_number}"
 
 
 def _arg_range(low: int, high: int) -> str:

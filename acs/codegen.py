@@ -667,7 +667,9 @@ class Generator:
         elif kind is bi.CallFunc:
             for arg in node.args:
                 self.expr(arg)
-            self.callfunc(len(node.args), target.index)
+            for _ in range(node.fills):
+                out.push(0)
+            self.callfunc(len(node.args) + node.fills, target.index)
             if discard:
                 out.op(PCD.DROP)
         elif discard:

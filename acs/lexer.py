@@ -29,7 +29,7 @@ _TOKEN_RE = re.compile(
     |(?P<radix>[0-9]+_[0-9A-Za-z]*)
     |(?P<int>[0-9]+)
     |(?P<string>"(?:[^"\\\x7f]|\\[^\x7f])*")
-    |(?P<char>'(?:\\(?:[0-7]{1,3}|[xX][0-9A-Fa-f]+|[^\x7f])|[^'\\\x7f])')
+    |(?P<char>'(?:\\(?:[0-7]{1,3}|[xX][0-9A-Fa-f]+|[abtvnfr'"\\])|[^'\\\x7f])')
     |(?P<op><<=|>>=|\+\+|--|\+=|-=|\*=|/=|%=|&=|\|=|\^=|==|!=|<=|>=|<<|>>|&&|\|\||[-+*/%=<>!&|^~()\[\]{}?:;,.\#@])
     |(?P<eof>\x7f)
     |(?P<badstring>")
@@ -98,13 +98,13 @@ def _radix_value(text: str, token_source: Source, offset: int) -> int:
 
 def _char_value(body: str) -> int:
     if not body.startswith("\\"):
-        return ord(body)
+        return ord(body.translate(_CONTROL_TO_SPACE))  # acc reads every control character as a space
     rest = body[1:]
     if rest[0] in "01234567":
         return int(rest, 8)
     if rest[0] in "xX":
         return wrap32(int(rest[1:], 16))
-    return _CHAR_ESCAPES.get(rest, ord(rest))
+    return _CHAR_ESCAPES[rest]
 
 
 def tokenize(source: Source) -> list[Token]:

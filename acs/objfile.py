@@ -100,6 +100,8 @@ def _needs_new_format(module: Module) -> bool:
     return bool(module.functions or module.script_names or module.map_values_given or module.arrays
                 or module.encrypt_strings
                 or any(s.flags or not 0 <= s.number < 1000 for s in module.scripts)
+                # Hexen's layout has no SVCT, so the engine would give the script 20 locals only.
+                or any(s.var_count > MAX_SCRIPT_VARIABLES for s in module.scripts)
                 or any(s.array_sizes for s in module.scripts)
                 or any(f.array_sizes for f in module.functions))
 

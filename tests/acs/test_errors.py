@@ -160,3 +160,98 @@ def test_bytes_and_str_sources_give_the_same_lump():
     assert "caf\u00e9".encode("utf-8") in compile_source(text)
     # bytes that are not UTF-8 reach the string table unchanged
     assert b"\xe9\xff" in compile_source(b'script 1 OPEN { Print(s:"\xe9\xff"); }')
+
+
+@pytest.mark.parametrize("literal", ["'\\x'", "'\\X'", "'\\q'", "'\\8'", "'\\\t'"])
+def test_bad_escapes_in_character_constants(literal):
+    error = error_of(Z + f"script 1 OPEN {{ int x = {literal}; }}")
+    assert "bad character constant" in error.message and (error.line, error.col) == (2, 25), str(error)
+
+
+def test_control_character_in_a_character_constant_is_a_space():
+    assert compile_source("int x = '\t';") == compile_source("int x = ' ';")
+    assert compile_source("int x = '\\t';") != compile_source("int x = ' ';")
+
+
+def _function(params: int, locals_: int, nocompact: bool = False) -> str:
+    args = ", ".join(f"int p{i}" for i in range(params)) or "void"
+    body = " ".join(f"int v{i};" for i in range(locals_))
+    return ("#nocompact\n" if nocompact else "") + f"function void f({args}) {{ {body} v{locals_ - 1} = p0; }}\n"
+
+
+def test_function_variables_past_one_byte_are_refused_in_compact_code():
+    error = error_of(_function(10, 247))
+    assert error.message == ("function 'f' has 257 variables (10 arguments and 247 locals); compact p-code "
+                             "numbers them in one byte, so at most 256 (use fewer, or #nocompact)"), str(error)
+    assert (error.line, error.col) == (1, _function(10, 247).index("v246") + 1)
+    compile_source(_function(10, 246))
+
+
+def test_function_variables_in_four_byte_code():
+    from wadgym.acs.dis import parse_behavior
+
+    behavior = parse_behavior(compile_source(_function(10, 250, nocompact=True)))
+    assert (behavior.functions[0].argc, behavior.functions[0].local_count) == (10, 250)
+    assigns = [i.operands for i in behavior.instructions if i.name == "ASSIGNSCRIPTVAR"]
+    assert assigns == [[259]]   # v249 is slot 259, not 259 & 255 = p3
+    error = error_of(_function(1, 256, nocompact=True))
+    assert "function 'f' has 256 locals; the FUNC table holds at most 255" in error.message, str(error)
+    error = error_of(_function(256, 1, nocompact=True))
+    assert "function 'f' takes more than 255 arguments" in error.message, str(error)
+    assert (error.line, error.col) == (2, _function(256, 1).index("p255") + 1)
+
+
+def test_script_variables_past_one_byte_are_refused_in_compact_code():
+    body = " ".join(f"int v{i};" for i in range(257))
+    error = error_of(f"script 1 OPEN {{ {body} }}")
+    assert error.message == ("script 1 has 257 variables; compact p-code numbers them in one byte, so at "
+                             "most 256 (use fewer, or #nocompact)"), str(error)
+    named = error_of(f'script "many" OPEN {{ {body} }}')
+    assert named.message.startswith('script "many" has 257 variables')
+    compile_source(f"#nocompact\nscript 1 OPEN {{ {body} }}")
+
+
+@pytest.mark.parametrize("dirs", ["inc", "path"])
+def test_include_dirs_may_be_one_folder(tmp_path, dirs):
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "defs.acs").write_text("#define SEVEN 7\n")
+    (tmp_path / "main.acs").write_text('#include "defs.acs"\nint x = SEVEN;\n')
+    folder = tmp_path / "inc" if dirs == "path" else str(tmp_path / "inc")
+    lump = compile_source('#include "defs.acs"\nint x = SEVEN;\n', include_dirs=folder)
+    assert lump == compile_file(tmp_path / "main.acs", include_dirs=folder)
+    assert (7).to_bytes(4, "little") in lump
+
+
+@pytest.mark.parametrize("call, message", [
+    ("Floor_LowerByValue(1);", "Floor_LowerByValue takes 3 arguments, 1 given"),
+    ("UsePuzzleItem();", "UsePuzzleItem takes 2 to 5 arguments, 0 given"),
+    ("PlaySound(0, \"a\", 0, 1.0, 0, 1.0, 0);", "PlaySound takes 2 to 6 arguments, 7 given (acc would accept "
+                                               "up to 7, but ViZDoom's engine reads only 6)"),
+])
+def test_the_acc_note_only_explains_too_many_arguments(call, message):
+    assert error_of(Z + f"script 1 OPEN {{ {call} }}").message == message
+
+
+@pytest.mark.parametrize("raised, message", [
+    (RecursionError, "bad.acs: error: program nested too deeply to compile"),
+    (ValueError("boom"), "bad.acs: error: internal compiler error (ValueError: boom); please report it"),
+])
+def test_errors_without_a_position_name_the_file(monkeypatch, tmp_path, raised, message):
+    from wadgym.acs import checks
+
+    def fail(self, program):
+        raise raised
+
+    monkeypatch.setattr(checks.Checker, "check", fail)
+    assert str(error_of("script 1 OPEN { }")) == message
+    (tmp_path / "bad.acs").write_text("script 1 OPEN { }")
+    with pytest.raises(AcsError) as info:
+        compile_file(tmp_path / "bad.acs")
+    assert str(info.value) == message.replace("bad.acs", str(tmp_path / "bad.acs"))
+
+
+def test_callfunc_index_is_a_signed_16_bit_number():
+    compile_source("special -32767:Last(0, 1);\nscript 1 OPEN { Last(1); }")
+    error = error_of("special -32768:TooFar(0, 1);")
+    assert "CALLFUNC index 32768 is out of range (1..32767: the engine reads it as a signed 16-bit" in \
+        error.message, str(error)

@@ -57,9 +57,11 @@ ACTORS = """
 global int 1:spawned; global int 2:count; global int 3:health; global int 4:removed; global int 5:failed_spawn;
 global int 6:renamed; global int 7:damaged; global int 8:x_pos; global int 9:spot_spawn; global int 10:angle;
 global int 11:damage_result; global int 12:special_run; global int 13:special_args; global int 14:forced;
-global int 15:class_check; global int 16:pushbytes; global int 60:done;
+global int 15:class_check; global int 16:pushbytes; global int 17:forced_angle; global int 18:forced_short;
+global int 19:stale_tid; global int 60:done;
 script 1 OPEN
 {
+    int junk;
     spawned = Spawn("ExplosiveBarrel", 128.0, 128.0, 0.0, 50);
     count = ThingCount(T_NONE, 50);
     SetActorProperty(50, APROP_Health, 55);
@@ -76,7 +78,14 @@ script 1 OPEN
     removed = ThingCount(T_NONE, 51);
     failed_spawn = Spawn("NoSuchActorClass", 64.0, 64.0, 0.0, 52);
     spot_spawn = SpawnSpot("ExplosiveBarrel", 40, 53);
+    // The engine reads SpawnForced's tid and angle whether or not they are passed; these sums leave 64 and
+    // 58 in the stack slots it would read, so a missing angle or tid would not be 0.
+    junk = 0 + (0 + (0 + (0 + (0 + (64 + 0)))));
     forced = SpawnForced("ExplosiveBarrel", 300.0, 300.0, 0.0, 54);
+    forced_angle = GetActorAngle(54);
+    junk = 0 + (0 + (0 + (0 + (58 + 0))));
+    forced_short = SpawnForced("ExplosiveBarrel", 300.0, 100.0, 0.0);
+    stale_tid = ThingCount(T_NONE, 58);
     class_check = CheckActorClass(54, "ExplosiveBarrel") * 10 + CheckActorClass(54, "Clip");
     pushbytes = Spawn("ExplosiveBarrel", 200.0, 64.0, 0.0, 56, 7);
     Spawn("ExplosiveBarrel", 64.0, 400.0, 0.0, 57);
@@ -153,7 +162,8 @@ TIMING_EXPECTED = {"start": 0, "after_10": 10, "after_const": 15, "after_long": 
                    "waited_at": 8, "named_done": 13}
 ACTORS_EXPECTED = {
     "spawned": 1, "count": 1, "health": 55, "x_pos": 128, "angle": 16384, "renamed": 1, "damage_result": 1,
-    "damaged": 50, "removed": 0, "failed_spawn": 0, "spot_spawn": 0, "forced": 1, "class_check": 10,
+    "damaged": 50, "removed": 0, "failed_spawn": 0, "spot_spawn": 0, "forced": 1, "forced_angle": 0,
+    "forced_short": 1, "stale_tid": 0, "class_check": 10,
     "pushbytes": 1, "special_run": 1, "special_args": 67,
 }
 PLAYER_EXPECTED = {
@@ -214,3 +224,19 @@ def test_player_inventory_script_execution_and_callfunc(results):
     indices = _indices(PLAYER)
     # script 6 counted while running, stopped while suspended, and ended with ACS_Terminate
     assert 2 <= run[indices["suspended"]] <= 3
+
+
+@pytest.mark.parametrize("source, pushed", [
+    ('#include "zcommon.acs"\nscript 1 OPEN { SpawnForced("Clip", 1.0, 2.0, 3.0); }', [0, 0]),
+    ('#include "zcommon.acs"\nscript 1 OPEN { SpawnForced("Clip", 1.0, 2.0, 3.0, 9); }', [9, 0]),
+    ('#include "zcommon.acs"\nscript 1 OPEN { SpawnForced("Clip", 1.0, 2.0, 3.0, 9, 7); }', [9, 7]),
+    ('special -36:MySpawn(4, 6);\nscript 1 OPEN { MySpawn("Clip", 1.0, 2.0, 3.0); }', [0, 0]),
+])
+def test_spawnforced_always_passes_six_arguments(source, pushed):
+    from wadgym.acs import compile_source
+    from wadgym.acs.dis import parse_behavior
+
+    code = parse_behavior(compile_source(source)).instructions
+    at = next(i for i, instruction in enumerate(code) if instruction.name == "CALLFUNC")
+    assert code[at].operands == [6, 36]
+    assert (code[at - 1].name, code[at - 1].operands) == ("PUSH2BYTES", pushed)

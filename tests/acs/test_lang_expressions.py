@@ -59,6 +59,7 @@ INTEGER = [
     ("0XfF", 255),
     ("'A'", 65),
     ("'\\n'", 10),
+    ("'\t'", 32),  # a control character between the quotes reads as a space, as in acc
     ("8_777", 511),
     ("2_1011", 11),
     ("36_z", 35),

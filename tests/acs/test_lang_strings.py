@@ -42,6 +42,12 @@ Script 1 open
 """
 
 
+# 25 locals under #nocompact: more than the 20 the engine gives a script with no SVCT entry.
+MANY_LOCALS = ("#nocompact\nglobal int 1:first; global int 2:last; global int 60:done;\nscript 1 OPEN {\n"
+               + " ".join(f"int v{i} = {i + 100};" for i in range(25))
+               + "\nfirst = v0; last = v24; done = 1; }\n")
+
+
 def formats_program(encrypt: bool = False, compact: bool = True) -> tuple[str, list[tuple[str, int]]]:
     directives = ("#encryptstrings\n" if encrypt else "") + ("" if compact else "#nocompact\n")
     checks = [(f'StrCmp(StrParam({spec}), "{expected.replace(chr(9), chr(92) + "t")}") == 0', 1)
@@ -61,6 +67,7 @@ def results(run_acs):
         "nocompact": formats_program(compact=False)[0],
         "functions": STRING_FUNCTIONS,
         "functions_nocompact": "#nocompact\n" + STRING_FUNCTIONS,
+        "many_locals": MANY_LOCALS,
     }
     return run_acs(programs, tics=3)
 
@@ -99,3 +106,14 @@ def test_the_object_forms_differ_as_intended():
     assert b"ACSE" not in wide and wide[directory:directory + 8] == (1).to_bytes(4, "little") + (4001).to_bytes(4, "little")
     with_function = compile_source("#nocompact\nfunction void f(void) {}\nscript 1 OPEN { f(); }")
     assert tag(with_function) == b"ACSE"
+
+
+def test_nocompact_script_with_more_than_20_locals(results):
+    from wadgym.acs import compile_source
+    from wadgym.acs.dis import parse_behavior
+
+    behavior = parse_behavior(compile_source(MANY_LOCALS))
+    assert behavior.format == "ACSE" and "SVCT" in [chunk.tag for chunk in behavior.chunks]
+    assert behavior.scripts[0].var_count == 25
+    run = results["many_locals"]
+    assert (run[1], run[2], run[60]) == (100, 124, 1)
