@@ -11,27 +11,26 @@ acc compile to the same bytes.
   differs, so a message can say why an argument acc would take is refused. acc calls a special declared with
   0 arguments as if it took one constant 0.
 - ``INTERNALS``: acc's internal functions, compiled to dedicated p-codes (symbol.c's table, always in scope,
-  no include needed). ``Internal(name, stack_pcode, direct_pcode, arg_count, opt_mask, out_mask, returns,
-  latent)``: ``direct_pcode`` (None if there is none) takes constant arguments inline; bit i of ``opt_mask``
-  marks argument i optional (acc pushes 0 for it when omitted); ``out_mask`` is always 0 in acc 1.58;
-  latent functions (Delay, ScriptWait...) may not be used inside functions.
+  no include needed). ``Internal(name, stack_pcode, direct_pcode, arg_count, opt_mask, returns, latent)``:
+  ``direct_pcode`` (None if there is none) takes constant arguments inline; bit i of ``opt_mask`` marks
+  argument i optional (acc pushes 0 for it when omitted); latent functions (Delay, ScriptWait...) may not be
+  used inside functions.
 - ``CALLFUNCS``: functions called through CALLFUNC (zspecial.acs, negative numbers): ``CallFunc(name, index,
   min_args, max_args, acc_args)``; the arguments and their count reach the engine as given, except where
   ``CALLFUNC_FULL_ARGS`` says the engine reads more than may be given (SpawnForced): those are padded with 0.
-- ``CONSTANTS``: lowercase name -> int, everything zdefs.acs defines (``CONSTANT_NAMES`` keeps the spelling).
+- ``CONSTANTS``: ``Constant(name, value)``, everything zdefs.acs defines.
 - ``UNSUPPORTED``: names acc knows that this engine does not implement (it would silently do nothing,
   return 0 or stop the script): ``Unsupported(name, category, number, reason)``; the compiler refuses them.
 - ``PARSER_FORMS``: names with their own syntax, which the parser handles itself (Print, HudMessage, ...).
 
-``lookup(name)`` returns the Special, Internal, CallFunc or Unsupported entry for a callable name, or None;
-``constant(name)`` the value of a zdefs constant or None. Entries from zspecial.acs / zdefs.acs carry
-``header``, the include file that brings them (zcommon.acs includes both); Internal entries need none.
+``resolve(key, headers)`` is how the compiler finds what a name means among these, given the headers
+included so far (``BUILTIN_INCLUDES``: zcommon.acs brings zspecial.acs and zdefs.acs).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple, Optional, Union
+from typing import Collection, NamedTuple, Optional, Union
 
 from .pcodes import PCD, PCODES
 
@@ -52,7 +51,6 @@ class Special(NamedTuple):
     min_args: int
     max_args: int
     acc_args: Optional[tuple[int, int]] = None
-    header = ZSPECIAL
     kind = "special"
 
 
@@ -62,10 +60,8 @@ class Internal(NamedTuple):
     direct_pcode: Optional[PCD]
     arg_count: int
     opt_mask: int
-    out_mask: int
     returns: bool
     latent: bool
-    header = None
     kind = "internal"
 
     @property
@@ -80,8 +76,15 @@ class CallFunc(NamedTuple):
     min_args: int
     max_args: int
     acc_args: Optional[tuple[int, int]] = None
-    header = ZSPECIAL
     kind = "callfunc"
+
+
+class Constant(NamedTuple):
+    """A named value: one of zdefs.acs's, or a script's #define."""
+
+    name: str
+    value: int
+    kind = "constant"
 
 
 @dataclass(frozen=True)
@@ -305,125 +308,125 @@ _SPECIAL_ROWS = """
 255 Ceiling_CrushRaiseAndStaySilA      4 5
 """
 
-# name stack-pcode direct-pcode(- none) argc opt-mask out-mask flags(R returns, L latent, - neither):
+# name stack-pcode direct-pcode(- none) argc opt-mask flags(R returns, L latent, - neither):
 # acc 1.58 symbol.c's InternalFunctions, minus those the engine cannot run (see UNSUPPORTED).
 _INTERNAL_ROWS = """
-TagWait                   TAGWAIT                   TAGWAITDIRECT          1   0 0 L
-PolyWait                  POLYWAIT                  POLYWAITDIRECT         1   0 0 L
-ScriptWait                SCRIPTWAIT                SCRIPTWAITDIRECT       1   0 0 L
-NamedScriptWait           SCRIPTWAITNAMED           -                      1   0 0 L
-Delay                     DELAY                     DELAYDIRECT            1   0 0 L
-Random                    RANDOM                    RANDOMDIRECT           2   0 0 R
-ThingCount                THINGCOUNT                THINGCOUNTDIRECT       2   0 0 R
-ThingCountName            THINGCOUNTNAME            -                      2   0 0 R
-ChangeFloor               CHANGEFLOOR               CHANGEFLOORDIRECT      2   0 0 -
-ChangeCeiling             CHANGECEILING             CHANGECEILINGDIRECT    2   0 0 -
-LineSide                  LINESIDE                  -                      0   0 0 R
-ClearLineSpecial          CLEARLINESPECIAL          -                      0   0 0 -
-PlayerCount               PLAYERCOUNT               -                      0   0 0 R
-GameType                  GAMETYPE                  -                      0   0 0 R
-GameSkill                 GAMESKILL                 -                      0   0 0 R
-Timer                     TIMER                     -                      0   0 0 R
-SectorSound               SECTORSOUND               -                      2   0 0 -
-AmbientSound              AMBIENTSOUND              -                      2   0 0 -
-SoundSequence             SOUNDSEQUENCE             -                      1   0 0 -
-SetLineTexture            SETLINETEXTURE            -                      4   0 0 -
-SetLineBlocking           SETLINEBLOCKING           -                      2   0 0 -
-SetLineSpecial            SETLINESPECIAL            -                      7 124 0 -
-ThingSound                THINGSOUND                -                      3   0 0 -
-ActivatorSound            ACTIVATORSOUND            -                      2   0 0 -
-LocalAmbientSound         LOCALAMBIENTSOUND         -                      2   0 0 -
-SetLineMonsterBlocking    SETLINEMONSTERBLOCKING    -                      2   0 0 -
-FixedMul                  FIXEDMUL                  -                      2   0 0 R
-FixedDiv                  FIXEDDIV                  -                      2   0 0 R
-PlayerFrags               PLAYERFRAGS               -                      0   0 0 R
-PlayerHealth              PLAYERHEALTH              -                      0   0 0 R
-PlayerArmorPoints         PLAYERARMORPOINTS         -                      0   0 0 R
-Music_Change              MUSICCHANGE               -                      2   0 0 -
-SinglePlayer              SINGLEPLAYER              -                      0   0 0 R
-SetGravity                SETGRAVITY                SETGRAVITYDIRECT       1   0 0 -
-SetAirControl             SETAIRCONTROL             SETAIRCONTROLDIRECT    1   0 0 -
-ClearInventory            CLEARINVENTORY            -                      0   0 0 -
-GiveInventory             GIVEINVENTORY             GIVEINVENTORYDIRECT    2   0 0 -
-TakeInventory             TAKEINVENTORY             TAKEINVENTORYDIRECT    2   0 0 -
-CheckInventory            CHECKINVENTORY            CHECKINVENTORYDIRECT   1   0 0 R
-ClearActorInventory       CLEARACTORINVENTORY       -                      1   0 0 -
-GiveActorInventory        GIVEACTORINVENTORY        -                      3   0 0 -
-TakeActorInventory        TAKEACTORINVENTORY        -                      3   0 0 -
-CheckActorInventory       CHECKACTORINVENTORY       -                      2   0 0 R
-Spawn                     SPAWN                     SPAWNDIRECT            6  48 0 R
-SpawnSpot                 SPAWNSPOT                 SPAWNSPOTDIRECT        4  12 0 R
-SpawnSpotFacing           SPAWNSPOTFACING           -                      3   4 0 R
-SetMusic                  SETMUSIC                  SETMUSICDIRECT         3   6 0 -
-LocalSetMusic             LOCALSETMUSIC             LOCALSETMUSICDIRECT    3   6 0 -
-SetFont                   SETFONT                   SETFONTDIRECT          1   0 0 -
-SetThingSpecial           SETTHINGSPECIAL           -                      7 124 0 -
-FadeTo                    FADETO                    -                      5   0 0 -
-FadeRange                 FADERANGE                 -                      9   0 0 -
-CancelFade                CANCELFADE                -                      0   0 0 -
-PlayMovie                 PLAYMOVIE                 -                      1   0 0 R
-SetFloorTrigger           SETFLOORTRIGGER           -                      8 248 0 -
-SetCeilingTrigger         SETCEILINGTRIGGER         -                      8 248 0 -
-SetActorPosition          SETACTORPOSITION          -                      5   0 0 R
-GetActorX                 GETACTORX                 -                      1   0 0 R
-GetActorY                 GETACTORY                 -                      1   0 0 R
-GetActorZ                 GETACTORZ                 -                      1   0 0 R
-GetActorFloorZ            GETACTORFLOORZ            -                      1   0 0 R
-GetActorCeilingZ          GETACTORCEILINGZ          -                      1   0 0 R
-GetActorAngle             GETACTORANGLE             -                      1   0 0 R
-Sin                       SIN                       -                      1   0 0 R
-Cos                       COS                       -                      1   0 0 R
-VectorAngle               VECTORANGLE               -                      2   0 0 R
-CheckWeapon               CHECKWEAPON               -                      1   0 0 R
-SetWeapon                 SETWEAPON                 -                      1   0 0 R
-SetMarineWeapon           SETMARINEWEAPON           -                      2   0 0 -
-SetActorProperty          SETACTORPROPERTY          -                      3   0 0 -
-GetActorProperty          GETACTORPROPERTY          -                      2   0 0 R
-PlayerNumber              PLAYERNUMBER              -                      0   0 0 R
-ActivatorTID              ACTIVATORTID              -                      0   0 0 R
-SetMarineSprite           SETMARINESPRITE           -                      2   0 0 -
-GetScreenWidth            GETSCREENWIDTH            -                      0   0 0 R
-GetScreenHeight           GETSCREENHEIGHT           -                      0   0 0 R
-Thing_Projectile2         THING_PROJECTILE2         -                      7   0 0 -
-StrLen                    STRLEN                    -                      1   0 0 R
-SetHudSize                SETHUDSIZE                -                      3   0 0 -
-GetCvar                   GETCVAR                   -                      1   0 0 R
-SetResultValue            SETRESULTVALUE            -                      1   0 0 -
-GetLineRowOffset          GETLINEROWOFFSET          -                      0   0 0 R
-GetSectorFloorZ           GETSECTORFLOORZ           -                      3   0 0 R
-GetSectorCeilingZ         GETSECTORCEILINGZ         -                      3   0 0 R
-GetSigilPieces            GETSIGILPIECES            -                      0   0 0 R
-GetLevelInfo              GETLEVELINFO              -                      1   0 0 R
-ChangeSky                 CHANGESKY                 -                      2   0 0 -
-PlayerInGame              PLAYERINGAME              -                      1   0 0 R
-PlayerIsBot               PLAYERISBOT               -                      1   0 0 R
-SetCameraToTexture        SETCAMERATOTEXTURE        -                      3   0 0 -
-GetAmmoCapacity           GETAMMOCAPACITY           -                      1   0 0 R
-SetAmmoCapacity           SETAMMOCAPACITY           -                      2   0 0 -
-SetActorAngle             SETACTORANGLE             -                      2   0 0 -
-SpawnProjectile           SPAWNPROJECTILE           -                      7   0 0 -
-GetSectorLightLevel       GETSECTORLIGHTLEVEL       -                      1   0 0 R
-PlayerClass               PLAYERCLASS               -                      1   0 0 R
-GetPlayerInfo             GETPLAYERINFO             -                      2   0 0 R
-ChangeLevel               CHANGELEVEL               -                      4   8 0 -
-SectorDamage              SECTORDAMAGE              -                      5   0 0 -
-ReplaceTextures           REPLACETEXTURES           -                      3   4 0 -
-GetActorPitch             GETACTORPITCH             -                      1   0 0 R
-SetActorPitch             SETACTORPITCH             -                      2   0 0 -
-SetActorState             SETACTORSTATE             -                      3   4 0 R
-Thing_Damage2             THINGDAMAGE2              -                      3   0 0 R
-UseInventory              USEINVENTORY              -                      1   0 0 R
-UseActorInventory         USEACTORINVENTORY         -                      2   0 0 R
-CheckActorCeilingTexture  CHECKACTORCEILINGTEXTURE  -                      2   0 0 R
-CheckActorFloorTexture    CHECKACTORFLOORTEXTURE    -                      2   0 0 R
-GetActorLightLevel        GETACTORLIGHTLEVEL        -                      1   0 0 R
-SetMugShotState           SETMUGSHOTSTATE           -                      1   0 0 -
-ThingCountSector          THINGCOUNTSECTOR          -                      3   0 0 R
-ThingCountNameSector      THINGCOUNTNAMESECTOR      -                      3   0 0 R
-CheckPlayerCamera         CHECKPLAYERCAMERA         -                      1   0 0 R
-UnMorphActor              UNMORPHACTOR              -                      2   2 0 R
-GetPlayerInput            GETPLAYERINPUT            -                      2   0 0 R
-ClassifyActor             CLASSIFYACTOR             -                      1   0 0 R
+TagWait                   TAGWAIT                   TAGWAITDIRECT          1   0 L
+PolyWait                  POLYWAIT                  POLYWAITDIRECT         1   0 L
+ScriptWait                SCRIPTWAIT                SCRIPTWAITDIRECT       1   0 L
+NamedScriptWait           SCRIPTWAITNAMED           -                      1   0 L
+Delay                     DELAY                     DELAYDIRECT            1   0 L
+Random                    RANDOM                    RANDOMDIRECT           2   0 R
+ThingCount                THINGCOUNT                THINGCOUNTDIRECT       2   0 R
+ThingCountName            THINGCOUNTNAME            -                      2   0 R
+ChangeFloor               CHANGEFLOOR               CHANGEFLOORDIRECT      2   0 -
+ChangeCeiling             CHANGECEILING             CHANGECEILINGDIRECT    2   0 -
+LineSide                  LINESIDE                  -                      0   0 R
+ClearLineSpecial          CLEARLINESPECIAL          -                      0   0 -
+PlayerCount               PLAYERCOUNT               -                      0   0 R
+GameType                  GAMETYPE                  -                      0   0 R
+GameSkill                 GAMESKILL                 -                      0   0 R
+Timer                     TIMER                     -                      0   0 R
+SectorSound               SECTORSOUND               -                      2   0 -
+AmbientSound              AMBIENTSOUND              -                      2   0 -
+SoundSequence             SOUNDSEQUENCE             -                      1   0 -
+SetLineTexture            SETLINETEXTURE            -                      4   0 -
+SetLineBlocking           SETLINEBLOCKING           -                      2   0 -
+SetLineSpecial            SETLINESPECIAL            -                      7 124 -
+ThingSound                THINGSOUND                -                      3   0 -
+ActivatorSound            ACTIVATORSOUND            -                      2   0 -
+LocalAmbientSound         LOCALAMBIENTSOUND         -                      2   0 -
+SetLineMonsterBlocking    SETLINEMONSTERBLOCKING    -                      2   0 -
+FixedMul                  FIXEDMUL                  -                      2   0 R
+FixedDiv                  FIXEDDIV                  -                      2   0 R
+PlayerFrags               PLAYERFRAGS               -                      0   0 R
+PlayerHealth              PLAYERHEALTH              -                      0   0 R
+PlayerArmorPoints         PLAYERARMORPOINTS         -                      0   0 R
+Music_Change              MUSICCHANGE               -                      2   0 -
+SinglePlayer              SINGLEPLAYER              -                      0   0 R
+SetGravity                SETGRAVITY                SETGRAVITYDIRECT       1   0 -
+SetAirControl             SETAIRCONTROL             SETAIRCONTROLDIRECT    1   0 -
+ClearInventory            CLEARINVENTORY            -                      0   0 -
+GiveInventory             GIVEINVENTORY             GIVEINVENTORYDIRECT    2   0 -
+TakeInventory             TAKEINVENTORY             TAKEINVENTORYDIRECT    2   0 -
+CheckInventory            CHECKINVENTORY            CHECKINVENTORYDIRECT   1   0 R
+ClearActorInventory       CLEARACTORINVENTORY       -                      1   0 -
+GiveActorInventory        GIVEACTORINVENTORY        -                      3   0 -
+TakeActorInventory        TAKEACTORINVENTORY        -                      3   0 -
+CheckActorInventory       CHECKACTORINVENTORY       -                      2   0 R
+Spawn                     SPAWN                     SPAWNDIRECT            6  48 R
+SpawnSpot                 SPAWNSPOT                 SPAWNSPOTDIRECT        4  12 R
+SpawnSpotFacing           SPAWNSPOTFACING           -                      3   4 R
+SetMusic                  SETMUSIC                  SETMUSICDIRECT         3   6 -
+LocalSetMusic             LOCALSETMUSIC             LOCALSETMUSICDIRECT    3   6 -
+SetFont                   SETFONT                   SETFONTDIRECT          1   0 -
+SetThingSpecial           SETTHINGSPECIAL           -                      7 124 -
+FadeTo                    FADETO                    -                      5   0 -
+FadeRange                 FADERANGE                 -                      9   0 -
+CancelFade                CANCELFADE                -                      0   0 -
+PlayMovie                 PLAYMOVIE                 -                      1   0 R
+SetFloorTrigger           SETFLOORTRIGGER           -                      8 248 -
+SetCeilingTrigger         SETCEILINGTRIGGER         -                      8 248 -
+SetActorPosition          SETACTORPOSITION          -                      5   0 R
+GetActorX                 GETACTORX                 -                      1   0 R
+GetActorY                 GETACTORY                 -                      1   0 R
+GetActorZ                 GETACTORZ                 -                      1   0 R
+GetActorFloorZ            GETACTORFLOORZ            -                      1   0 R
+GetActorCeilingZ          GETACTORCEILINGZ          -                      1   0 R
+GetActorAngle             GETACTORANGLE             -                      1   0 R
+Sin                       SIN                       -                      1   0 R
+Cos                       COS                       -                      1   0 R
+VectorAngle               VECTORANGLE               -                      2   0 R
+CheckWeapon               CHECKWEAPON               -                      1   0 R
+SetWeapon                 SETWEAPON                 -                      1   0 R
+SetMarineWeapon           SETMARINEWEAPON           -                      2   0 -
+SetActorProperty          SETACTORPROPERTY          -                      3   0 -
+GetActorProperty          GETACTORPROPERTY          -                      2   0 R
+PlayerNumber              PLAYERNUMBER              -                      0   0 R
+ActivatorTID              ACTIVATORTID              -                      0   0 R
+SetMarineSprite           SETMARINESPRITE           -                      2   0 -
+GetScreenWidth            GETSCREENWIDTH            -                      0   0 R
+GetScreenHeight           GETSCREENHEIGHT           -                      0   0 R
+Thing_Projectile2         THING_PROJECTILE2         -                      7   0 -
+StrLen                    STRLEN                    -                      1   0 R
+SetHudSize                SETHUDSIZE                -                      3   0 -
+GetCvar                   GETCVAR                   -                      1   0 R
+SetResultValue            SETRESULTVALUE            -                      1   0 -
+GetLineRowOffset          GETLINEROWOFFSET          -                      0   0 R
+GetSectorFloorZ           GETSECTORFLOORZ           -                      3   0 R
+GetSectorCeilingZ         GETSECTORCEILINGZ         -                      3   0 R
+GetSigilPieces            GETSIGILPIECES            -                      0   0 R
+GetLevelInfo              GETLEVELINFO              -                      1   0 R
+ChangeSky                 CHANGESKY                 -                      2   0 -
+PlayerInGame              PLAYERINGAME              -                      1   0 R
+PlayerIsBot               PLAYERISBOT               -                      1   0 R
+SetCameraToTexture        SETCAMERATOTEXTURE        -                      3   0 -
+GetAmmoCapacity           GETAMMOCAPACITY           -                      1   0 R
+SetAmmoCapacity           SETAMMOCAPACITY           -                      2   0 -
+SetActorAngle             SETACTORANGLE             -                      2   0 -
+SpawnProjectile           SPAWNPROJECTILE           -                      7   0 -
+GetSectorLightLevel       GETSECTORLIGHTLEVEL       -                      1   0 R
+PlayerClass               PLAYERCLASS               -                      1   0 R
+GetPlayerInfo             GETPLAYERINFO             -                      2   0 R
+ChangeLevel               CHANGELEVEL               -                      4   8 -
+SectorDamage              SECTORDAMAGE              -                      5   0 -
+ReplaceTextures           REPLACETEXTURES           -                      3   4 -
+GetActorPitch             GETACTORPITCH             -                      1   0 R
+SetActorPitch             SETACTORPITCH             -                      2   0 -
+SetActorState             SETACTORSTATE             -                      3   4 R
+Thing_Damage2             THINGDAMAGE2              -                      3   0 R
+UseInventory              USEINVENTORY              -                      1   0 R
+UseActorInventory         USEACTORINVENTORY         -                      2   0 R
+CheckActorCeilingTexture  CHECKACTORCEILINGTEXTURE  -                      2   0 R
+CheckActorFloorTexture    CHECKACTORFLOORTEXTURE    -                      2   0 R
+GetActorLightLevel        GETACTORLIGHTLEVEL        -                      1   0 R
+SetMugShotState           SETMUGSHOTSTATE           -                      1   0 -
+ThingCountSector          THINGCOUNTSECTOR          -                      3   0 R
+ThingCountNameSector      THINGCOUNTNAMESECTOR      -                      3   0 R
+CheckPlayerCamera         CHECKPLAYERCAMERA         -                      1   0 R
+UnMorphActor              UNMORPHACTOR              -                      2   2 R
+GetPlayerInput            GETPLAYERINPUT            -                      2   0 R
+ClassifyActor             CLASSIFYACTOR             -                      1   0 R
 """
 
 # index name min max [acc min max]: zspecial.acs's negative numbers that p_acs.cpp's CallFunction handles;
@@ -803,137 +806,150 @@ AMLS_ExtraFloor=5 AMLS_Special=6 AMLS_Secret=7 AMLS_NotSeen=8 AMLS_Locked=9 AMLS
 AMLS_InterTeleport=11 AMLS_UnexploredSecret=12 AMLS_Portal=13
 """
 
-_ENGINE = "ViZDoom's engine"
-
-# (name, number, reason): line specials acc declares that the engine lacks or ignores.
+# Names acc declares that the engine lacks, as "number name why"; _WHY turns ``why`` into the reason given.
 _UNSUPPORTED_SPECIALS = """
-  9 Line_Horizon                 the engine defines line special 9 but does nothing when a script runs it
-157 SetGlobalFogParameter        the engine defines line special 157 but does nothing when a script runs it
-158 FS_Execute                   the engine defines line special 158 but does nothing when a script runs it
-159 Sector_SetPlaneReflection    the engine defines line special 159 but does nothing when a script runs it
-182 Line_Mirror                  the engine defines line special 182 but does nothing when a script runs it
-105 Door_WaitRaise               line special 105 comes from newer ZDoom/GZDoom; this engine has no such special
-106 Door_WaitClose               line special 106 comes from newer ZDoom/GZDoom; this engine has no such special
-107 Line_SetPortalTarget         line special 107 comes from newer ZDoom/GZDoom; this engine has no such special
-143 Player_RemoveItem            line special 143 comes from newer ZDoom/GZDoom; this engine has no such special
-144 Player_GiveItem              line special 144 comes from newer ZDoom/GZDoom; this engine has no such special
-145 Player_SetTeam               line special 145 comes from newer ZDoom/GZDoom; this engine has no such special
-150 Line_SetHealth               line special 150 comes from newer ZDoom/GZDoom; this engine has no such special
-151 Sector_SetHealth             line special 151 comes from newer ZDoom/GZDoom; this engine has no such special
-152 Team_Score                   line special 152 comes from newer ZDoom/GZDoom; this engine has no such special
-153 Team_GivePoints              line special 153 comes from newer ZDoom/GZDoom; this engine has no such special
-256 Floor_LowerToHighestEE       line special 256 comes from newer ZDoom/GZDoom; this engine has no such special
-257 Floor_RaiseToLowest          line special 257 comes from newer ZDoom/GZDoom; this engine has no such special
-258 Floor_LowerToLowestCeiling   line special 258 comes from newer ZDoom/GZDoom; this engine has no such special
-259 Floor_RaiseToCeiling         line special 259 comes from newer ZDoom/GZDoom; this engine has no such special
-260 Floor_ToCeilingInstant       line special 260 comes from newer ZDoom/GZDoom; this engine has no such special
-261 Floor_LowerByTexture         line special 261 comes from newer ZDoom/GZDoom; this engine has no such special
-262 Ceiling_RaiseToHighest       line special 262 comes from newer ZDoom/GZDoom; this engine has no such special
-263 Ceiling_ToHighestInstant     line special 263 comes from newer ZDoom/GZDoom; this engine has no such special
-264 Ceiling_LowerToNearest       line special 264 comes from newer ZDoom/GZDoom; this engine has no such special
-265 Ceiling_RaiseToLowest        line special 265 comes from newer ZDoom/GZDoom; this engine has no such special
-266 Ceiling_RaiseToHighestFloor  line special 266 comes from newer ZDoom/GZDoom; this engine has no such special
-267 Ceiling_ToFloorInstant       line special 267 comes from newer ZDoom/GZDoom; this engine has no such special
-268 Ceiling_RaiseByTexture       line special 268 comes from newer ZDoom/GZDoom; this engine has no such special
-269 Ceiling_LowerByTexture       line special 269 comes from newer ZDoom/GZDoom; this engine has no such special
-270 Stairs_BuildDownDoom         line special 270 comes from newer ZDoom/GZDoom; this engine has no such special
-271 Stairs_BuildUpDoomSync       line special 271 comes from newer ZDoom/GZDoom; this engine has no such special
-272 Stairs_BuildDownDoomSync     line special 272 comes from newer ZDoom/GZDoom; this engine has no such special
-273 Stairs_BuildUpDoomCrush      line special 273 comes from newer ZDoom/GZDoom; this engine has no such special
-274 Door_AnimatedClose           line special 274 comes from newer ZDoom/GZDoom; this engine has no such special
-275 Floor_Stop                   line special 275 comes from newer ZDoom/GZDoom; this engine has no such special
-276 Ceiling_Stop                 line special 276 comes from newer ZDoom/GZDoom; this engine has no such special
-277 Sector_SetFloorGlow          line special 277 comes from newer ZDoom/GZDoom; this engine has no such special
-278 Sector_SetCeilingGlow        line special 278 comes from newer ZDoom/GZDoom; this engine has no such special
-279 Floor_MoveToValueAndCrush    line special 279 comes from newer ZDoom/GZDoom; this engine has no such special
-280 Ceiling_MoveToValueAndCrush  line special 280 comes from newer ZDoom/GZDoom; this engine has no such special
-281 Line_SetAutomapFlags         line special 281 comes from newer ZDoom/GZDoom; this engine has no such special
-282 Line_SetAutomapStyle         line special 282 comes from newer ZDoom/GZDoom; this engine has no such special
+    9 Line_Horizon                 ignored
+  157 SetGlobalFogParameter        ignored
+  158 FS_Execute                   ignored
+  159 Sector_SetPlaneReflection    ignored
+  182 Line_Mirror                  ignored
+  105 Door_WaitRaise               newer ZDoom/GZDoom
+  106 Door_WaitClose               newer ZDoom/GZDoom
+  107 Line_SetPortalTarget         newer ZDoom/GZDoom
+  143 Player_RemoveItem            newer ZDoom/GZDoom
+  144 Player_GiveItem              newer ZDoom/GZDoom
+  145 Player_SetTeam               newer ZDoom/GZDoom
+  150 Line_SetHealth               newer ZDoom/GZDoom
+  151 Sector_SetHealth             newer ZDoom/GZDoom
+  152 Team_Score                   newer ZDoom/GZDoom
+  153 Team_GivePoints              newer ZDoom/GZDoom
+  256 Floor_LowerToHighestEE       newer ZDoom/GZDoom
+  257 Floor_RaiseToLowest          newer ZDoom/GZDoom
+  258 Floor_LowerToLowestCeiling   newer ZDoom/GZDoom
+  259 Floor_RaiseToCeiling         newer ZDoom/GZDoom
+  260 Floor_ToCeilingInstant       newer ZDoom/GZDoom
+  261 Floor_LowerByTexture         newer ZDoom/GZDoom
+  262 Ceiling_RaiseToHighest       newer ZDoom/GZDoom
+  263 Ceiling_ToHighestInstant     newer ZDoom/GZDoom
+  264 Ceiling_LowerToNearest       newer ZDoom/GZDoom
+  265 Ceiling_RaiseToLowest        newer ZDoom/GZDoom
+  266 Ceiling_RaiseToHighestFloor  newer ZDoom/GZDoom
+  267 Ceiling_ToFloorInstant       newer ZDoom/GZDoom
+  268 Ceiling_RaiseByTexture       newer ZDoom/GZDoom
+  269 Ceiling_LowerByTexture       newer ZDoom/GZDoom
+  270 Stairs_BuildDownDoom         newer ZDoom/GZDoom
+  271 Stairs_BuildUpDoomSync       newer ZDoom/GZDoom
+  272 Stairs_BuildDownDoomSync     newer ZDoom/GZDoom
+  273 Stairs_BuildUpDoomCrush      newer ZDoom/GZDoom
+  274 Door_AnimatedClose           newer ZDoom/GZDoom
+  275 Floor_Stop                   newer ZDoom/GZDoom
+  276 Ceiling_Stop                 newer ZDoom/GZDoom
+  277 Sector_SetFloorGlow          newer ZDoom/GZDoom
+  278 Sector_SetCeilingGlow        newer ZDoom/GZDoom
+  279 Floor_MoveToValueAndCrush    newer ZDoom/GZDoom
+  280 Ceiling_MoveToValueAndCrush  newer ZDoom/GZDoom
+  281 Line_SetAutomapFlags         newer ZDoom/GZDoom
+  282 Line_SetAutomapStyle         newer ZDoom/GZDoom
 """
 
 _UNSUPPORTED_CALLFUNCS = """
-    3 GetThingUDMFInt            the engine accepts the call but always returns 0 (not implemented)
-    4 GetThingUDMFFixed          the engine accepts the call but always returns 0 (not implemented)
-   37 AnnouncerSound             CALLFUNC 37 is from Skulltag; the engine would return 0 and do nothing
-   97 SetMusicVolume             CALLFUNC 97 is from newer ZDoom/GZDoom; the engine would return 0 and do nothing
-   98 CheckProximity             CALLFUNC 98 is from newer ZDoom/GZDoom; the engine would return 0 and do nothing
-   99 CheckActorState            CALLFUNC 99 is from newer ZDoom/GZDoom; the engine would return 0 and do nothing
-  100 ResetMap                   CALLFUNC 100 is from Zandronum; the engine would return 0 and do nothing
-  101 PlayerIsSpectator          CALLFUNC 101 is from Zandronum; the engine would return 0 and do nothing
-  102 ConsolePlayerNumber        CALLFUNC 102 is from Zandronum; the engine would return 0 and do nothing
-  103 GetTeamProperty            CALLFUNC 103 is from Zandronum; the engine would return 0 and do nothing
-  104 GetPlayerLivesLeft         CALLFUNC 104 is from Zandronum; the engine would return 0 and do nothing
-  105 SetPlayerLivesLeft         CALLFUNC 105 is from Zandronum; the engine would return 0 and do nothing
-  106 KickFromGame               CALLFUNC 106 is from Zandronum; the engine would return 0 and do nothing
-  107 GetGamemodeState           CALLFUNC 107 is from Zandronum; the engine would return 0 and do nothing
-  108 SetDBEntry                 CALLFUNC 108 is from Zandronum; the engine would return 0 and do nothing
-  109 GetDBEntry                 CALLFUNC 109 is from Zandronum; the engine would return 0 and do nothing
-  110 SetDBEntryString           CALLFUNC 110 is from Zandronum; the engine would return 0 and do nothing
-  111 GetDBEntryString           CALLFUNC 111 is from Zandronum; the engine would return 0 and do nothing
-  112 IncrementDBEntry           CALLFUNC 112 is from Zandronum; the engine would return 0 and do nothing
-  113 PlayerIsLoggedIn           CALLFUNC 113 is from Zandronum; the engine would return 0 and do nothing
-  114 GetPlayerAccountName       CALLFUNC 114 is from Zandronum; the engine would return 0 and do nothing
-  115 SortDBEntries              CALLFUNC 115 is from Zandronum; the engine would return 0 and do nothing
-  116 CountDBResults             CALLFUNC 116 is from Zandronum; the engine would return 0 and do nothing
-  117 FreeDBResults              CALLFUNC 117 is from Zandronum; the engine would return 0 and do nothing
-  118 GetDBResultKeyString       CALLFUNC 118 is from Zandronum; the engine would return 0 and do nothing
-  119 GetDBResultValueString     CALLFUNC 119 is from Zandronum; the engine would return 0 and do nothing
-  120 GetDBResultValue           CALLFUNC 120 is from Zandronum; the engine would return 0 and do nothing
-  121 GetDBEntryRank             CALLFUNC 121 is from Zandronum; the engine would return 0 and do nothing
-  122 RequestScriptPuke          CALLFUNC 122 is from Zandronum; the engine would return 0 and do nothing
-  123 BeginDBTransaction         CALLFUNC 123 is from Zandronum; the engine would return 0 and do nothing
-  124 EndDBTransaction           CALLFUNC 124 is from Zandronum; the engine would return 0 and do nothing
-  125 GetDBEntries               CALLFUNC 125 is from Zandronum; the engine would return 0 and do nothing
-  200 CheckClass                 CALLFUNC 200 is from newer ZDoom/GZDoom; the engine would return 0 and do nothing
-  201 DamageActor                CALLFUNC 201 is from newer ZDoom/GZDoom; the engine would return 0 and do nothing
-  202 SetActorFlag               CALLFUNC 202 is from newer ZDoom/GZDoom; the engine would return 0 and do nothing
-  203 SetTranslation             CALLFUNC 203 is from newer ZDoom/GZDoom; the engine would return 0 and do nothing
-  204 GetActorFloorTexture       CALLFUNC 204 is from newer ZDoom/GZDoom; the engine would return 0 and do nothing
-  205 GetActorFloorTerrain       CALLFUNC 205 is from newer ZDoom/GZDoom; the engine would return 0 and do nothing
-  206 StrArg                     CALLFUNC 206 is from newer ZDoom/GZDoom; the engine would return 0 and do nothing
-  207 Floor                      CALLFUNC 207 is from newer ZDoom/GZDoom; the engine would return 0 and do nothing
-  208 Round                      CALLFUNC 208 is from newer ZDoom/GZDoom; the engine would return 0 and do nothing
-  209 Ceil                       CALLFUNC 209 is from newer ZDoom/GZDoom; the engine would return 0 and do nothing
-  210 ScriptCall                 CALLFUNC 210 is from newer ZDoom/GZDoom; the engine would return 0 and do nothing
-  211 StartSlideshow             CALLFUNC 211 is from newer ZDoom/GZDoom; the engine would return 0 and do nothing
-  212 GetSectorHealth            CALLFUNC 212 is from newer ZDoom/GZDoom; the engine would return 0 and do nothing
-  213 GetLineHealth              CALLFUNC 213 is from newer ZDoom/GZDoom; the engine would return 0 and do nothing
-  300 GetLineX                   CALLFUNC 300 is from Eternity; the engine would return 0 and do nothing
-  301 GetLineY                   CALLFUNC 301 is from Eternity; the engine would return 0 and do nothing
-  302 SetAirFriction             CALLFUNC 302 is from Eternity; the engine would return 0 and do nothing
-  400 SetSectorGlow              CALLFUNC 400 is from GZDoom (OpenGL); the engine would return 0 and do nothing
-  401 SetFogDensity              CALLFUNC 401 is from GZDoom (OpenGL); the engine would return 0 and do nothing
-19620 GetTeamScore               CALLFUNC 19620 is from ZDaemon; the engine would return 0 and do nothing
-19621 SetTeamScore               CALLFUNC 19621 is from ZDaemon; the engine would return 0 and do nothing
+    3 GetThingUDMFInt              stub
+    4 GetThingUDMFFixed            stub
+   37 AnnouncerSound               Skulltag
+   97 SetMusicVolume               newer ZDoom/GZDoom
+   98 CheckProximity               newer ZDoom/GZDoom
+   99 CheckActorState              newer ZDoom/GZDoom
+  100 ResetMap                     Zandronum
+  101 PlayerIsSpectator            Zandronum
+  102 ConsolePlayerNumber          Zandronum
+  103 GetTeamProperty              Zandronum
+  104 GetPlayerLivesLeft           Zandronum
+  105 SetPlayerLivesLeft           Zandronum
+  106 KickFromGame                 Zandronum
+  107 GetGamemodeState             Zandronum
+  108 SetDBEntry                   Zandronum
+  109 GetDBEntry                   Zandronum
+  110 SetDBEntryString             Zandronum
+  111 GetDBEntryString             Zandronum
+  112 IncrementDBEntry             Zandronum
+  113 PlayerIsLoggedIn             Zandronum
+  114 GetPlayerAccountName         Zandronum
+  115 SortDBEntries                Zandronum
+  116 CountDBResults               Zandronum
+  117 FreeDBResults                Zandronum
+  118 GetDBResultKeyString         Zandronum
+  119 GetDBResultValueString       Zandronum
+  120 GetDBResultValue             Zandronum
+  121 GetDBEntryRank               Zandronum
+  122 RequestScriptPuke            Zandronum
+  123 BeginDBTransaction           Zandronum
+  124 EndDBTransaction             Zandronum
+  125 GetDBEntries                 Zandronum
+  200 CheckClass                   newer ZDoom/GZDoom
+  201 DamageActor                  newer ZDoom/GZDoom
+  202 SetActorFlag                 newer ZDoom/GZDoom
+  203 SetTranslation               newer ZDoom/GZDoom
+  204 GetActorFloorTexture         newer ZDoom/GZDoom
+  205 GetActorFloorTerrain         newer ZDoom/GZDoom
+  206 StrArg                       newer ZDoom/GZDoom
+  207 Floor                        newer ZDoom/GZDoom
+  208 Round                        newer ZDoom/GZDoom
+  209 Ceil                         newer ZDoom/GZDoom
+  210 ScriptCall                   newer ZDoom/GZDoom
+  211 StartSlideshow               newer ZDoom/GZDoom
+  212 GetSectorHealth              newer ZDoom/GZDoom
+  213 GetLineHealth                newer ZDoom/GZDoom
+  300 GetLineX                     Eternity
+  301 GetLineY                     Eternity
+  302 SetAirFriction               Eternity
+  400 SetSectorGlow                GZDoom (OpenGL)
+  401 SetFogDensity                GZDoom (OpenGL)
+19620 GetTeamScore                 ZDaemon
+19621 SetTeamScore                 ZDaemon
 """
 
-# Internal functions whose p-code the engine's interpreter lacks: running one prints "Unknown P-Code" and
-# ends the script.
+# Internal functions by p-code number: an unhandled one prints "Unknown P-Code" and ends the script.
 _UNHANDLED_INTERNALS = """
-105 PlayerBlueSkull        p-code 105 (PLAYERBLUESKULL) is not in the engine's interpreter; the script would stop there
-106 PlayerRedSkull         p-code 106 (PLAYERREDSKULL) is not in the engine's interpreter; the script would stop there
-107 PlayerYellowSkull      p-code 107 (PLAYERYELLOWSKULL) is not in the engine's interpreter; the script would stop there
-109 PlayerBlueCard         p-code 109 (PLAYERBLUECARD) is not in the engine's interpreter; the script would stop there
-110 PlayerRedCard          p-code 110 (PLAYERREDCARD) is not in the engine's interpreter; the script would stop there
-111 PlayerYellowCard       p-code 111 (PLAYERYELLOWCARD) is not in the engine's interpreter; the script would stop there
-118 IsNetworkGame          p-code 118 (PLAYERONTEAM) is not in the engine's interpreter; the script would stop there
-119 PlayerTeam             p-code 119 (PLAYERTEAM) is not in the engine's interpreter; the script would stop there
-123 PlayerExpert           p-code 123 (PLAYEREXPERT) is not in the engine's interpreter; the script would stop there
-124 BlueCount              p-code 124 (BLUETEAMCOUNT) is not in the engine's interpreter; the script would stop there
-125 RedCount               p-code 125 (REDTEAMCOUNT) is not in the engine's interpreter; the script would stop there
-126 BlueScore              p-code 126 (BLUETEAMSCORE) is not in the engine's interpreter; the script would stop there
-127 RedScore               p-code 127 (REDTEAMSCORE) is not in the engine's interpreter; the script would stop there
-128 IsOneFlagCTF           p-code 128 (ISONEFLAGCTF) is not in the engine's interpreter; the script would stop there
-129 GetInvasionWave        p-code 129 (LSPEC6) is not in the engine's interpreter; the script would stop there
-130 GetInvasionState       p-code 130 (LSPEC6DIRECT) is not in the engine's interpreter; the script would stop there
-134 ConsoleCommand         the engine refuses console commands from scripts (it prints a warning and does nothing)
-163 SetStyle               p-code 163 (SETSTYLE) is not in the engine's interpreter; the script would stop there
-218 WriteToIni             p-code 218 (WRITETOINI) is not in the engine's interpreter; the script would stop there
-219 GetFromIni             p-code 219 (GETFROMINI) is not in the engine's interpreter; the script would stop there
-277 GrabInput              p-code 277 (GRABINPUT) is not in the engine's interpreter; the script would stop there
-278 SetMousePointer        p-code 278 (SETMOUSEPOINTER) is not in the engine's interpreter; the script would stop there
-279 MoveMousePointer       p-code 279 (MOVEMOUSEPOINTER) is not in the engine's interpreter; the script would stop there
+  105 PlayerBlueSkull              unhandled
+  106 PlayerRedSkull               unhandled
+  107 PlayerYellowSkull            unhandled
+  109 PlayerBlueCard               unhandled
+  110 PlayerRedCard                unhandled
+  111 PlayerYellowCard             unhandled
+  118 IsNetworkGame                unhandled
+  119 PlayerTeam                   unhandled
+  123 PlayerExpert                 unhandled
+  124 BlueCount                    unhandled
+  125 RedCount                     unhandled
+  126 BlueScore                    unhandled
+  127 RedScore                     unhandled
+  128 IsOneFlagCTF                 unhandled
+  129 GetInvasionWave              unhandled
+  130 GetInvasionState             unhandled
+  134 ConsoleCommand               refused
+  163 SetStyle                     unhandled
+  218 WriteToIni                   unhandled
+  219 GetFromIni                   unhandled
+  277 GrabInput                    unhandled
+  278 SetMousePointer              unhandled
+  279 MoveMousePointer             unhandled
 """
+
+# Why each category of _UNSUPPORTED_* is refused: by keyword, else (None) ``why`` names where it comes from.
+_WHY = {
+    "special": {
+        "ignored": "the engine defines line special {number} but does nothing when a script runs it",
+        None: "line special {number} comes from {why}; this engine has no such special",
+    },
+    "callfunc": {
+        "stub": "the engine accepts the call but always returns 0 (not implemented)",
+        None: "CALLFUNC {number} is from {why}; the engine would return 0 and do nothing",
+    },
+    "internal": {
+        "unhandled": "p-code {number} ({pcode}) is not in the engine's interpreter; the script would stop there",
+        "refused": "the engine refuses console commands from scripts (it prints a warning and does nothing)",
+    },
+}
 
 # Constants naming actor properties and print names the engine ignores.
 _UNSUPPORTED_CONSTANTS = {
@@ -970,83 +986,73 @@ def _rows(text: str):
             yield line.split()
 
 
-def _acc_args(fields: list[str]) -> Optional[tuple[int, int]]:
-    return (int(fields[1]), int(fields[2])) if fields and fields[0] == "acc" else None
-
-
-def _load_specials() -> dict[str, Special]:
+def _load_calls(rows: str, cls) -> dict:
+    """Special or CallFunc entries from rows of ``number name min max [acc min max]``."""
     table = {}
-    for number, name, low, high, *acc in _rows(_SPECIAL_ROWS):
-        table[name.lower()] = Special(name, int(number), int(low), int(high), _acc_args(acc))
-    return table
-
-
-def _load_callfuncs() -> dict[str, CallFunc]:
-    table = {}
-    for index, name, low, high, *acc in _rows(_CALLFUNC_ROWS):
-        table[name.lower()] = CallFunc(name, int(index), int(low), int(high), _acc_args(acc))
+    for number, name, low, high, *acc in _rows(rows):
+        acc_args = (int(acc[1]), int(acc[2])) if acc else None
+        table[name.lower()] = cls(name, int(number), int(low), int(high), acc_args)
     return table
 
 
 def _load_internals() -> dict[str, Internal]:
     table = {}
-    for name, stack, direct, argc, opt, out, flags in _rows(_INTERNAL_ROWS):
-        table[name.lower()] = Internal(
-            name, PCD[stack], None if direct == "-" else PCD[direct], int(argc), int(opt), int(out),
-            "R" in flags, "L" in flags)
+    for name, stack, direct, argc, opt, flags in _rows(_INTERNAL_ROWS):
+        table[name.lower()] = Internal(name, PCD[stack], None if direct == "-" else PCD[direct], int(argc),
+                                       int(opt), "R" in flags, "L" in flags)
     return table
 
 
-def _load_constants() -> dict[str, tuple[str, int]]:
+def _load_constants() -> dict[str, Constant]:
     table = {}
     for row in _rows(_CONSTANT_ROWS):
         for item in row:
             name, value = item.split("=")
             bits = int(value, 0) & 0xFFFFFFFF
-            table[name.lower()] = (name, bits - (1 << 32) if bits >= 1 << 31 else bits)
+            table[name.lower()] = Constant(name, bits - (1 << 32) if bits >= 1 << 31 else bits)
     return table
 
 
-def _load_unsupported(constants) -> dict[str, Unsupported]:
+def _load_unsupported(constants: dict[str, Constant]) -> dict[str, Unsupported]:
     table = {}
-    for text, kind in ((_UNSUPPORTED_SPECIALS, "special"), (_UNSUPPORTED_CALLFUNCS, "callfunc"),
-                       (_UNHANDLED_INTERNALS, "internal")):
+    for text, category in ((_UNSUPPORTED_SPECIALS, "special"), (_UNSUPPORTED_CALLFUNCS, "callfunc"),
+                           (_UNHANDLED_INTERNALS, "internal")):
+        reasons = _WHY[category]
         for line in text.strip().splitlines():
-            number, name, reason = line.split(None, 2)
-            table[name.lower()] = Unsupported(name, kind, int(number), reason)
+            number, name, why = line.split(None, 2)
+            reason = reasons.get(why, reasons.get(None))
+            pcode = PCODES[int(number)].name if category == "internal" else None
+            table[name.lower()] = Unsupported(name, category, int(number),
+                                              reason.format(number=number, why=why, pcode=pcode))
     for name, reason in _UNSUPPORTED_CONSTANTS.items():
-        table[name.lower()] = Unsupported(name, "constant", constants[name.lower()][1], reason)
+        table[name.lower()] = Unsupported(name, "constant", constants[name.lower()].value, reason)
     return table
 
 
-SPECIALS = _load_specials()
-CALLFUNCS = _load_callfuncs()
+SPECIALS: dict[str, Special] = _load_calls(_SPECIAL_ROWS, Special)
+CALLFUNCS: dict[str, CallFunc] = _load_calls(_CALLFUNC_ROWS, CallFunc)
 INTERNALS = _load_internals()
-_CONSTANT_TABLE = _load_constants()
-UNSUPPORTED = _load_unsupported(_CONSTANT_TABLE)
-CONSTANTS = {key: value for key, (_, value) in _CONSTANT_TABLE.items() if key not in UNSUPPORTED}
-CONSTANT_NAMES = {key: name for key, (name, _) in _CONSTANT_TABLE.items() if key not in UNSUPPORTED}
-
-_CALLABLES: dict[str, Union[Special, Internal, CallFunc, Unsupported]] = {
-    **SPECIALS, **CALLFUNCS, **INTERNALS,
-    **{key: entry for key, entry in UNSUPPORTED.items() if entry.category != "constant"},
-}
+_ALL_CONSTANTS = _load_constants()
+UNSUPPORTED = _load_unsupported(_ALL_CONSTANTS)
+CONSTANTS = {key: entry for key, entry in _ALL_CONSTANTS.items() if key not in UNSUPPORTED}
 
 
-def lookup(name: str) -> Union[Special, Internal, CallFunc, Unsupported, None]:
-    """The built-in callable called ``name`` (any case), or None."""
-    return _CALLABLES.get(name.lower())
-
-
-def constant(name: str) -> Optional[int]:
-    """The value of zdefs constant ``name`` (any case), or None (also for UNSUPPORTED constants)."""
-    return CONSTANTS.get(name.lower())
+def resolve(key: str, headers: Collection[str]) -> Union[Internal, Special, CallFunc, Constant, None]:
+    """What the lowercase name ``key`` means among the built-ins once ``headers`` are included (ZSPECIAL,
+    ZDEFS), in acc's order: internal functions, then zspecial.acs, then zdefs.acs. UNSUPPORTED names are
+    not found."""
+    entry = INTERNALS.get(key)
+    if entry is None and ZSPECIAL in headers:
+        entry = SPECIALS.get(key) or CALLFUNCS.get(key)
+    if entry is None and ZDEFS in headers:
+        entry = CONSTANTS.get(key)
+    return entry
 
 
 def all_names() -> list[str]:
-    """Every built-in name in its usual spelling, for did-you-mean suggestions."""
-    return ([entry.name for entry in _CALLABLES.values()] + list(CONSTANT_NAMES.values())
-            + [entry.name for entry in UNSUPPORTED.values() if entry.category == "constant"])
+    """Every built-in name in its usual spelling, refused ones included."""
+    tables = (SPECIALS, CALLFUNCS, INTERNALS, UNSUPPORTED, CONSTANTS)
+    return list({entry.name: None for table in tables for entry in table.values()})
 
 
 def _check_tables() -> None:
@@ -1058,8 +1064,9 @@ def _check_tables() -> None:
     for entry in (*SPECIALS.values(), *CALLFUNCS.values()):
         if not 0 <= entry.min_args <= entry.max_args:
             raise AssertionError(f"{entry.name}: bad argument range")
-    clashes = (set(SPECIALS) & set(CALLFUNCS)) | (set(SPECIALS) | set(CALLFUNCS)) & set(INTERNALS)
-    if clashes or set(PARSER_FORMS) & set(_CALLABLES):
+    tables = (SPECIALS, CALLFUNCS, INTERNALS, UNSUPPORTED, CONSTANTS, PARSER_FORMS)
+    clashes = [key for i, table in enumerate(tables) for key in table if any(key in t for t in tables[i + 1:])]
+    if clashes:
         raise AssertionError(f"built-in names defined twice: {sorted(clashes)}")
 
 

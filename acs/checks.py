@@ -50,20 +50,10 @@ class Variable:
         return scope.replace("script ", "local ")
 
 
-class Constant:
-    __slots__ = ("name", "value")
-
-    def __init__(self, name: str, value: int):
-        self.name, self.value = name, value
-
-    def describe(self) -> str:
-        return "constant"
-
-
 class Function:
     """A function the script defines; ``number`` is its place among the definitions (acc's numbering)."""
 
-    __slots__ = ("name", "node", "arg_count", "returns", "number", "defined")
+    __slots__ = ("name", "node", "arg_count", "returns", "number")
 
     def __init__(self, node: ast.FunctionDef, number: int):
         self.name = node.tok.text
@@ -71,17 +61,19 @@ class Function:
         self.arg_count = len(node.params)
         self.returns = node.return_type != "void"
         self.number = number
-        self.defined = False
 
     def describe(self) -> str:
         return "function"
 
 
+_KIND_WORDS = {"special": "line special", "internal": "built-in function", "callfunc": "built-in function",
+               "constant": "constant"}
+
+
 def _describe(sym) -> str:
-    if isinstance(sym, (Variable, Constant, Function)):
+    if isinstance(sym, (Variable, Function)):
         return sym.describe()
-    return {"special": "line special", "internal": "built-in function", "callfunc": "built-in function"}.get(
-        sym.kind, "built-in name")
+    return _KIND_WORDS.get(sym.kind, "built-in name")
 
 
 class _Body:
@@ -122,25 +114,14 @@ class Checker:
             self.string_index[text] = index
         return index
 
-    def lookup(self, key: str):
+    def lookup(self, key: str, locals: bool = True):
         """What ``key`` names at this point, as acc sees it: globals and built-ins before locals."""
         sym = self.globals.get(key)
-        if sym is not None:
-            return sym
-        entry = bi.INTERNALS.get(key)
-        if entry is not None:
-            return entry
-        if bi.ZSPECIAL in self.headers:
-            entry = bi.SPECIALS.get(key) or bi.CALLFUNCS.get(key)
-            if entry is not None:
-                return entry
-        if bi.ZDEFS in self.headers:
-            value = bi.CONSTANTS.get(key)
-            if value is not None:
-                return Constant(bi.CONSTANT_NAMES[key], value)
-        if self.body is not None:
-            return self.body.locals.get(key)
-        return None
+        if sym is None:
+            sym = bi.resolve(key, self.headers)
+            if sym is None and locals and self.body is not None:
+                sym = self.body.locals.get(key)
+        return sym
 
     def unknown(self, tok, what: str, want_call: bool = False):
         """An error for a name that is not defined, with the best hint available."""
@@ -181,7 +162,7 @@ class Checker:
                 for entry in table.values():
                     candidates[entry.name.lower()] = entry.name
         if bi.ZDEFS in self.headers and not want_call:
-            candidates.update(bi.CONSTANT_NAMES)
+            candidates.update((key, entry.name) for key, entry in bi.CONSTANTS.items())
         if self.body is not None and not want_call:
             for local_key, var in self.body.locals.items():
                 candidates[local_key] = var.name
@@ -191,20 +172,13 @@ class Checker:
         return candidates[match[0]] if match else None
 
     def declare_global(self, tok, sym) -> None:
-        existing = self.lookup_global(tok.value)
+        existing = self.lookup(tok.value, locals=False)
         if existing is not None:
             raise tok.error(f"'{tok.text}' is already defined (as a {_describe(existing)})")
         self.globals[tok.value] = sym
 
-    def lookup_global(self, key: str):
-        body, self.body = self.body, None
-        try:
-            return self.lookup(key)
-        finally:
-            self.body = body
-
     def declare_local(self, tok, sym: Variable) -> None:
-        existing = self.lookup_global(tok.value)
+        existing = self.lookup(tok.value, locals=False)
         if existing is not None:
             raise tok.error(f"'{tok.text}' is already defined globally (as a {_describe(existing)}); "
                             "a local cannot share its name")
@@ -225,7 +199,7 @@ class Checker:
             return expr.index
         if isinstance(expr, ast.Name):
             sym = self.lookup(expr.name)
-            if isinstance(sym, Constant):
+            if type(sym) is bi.Constant:
                 expr.sym = sym
                 return sym.value
             if sym is None:
@@ -285,7 +259,7 @@ class Checker:
 
     def define(self, node: ast.Define) -> None:
         value = self.constant(node.value, f"the value of #define {node.tok.text}")
-        self.declare_global(node.tok, Constant(node.tok.text, value))
+        self.declare_global(node.tok, bi.Constant(node.tok.text, value))
 
     def special(self, node: ast.SpecialDef) -> None:
         if node.min_args > node.max_args:
@@ -452,7 +426,6 @@ class Checker:
                                      f"{node.return_type}, and control can reach its end)")
         node.var_count = self.body.var_count
         node.array_sizes = self.body.array_sizes
-        fn.defined = True
         self.body = None
 
     def local_variable(self, tok, kind: str, sizes: list[int] | None = None) -> Variable:
@@ -893,8 +866,8 @@ def _header_of(key: str) -> str | None:
 
 
 def _display_name(key: str) -> str:
-    entry = bi.SPECIALS.get(key) or bi.CALLFUNCS.get(key)
-    return entry.name if entry is not None else bi.CONSTANT_NAMES.get(key, key)
+    entry = bi.resolve(key, (bi.ZSPECIAL, bi.ZDEFS))
+    return entry.name if entry is not None else key
 
 
 def _script_label(node: ast.ScriptDef) -> str:

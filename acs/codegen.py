@@ -6,11 +6,10 @@ import struct
 
 from . import ast
 from . import builtins as bi
-from .checks import Checker, Constant, Function, Variable, SCRIPT_TYPE_NUMBERS, MORPH_STRING_ARGS
+from .checks import Checker, Function, Variable, SCRIPT_TYPE_NUMBERS, MORPH_STRING_ARGS
 from .objfile import FunctionInfo, Module, ScriptInfo
-from .pcodes import PCD
+from .pcodes import COMPACT_SPLIT, PCD
 
-_pack_int = struct.Struct("<i").pack
 _pack_uint = struct.Struct("<I").pack
 _pack_ushort = struct.Struct("<H").pack
 
@@ -40,7 +39,6 @@ CHAR_ARRAY_OPS = {
 TRANSLATION_OPS = {"palette": PCD.TRANSLATIONRANGE1, "rgb": PCD.TRANSLATIONRANGE2, "desat": PCD.TRANSLATIONRANGE3}
 _PUSHBYTE = int(PCD.PUSHBYTE)
 _DUP = int(PCD.DUP)
-_SPLIT = 240
 
 
 class Emitter:
@@ -71,11 +69,11 @@ class Emitter:
                 self.flush()
         elif pcode == _PUSHBYTE:
             self.run_start = len(buf)
-        if pcode < _SPLIT:
+        if pcode < COMPACT_SPLIT:  # pcodes.py's module docstring: the compact opcode encoding
             buf.append(pcode)
         else:
-            buf.append(_SPLIT + ((pcode - _SPLIT) >> 8))
-            buf.append((pcode - _SPLIT) & 255)
+            buf.append(COMPACT_SPLIT + ((pcode - COMPACT_SPLIT) >> 8))
+            buf.append((pcode - COMPACT_SPLIT) & 255)
         if duplicate:
             buf.append(buf[-2])
 
@@ -528,7 +526,7 @@ class Generator:
         if type(sym) is Variable:
             self.out.op(VARIABLE_OPS["push", sym.kind])
             self.out.index(sym.index)
-        elif type(sym) is Constant:
+        elif type(sym) is bi.Constant:
             self.out.push(sym.value)
         else:  # a line special's name stands for its number
             self.out.push(sym.number)

@@ -242,16 +242,6 @@ class Pcode:
     operands: tuple[Arg, ...]
     handled: bool
 
-    def size(self, compact: bool) -> int | None:
-        """Encoded size in bytes (opcode and operands), or None when it depends on the operands."""
-        total = opcode_size(self.number, compact)
-        for arg in self.operands:
-            arg_size = arg.size(compact)
-            if arg_size is None:
-                return None
-            total += arg_size
-        return total
-
 
 PCODES: tuple[Pcode, ...] = tuple(
     Pcode(number, name, _OPERANDS.get(name, ()), PCD[name] not in UNHANDLED_PCODES)
@@ -265,25 +255,6 @@ if _unknown_layouts:
     raise AssertionError(f"operand layouts for unknown p-codes: {sorted(_unknown_layouts)}")
 
 COMPACT_SPLIT = 240  # compact opcodes from here on take two bytes
-
-
-def opcode_size(number: int, compact: bool) -> int:
-    """Bytes the opcode itself takes."""
-    if not compact:
-        return 4
-    return 1 if number < COMPACT_SPLIT else 2
-
-
-def encode_opcode(number: int, compact: bool = True) -> bytes:
-    """The opcode's bytes (without operands)."""
-    if not 0 <= number < PCODE_COUNT:
-        raise ValueError(f"p-code {number} is not one this engine accepts (0..{PCODE_COUNT - 1})")
-    if not compact:
-        return struct.pack("<I", number)
-    if number < COMPACT_SPLIT:
-        return bytes((number,))
-    rest = number - COMPACT_SPLIT
-    return bytes((COMPACT_SPLIT + (rest >> 8), rest & 0xFF))
 
 
 def decode_opcode(data: bytes, offset: int, compact: bool = True) -> tuple[int, int]:

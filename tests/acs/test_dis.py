@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from wadgym.acs.dis import behavior_lumps, disassemble, disassemble_path, parse_behavior
-from wadgym.acs.pcodes import PCD, encode_opcode
+from wadgym.acs.pcodes import PCD
 
 WADS = sorted(glob.glob(os.path.join(vizdoom.scenarios_path, "*.wad")))
 SHIPPED = [(os.path.basename(wad), map_name, lump)
@@ -100,9 +100,8 @@ def _tag_first_lump(tag: bytes, code: bytes, sptr: bytes, strings=()) -> bytes:
 
 def test_non_compact_tag_first_lump():
     word = lambda n: struct.pack("<i", n)
-    code = (encode_opcode(PCD.PUSHNUMBER, False) + word(7) + encode_opcode(PCD.ASSIGNGLOBALVAR, False)
-            + word(3) + encode_opcode(PCD.CALLFUNC, False) + word(1) + word(48)
-            + encode_opcode(PCD.GOTO, False) + word(8) + encode_opcode(PCD.TERMINATE, False))
+    code = (word(PCD.PUSHNUMBER) + word(7) + word(PCD.ASSIGNGLOBALVAR) + word(3) + word(PCD.CALLFUNC)
+            + word(1) + word(48) + word(PCD.GOTO) + word(8) + word(PCD.TERMINATE))
     sptr = struct.pack("<hHII", 5, 4, 8, 0)
     behavior = parse_behavior(_tag_first_lump(b"ACSE", code, sptr, ["hello"]))
     assert behavior.format == "ACSE" and not behavior.compact and not behavior.wrapped
@@ -114,12 +113,14 @@ def test_non_compact_tag_first_lump():
 
 
 def test_compact_case_table_and_two_byte_opcodes():
-    code = bytearray(encode_opcode(PCD.PUSHBYTE) + b"\x02" + encode_opcode(PCD.CASEGOTOSORTED))
+    # compact opcodes from 240 on take two bytes: 240 + (n - 240) // 256, (n - 240) % 256
+    assert (PCD.CASEGOTOSORTED, PCD.SETACTORPROPERTY) == (256, 245)
+    code = bytearray(bytes((PCD.PUSHBYTE, 2)) + b"\xf0\x10")
     code += bytes(-(8 + len(code)) % 4)   # the table starts at a 4-byte boundary of the lump
     table_at = 8 + len(code)
     done = table_at + 4 + 16
     code += struct.pack("<IiIiI", 2, 1, done, 2, done)
-    code += encode_opcode(PCD.SETACTORPROPERTY) + encode_opcode(PCD.TERMINATE)
+    code += b"\xf0\x05" + bytes((PCD.TERMINATE,))
     lump = _tag_first_lump(b"ACSe", bytes(code), struct.pack("<hHII", 1, 1, 8, 0))
     names = [(i.name, i.size) for i in parse_behavior(lump).instructions]
     assert names[:2] == [("PUSHBYTE", 2), ("CASEGOTOSORTED", done - 10)]   # opcode at 10, table to done
