@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from . import ast
 from . import builtins as bi
+from .format import SCRIPT_TYPES, UNSUPPORTED_SCRIPT_TYPES
 from .lexer import wrap32
 
 MAX_MAP_VARIABLES = 128
@@ -16,10 +17,6 @@ COMPACT_SLOTS = 256  # compact p-code names a local variable in one byte
 MAX_FUNCTION_PART = 255  # the FUNC chunk stores a function's argument and local counts in one byte each
 MAX_SCRIPT_SLOTS = 0xFFFF  # SVCT stores a script's variable count in 16 bits
 
-SCRIPT_TYPE_NUMBERS = {
-    "closed": 0, "open": 1, "respawn": 2, "death": 3, "enter": 4, "pickup": 5, "bluereturn": 6,
-    "redreturn": 7, "whitereturn": 8, "lightning": 12, "unloading": 13, "disconnect": 14, "return": 15,
-}
 _ARRAY_KINDS = {"scriptarray", "maparray", "worldarray", "globalarray"}
 MORPH_STRING_ARGS = (1, 2, 5, 6)  # MorphActor's class and flash names
 
@@ -402,9 +399,9 @@ class Checker:
         self.body = None
 
     def script_kind(self, node: ast.ScriptDef) -> None:
-        if node.kind in ("event", "kill", "reopen"):
+        if node.kind in UNSUPPORTED_SCRIPT_TYPES:
             raise node.error(f"{node.kind.upper()} scripts are not supported by ViZDoom's engine "
-                             f"(it runs {', '.join(k.upper() for k in SCRIPT_TYPE_NUMBERS if k != 'closed')})")
+                             f"(it runs {', '.join(k.upper() for k in SCRIPT_TYPES if k != 'closed')})")
         if len(node.params) > MAX_SCRIPT_ARGS:
             raise node.params[MAX_SCRIPT_ARGS].error(f"a script takes at most {MAX_SCRIPT_ARGS} arguments")
         if node.kind == "disconnect":

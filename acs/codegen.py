@@ -6,7 +6,8 @@ import struct
 
 from . import ast
 from . import builtins as bi
-from .checks import Checker, Function, Variable, SCRIPT_TYPE_NUMBERS, MORPH_STRING_ARGS
+from .checks import Checker, Function, Variable, MORPH_STRING_ARGS
+from .format import SCRIPT_TYPES
 from .objfile import FunctionInfo, Module, ScriptInfo
 from .pcodes import COMPACT_SPLIT, PCD
 
@@ -205,7 +206,7 @@ class Generator:
         self.statement(node.body)
         if out.last != PCD.TERMINATE:
             out.op(PCD.TERMINATE)
-        self.scripts.append(ScriptInfo(node.script_number, SCRIPT_TYPE_NUMBERS[node.kind], len(node.params),
+        self.scripts.append(ScriptInfo(node.script_number, SCRIPT_TYPES[node.kind], len(node.params),
                                        node.flags, address, node.var_count, node.array_sizes))
 
     def function(self, node: ast.FunctionDef) -> None:

@@ -13,13 +13,12 @@ from dataclasses import dataclass, field
 from typing import Optional, Union
 
 from . import builtins
+from .format import DEFAULT_SCRIPT_VARIABLES, SCRIPT_FLAGS, SCRIPT_TYPES
 from .pcodes import ACC_ONLY_OPERANDS, ACC_ONLY_PCODES, NO_FALLTHROUGH, PCD, PCODE_COUNT, PCODES, Arg, decode_opcode
 
-SCRIPT_TYPES = {0: "closed", 1: "OPEN", 2: "RESPAWN", 3: "DEATH", 4: "ENTER", 5: "PICKUP",
-                6: "BLUE_RETURN", 7: "RED_RETURN", 8: "WHITE_RETURN", 12: "LIGHTNING",
-                13: "UNLOADING", 14: "DISCONNECT", 15: "RETURN"}
-SCRIPT_FLAGS = {1: "NET", 2: "CLIENTSIDE"}
-DEFAULT_SCRIPT_VARS = 20  # locals a script gets without an SVCT entry
+# Listing names: the words that declare a script's type and flags, as ACS source writes them.
+_TYPE_NAMES = {number: word if word == "closed" else word.upper() for word, number in SCRIPT_TYPES.items()}
+_FLAG_NAMES = {bit: word.upper() for word, bit in SCRIPT_FLAGS.items()}
 _MIN_LUMP = 32            # the engine ignores shorter BEHAVIOR lumps
 
 _ACC_ONLY_NAMES = {number: name for name, number in ACC_ONLY_PCODES.items()}
@@ -73,7 +72,7 @@ class Script:
     address: int
     name: Optional[str] = None
     flags: int = 0
-    var_count: int = DEFAULT_SCRIPT_VARS
+    var_count: int = DEFAULT_SCRIPT_VARIABLES
     arrays: list[int] = field(default_factory=list)
 
     @property
@@ -150,7 +149,7 @@ class Behavior:
             if function.address:   # imported functions have no body here
                 points.setdefault(function.address, f"function {function.name or function.index}")
         for script in self.scripts:
-            points.setdefault(script.address, f"script {script.label} {SCRIPT_TYPES.get(script.type, script.type)}")
+            points.setdefault(script.address, f"script {script.label} {_TYPE_NAMES.get(script.type, script.type)}")
         return points
 
 
@@ -285,14 +284,11 @@ def _read_scripts(by_tag: dict[str, list[Chunk]], wide: bool) -> list[Script]:
     for script in scripts:
         if script.number < 0 and -1 - script.number < len(names):
             script.name = names[-1 - script.number]
-    for chunk in by_tag.get("SFLG", []):
-        for number, flags in _records(chunk, "<hH"):
-            if number in by_number:
-                by_number[number].flags = flags
-    for chunk in by_tag.get("SVCT", []):
-        for number, var_count in _records(chunk, "<hH"):
-            if number in by_number:
-                by_number[number].var_count = var_count
+    for tag, field in (("SFLG", "flags"), ("SVCT", "var_count")):
+        for chunk in by_tag.get(tag, []):
+            for number, value in _records(chunk, "<hH"):
+                if number in by_number:
+                    setattr(by_number[number], field, value)
     for number, sizes in _array_chunks(by_tag.get("SARY", []), signed=True):
         if number in by_number:
             by_number[number].arrays = sizes
@@ -356,19 +352,23 @@ def _decrypt(reader: _Reader, offset: int, index: int) -> str:
 
 def _read_variables(by_tag: dict[str, list[Chunk]], behavior: Behavior) -> None:
     for chunk in by_tag.get("MINI", []):
-        if len(chunk.payload) < 4 or len(chunk.payload) % 4:
-            raise ValueError(f"MINI chunk at offset {chunk.offset} has a bad size {len(chunk.payload)}")
-        values = struct.unpack_from(f"<I{len(chunk.payload) // 4 - 1}i", chunk.payload)
-        for i, value in enumerate(values[1:]):
-            behavior.map_var_inits[values[0] + i] = value
+        first, values = _indexed_values(chunk)
+        for i, value in enumerate(values):
+            behavior.map_var_inits[first + i] = value
     for chunk in by_tag.get("ARAY", []):
         for index, size in _records(chunk, "<II"):
             behavior.arrays[index] = size
     for chunk in by_tag.get("AINI", []):
-        if len(chunk.payload) < 4 or len(chunk.payload) % 4:
-            raise ValueError(f"AINI chunk at offset {chunk.offset} has a bad size {len(chunk.payload)}")
-        values = struct.unpack_from(f"<I{len(chunk.payload) // 4 - 1}i", chunk.payload)
-        behavior.array_inits[values[0]] = list(values[1:])
+        index, values = _indexed_values(chunk)
+        behavior.array_inits[index] = values
+
+
+def _indexed_values(chunk: Chunk) -> tuple[int, list[int]]:
+    """MINI/AINI: a u32 (first map variable, or the array's number), then i32 values."""
+    if len(chunk.payload) < 4 or len(chunk.payload) % 4:
+        raise ValueError(f"{chunk.tag} chunk at offset {chunk.offset} has a bad size {len(chunk.payload)}")
+    first, *values = struct.unpack_from(f"<I{len(chunk.payload) // 4 - 1}i", chunk.payload)
+    return first, values
 
 
 def _check_addresses(behavior: Behavior) -> None:
@@ -468,9 +468,9 @@ def _header_lines(behavior: Behavior) -> list[str]:
 def _table_lines(behavior: Behavior) -> list[str]:
     lines = [f"scripts ({len(behavior.scripts)}):"]
     for script in behavior.scripts:
-        flags = "|".join(name for bit, name in SCRIPT_FLAGS.items() if script.flags & bit) or "-"
+        flags = "|".join(name for bit, name in _FLAG_NAMES.items() if script.flags & bit) or "-"
         arrays = f"  arrays {script.arrays}" if script.arrays else ""
-        lines.append(f"  {script.label:>8s}  {SCRIPT_TYPES.get(script.type, f'type {script.type}'):12s}"
+        lines.append(f"  {script.label:>8s}  {_TYPE_NAMES.get(script.type, f'type {script.type}'):12s}"
                      f" argc {script.argc}  flags {flags}  locals {script.var_count}  @{script.address}{arrays}")
     lines.append(f"functions ({len(behavior.functions)}):")
     for function in behavior.functions:

@@ -5,9 +5,8 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
+from .format import DEFAULT_SCRIPT_VARIABLES
 from .pcodes import PCD
-
-MAX_SCRIPT_VARIABLES = 20  # locals the engine gives a script without an SVCT entry
 
 
 @dataclass
@@ -66,9 +65,6 @@ class _Writer:
     def u16(self, value: int) -> None:
         self.buf += struct.pack("<H", value & 0xFFFF)
 
-    def u8(self, value: int) -> None:
-        self.buf.append(value & 0xFF)
-
     def raw(self, data: bytes) -> None:
         self.buf += data
 
@@ -101,7 +97,7 @@ def _needs_new_format(module: Module) -> bool:
                 or module.encrypt_strings
                 or any(s.flags or not 0 <= s.number < 1000 for s in module.scripts)
                 # Hexen's layout has no SVCT, so the engine would give the script 20 locals only.
-                or any(s.var_count > MAX_SCRIPT_VARIABLES for s in module.scripts)
+                or any(s.var_count > DEFAULT_SCRIPT_VARIABLES for s in module.scripts)
                 or any(s.array_sizes for s in module.scripts)
                 or any(f.array_sizes for f in module.functions))
 
@@ -158,29 +154,22 @@ def _close_new(writer: _Writer, module: Module, compact: bool) -> None:
     writer.u32(0)
 
 
+def _record_chunk(writer: _Writer, tag: bytes, fmt: str, rows: list[tuple]) -> None:
+    """A chunk of fixed-size records packed with ``fmt``; nothing at all when there are no rows."""
+    if not rows:
+        return
+    pack = struct.Struct(fmt).pack
+    start = writer.begin_chunk(tag)
+    writer.raw(b"".join(pack(*row) for row in rows))
+    writer.end_chunk(start)
+
+
 def _script_chunks(writer: _Writer, scripts: list[ScriptInfo]) -> None:
-    if scripts:
-        start = writer.begin_chunk(b"SPTR")
-        for script in scripts:
-            writer.u16(script.number)
-            writer.u8(script.type)
-            writer.u8(script.arg_count)
-            writer.u32(script.address)
-        writer.end_chunk(start)
-    big = [s for s in scripts if s.var_count > MAX_SCRIPT_VARIABLES]
-    if big:
-        start = writer.begin_chunk(b"SVCT")
-        for script in big:
-            writer.u16(script.number)
-            writer.u16(script.var_count)
-        writer.end_chunk(start)
-    flagged = [s for s in scripts if s.flags]
-    if flagged:
-        start = writer.begin_chunk(b"SFLG")
-        for script in flagged:
-            writer.u16(script.number)
-            writer.u16(script.flags)
-        writer.end_chunk(start)
+    # Named scripts have negative numbers, hence the signed 16-bit number in each record.
+    _record_chunk(writer, b"SPTR", "<hBBI", [(s.number, s.type, s.arg_count, s.address) for s in scripts])
+    _record_chunk(writer, b"SVCT", "<hH", [(s.number, s.var_count) for s in scripts
+                                           if s.var_count > DEFAULT_SCRIPT_VARIABLES])
+    _record_chunk(writer, b"SFLG", "<hH", [(s.number, s.flags) for s in scripts if s.flags])
     for script in scripts:
         if script.array_sizes:
             _local_arrays(writer, b"SARY", script.number, script.array_sizes)
@@ -195,15 +184,10 @@ def _local_arrays(writer: _Writer, tag: bytes, owner: int, sizes: list[int]) -> 
 
 
 def _function_chunks(writer: _Writer, functions: list[FunctionInfo]) -> None:
+    # argument count, local count, returns a value, import number (0: defined here), address
+    _record_chunk(writer, b"FUNC", "<BBBBI", [(fn.arg_count, fn.local_count, fn.returns, 0, fn.address)
+                                              for fn in functions])
     if functions:
-        start = writer.begin_chunk(b"FUNC")
-        for fn in functions:
-            writer.u8(fn.arg_count)
-            writer.u8(fn.local_count)
-            writer.u8(1 if fn.returns else 0)
-            writer.u8(0)
-            writer.u32(fn.address)
-        writer.end_chunk(start)
         _name_list(writer, b"FNAM", [encode_string(fn.name) for fn in functions])
     for number, fn in enumerate(functions):
         if fn.array_sizes:
@@ -259,13 +243,7 @@ def _map_initializers(writer: _Writer, values: list[int]) -> None:
 
 
 def _array_chunks(writer: _Writer, module: Module) -> None:
-    if not module.arrays:
-        return
-    start = writer.begin_chunk(b"ARAY")
-    for index in sorted(module.arrays):
-        writer.u32(index)
-        writer.u32(module.arrays[index])
-    writer.end_chunk(start)
+    _record_chunk(writer, b"ARAY", "<II", sorted(module.arrays.items()))
     for index in sorted(module.array_values):
         values = module.array_values[index]
         size = module.arrays[index]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import ast
+from .format import SCRIPT_FLAGS, SCRIPT_TYPES, UNSUPPORTED_SCRIPT_TYPES
 from .lexer import Token
 
 # Binary operators by precedence, loosest first (acc's parse.c levels B to K; the ternary is level A).
@@ -10,8 +11,8 @@ _BINARY_LEVELS = (("||",), ("&&",), ("|",), ("^",), ("&",), ("==", "!="), ("<", 
                   ("<<", ">>"), ("+", "-"), ("*", "/", "%"))
 _PRECEDENCE = {op: level for level, ops in enumerate(_BINARY_LEVELS) for op in ops}
 _ASSIGN_OPS = frozenset(("=", "+=", "-=", "*=", "/=", "%=", "&=", "^=", "|=", "<<=", ">>="))
-SCRIPT_TYPES = ("open", "respawn", "death", "enter", "pickup", "bluereturn", "redreturn", "whitereturn",
-                "lightning", "unloading", "disconnect", "return", "event", "kill", "reopen")
+# Words that may follow a script's number and arguments (the checker refuses the unsupported ones).
+_SCRIPT_TYPE_WORDS = frozenset(SCRIPT_TYPES).union(UNSUPPORTED_SCRIPT_TYPES) - {"closed"}
 VAR_TYPES = ("int", "str", "bool")
 PRINT_KINDS = frozenset("sldicnfkbxa")
 MAX_NESTING = 200  # statements and parenthesised expressions; keeps every pass well inside Python's stack
@@ -155,13 +156,12 @@ class Parser:
             if not self.accept("void"):
                 params = self.parameters(allow_array=False)
             self.expect(")")
-        if self.tok.kind in SCRIPT_TYPES:
+        if self.tok.kind in _SCRIPT_TYPE_WORDS:
             kind = self.advance().kind
         flags = 0
-        if self.accept("net"):
-            flags |= 1
-        if self.accept("clientside"):
-            flags |= 2
+        for word, bit in SCRIPT_FLAGS.items():
+            if self.accept(word):
+                flags |= bit
         self.enter(tok)
         body = self.statement()
         self.leave()
