@@ -13,6 +13,10 @@ class Node:
     def error(self, message: str):
         return self.tok.error(message)
 
+    def line(self) -> int:
+        """The 1-based source line this node starts on."""
+        return self.tok.source.locate(self.tok.offset)[0]
+
 
 # ---- expressions -------------------------------------------------------------------------------
 
@@ -66,6 +70,17 @@ class Binary(Expr):
         self.tok, self.op, self.left, self.right = tok, op, left, right
 
 
+def binary_chain(node: Binary) -> tuple[Expr, list[Binary]]:
+    """``a op b op c ...`` as (a, the Binary nodes in evaluation order), walking the left spine without
+    recursion so that a chain of thousands of operators needs no deep stack."""
+    links = []
+    while type(node) is Binary:
+        links.append(node)
+        node = node.left
+    links.reverse()
+    return node, links
+
+
 class Ternary(Expr):
     __slots__ = ("cond", "then", "other")
 
@@ -85,16 +100,18 @@ class IncDec(Expr):
 class Call(Expr):
     """``name(args)``; ``args`` holds None for an argument left out (``f(1, , 3)``).
 
-    ``direct`` is acc's ``const:`` form. The checker sets ``target`` (a symbol) and ``fills``
-    (how many trailing optional arguments it pads with zeros).
+    ``direct`` is acc's ``const:`` form. The checker sets ``target`` (a symbol), ``fills`` (how many
+    trailing arguments the call is padded with, as zeros) and, for ``const:``, ``values``: the folded
+    arguments, padding included.
     """
 
-    __slots__ = ("name", "args", "direct", "target", "fills")
+    __slots__ = ("name", "args", "direct", "target", "fills", "values")
 
     def __init__(self, tok: Token, name: str, args: list, direct: bool = False):
         self.tok, self.name, self.args, self.direct = tok, name, args, direct
         self.target = None
         self.fills = 0
+        self.values: list[int] = []
 
 
 class PrintItem(Node):

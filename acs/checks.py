@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from . import ast
 from . import builtins as bi
 from .format import SCRIPT_TYPES, UNSUPPORTED_SCRIPT_TYPES
@@ -220,13 +222,9 @@ class Checker:
         raise expr.error(f"{what} must be a constant expression (numbers, strings and #define constants)")
 
     def _fold_binary(self, expr: ast.Binary, what: str) -> int:
-        chain = []
-        node = expr
-        while isinstance(node, ast.Binary):
-            chain.append(node)
-            node = node.left
-        value = self.constant(node, what)
-        for link in reversed(chain):
+        first, links = ast.binary_chain(expr)
+        value = self.constant(first, what)
+        for link in links:
             value = _fold(link, value, self.constant(link.right, what))
         return value
 
@@ -239,8 +237,7 @@ class Checker:
         for number, node in enumerate(definitions):
             if node.name in self.functions:
                 first = self.functions[node.name].node
-                line = first.tok.source.locate(first.tok.offset)[0]
-                raise node.error(f"function '{node.tok.text}' is already defined (line {line})")
+                raise node.error(f"function '{node.tok.text}' is already defined (line {first.line()})")
             self.functions[node.name] = node.sym = Function(node, number)
         handlers = {
             ast.ScriptDef: self.script, ast.FunctionDef: self.function, ast.MapVarDecl: self.map_declaration,
@@ -323,9 +320,7 @@ class Checker:
             if size <= 0:
                 raise dim.error(f"array size must be positive, not {size}")
             sizes.append(size)
-        total = 1
-        for size in sizes:
-            total *= size
+        total = math.prod(sizes)
         if total > 0x7FFFFFFF // 4:
             raise decl.error(f"array '{decl.tok.text}' is too large ({total} elements)")
         decl.sizes = sizes
@@ -344,9 +339,7 @@ class Checker:
         pending = [(decl.init, 0, 0)]
         while pending:
             init, level, base = pending.pop()
-            stride = 1
-            for size in sizes[level + 1:]:
-                stride *= size
+            stride = math.prod(sizes[level + 1:])
             if len(init.items) > sizes[level]:
                 raise init.items[sizes[level]].error(
                     f"too many initializers for '{decl.tok.text}' (dimension {level + 1} holds {sizes[level]})")
@@ -385,8 +378,7 @@ class Checker:
                 raise node.number.error(f"script number {number} is out of range (1..32767)")
             if number in self.script_numbers:
                 first = self.script_numbers[number]
-                line = first.tok.source.locate(first.tok.offset)[0]
-                raise node.number.error(f"script {number} is already defined (line {line})")
+                raise node.number.error(f"script {number} is already defined (line {first.line()})")
             self.script_numbers[number] = node
             node.script_number = number
         self.script_kind(node)
@@ -429,10 +421,7 @@ class Checker:
         body = self.body
         if kind == "scriptarray":
             sym = Variable(tok.text, kind, len(body.array_sizes), sizes)
-            total = 1
-            for size in sizes:
-                total *= size
-            body.array_sizes.append(total)
+            body.array_sizes.append(math.prod(sizes))
             if len(body.array_sizes) > 254:
                 raise tok.error("too many local arrays (at most 254)")
         else:
@@ -646,13 +635,10 @@ class Checker:
         if kind is ast.Number:
             return
         if kind is ast.Binary:
-            chain = []
-            while type(node) is ast.Binary:
-                chain.append(node.right)
-                node = node.left
-            self.expr(node)
-            for right in reversed(chain):  # source order, which is the string pool's order
-                self.expr(right)
+            first, links = ast.binary_chain(node)
+            self.expr(first)
+            for link in links:  # source order, which is the string pool's order
+                self.expr(link.right)
             return
         self._EXPRESSIONS[kind](self, node, value_used)
 
@@ -802,12 +788,14 @@ class Checker:
         if len(node.args) > count:
             raise node.error(f"{entry.name} takes {_arg_range(entry.min_args, count)}, "
                              f"{len(node.args)} given")
+        values = []
         for i, arg in enumerate(node.args):
             if arg is None:
                 if not entry.opt_mask >> i & 1:
                     raise node.error(f"argument {i + 1} of {entry.name} cannot be left out")
+                values.append(0)
             elif node.direct:
-                self.constant(arg, f"a const: argument of {entry.name}")
+                values.append(self.constant(arg, f"a const: argument of {entry.name}"))
             else:
                 self.expr(arg)
         filled = len(node.args)
@@ -817,6 +805,8 @@ class Checker:
             raise node.error(f"{entry.name} takes {_arg_range(entry.min_args, count)}, "
                              f"{len(node.args)} given")
         node.fills = count - len(node.args)
+        if node.direct:
+            node.values = values + [0] * node.fills
 
     def special_call(self, node: ast.Call, entry, value_used: bool) -> None:
         is_special = isinstance(entry, bi.Special)
@@ -837,10 +827,10 @@ class Checker:
             if acc_args is not None and high < count <= acc_args[1]:
                 note = f" (acc would accept up to {acc_args[1]}, but ViZDoom's engine reads only {high})"
             raise node.error(f"{name} takes {_arg_range(low, high)}, {count} given{note}")
-        for arg in node.args:
-            if direct:
-                self.constant(arg, f"a const: argument of {name}")
-            else:
+        if direct:
+            node.values = [self.constant(arg, f"a const: argument of {name}") for arg in node.args]
+        else:
+            for arg in node.args:
                 self.expr(arg)
 
     _EXPRESSIONS = {

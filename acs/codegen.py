@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import struct
 
 from . import ast
@@ -192,10 +193,7 @@ class Generator:
                 self.map_values[sym.index] = decl.values[0]
                 self.map_vars_initialized = True
             return
-        total = 1
-        for size in sym.sizes:
-            total *= size
-        self.arrays[sym.index] = total
+        self.arrays[sym.index] = math.prod(sym.sizes)
         if decl.values and any(decl.values.values()):
             self.array_values[sym.index] = decl.values
 
@@ -328,10 +326,9 @@ class Generator:
             out.op(PCD.SCRIPTWAITNAMED)
             return
         if call.direct:
-            values = [self.checker.constant(arg) for arg in call.args]
-            self.special_direct(80, values)
+            self.special_direct(80, call.values)
             out.op(PCD.SCRIPTWAITDIRECT)
-            out.int32(values[0])
+            out.int32(call.values[0])
             return
         for i, arg in enumerate(call.args):
             self.expr(arg)
@@ -342,19 +339,24 @@ class Generator:
         out.op(PCD.SCRIPTWAIT)
 
     def if_statement(self, node: ast.If) -> None:
+        self.branch(node.cond, self.statement, node.then, node.other)
+
+    def branch(self, cond: ast.Expr, emit, then, other) -> None:
+        """``if``/``?:`` as acc lays them out: cond, IFNOTGOTO past ``then``, then (when there is an
+        ``other``) a GOTO past it; ``emit`` compiles ``then`` and ``other``."""
         out = self.out
-        self.expr(node.cond)
+        self.expr(cond)
         out.op(PCD.IFNOTGOTO)
         skip_then = out.jump_slot()
-        self.statement(node.then)
-        if node.other is None:
+        emit(then)
+        if other is None:
             out.patch(skip_then, out.label())
             return
         out.op(PCD.GOTO)
-        skip_else = out.jump_slot()
+        skip_other = out.jump_slot()
         out.patch(skip_then, out.label())
-        self.statement(node.other)
-        out.patch(skip_else, out.label())
+        emit(other)
+        out.patch(skip_other, out.label())
 
     def while_statement(self, node: ast.While) -> None:
         out = self.out
@@ -509,13 +511,10 @@ class Generator:
             self._EXPRESSIONS[kind](self, node)
 
     def binary(self, node: ast.Binary) -> None:
-        chain = []
-        while type(node) is ast.Binary:
-            chain.append(node)
-            node = node.left
-        self.expr(node)
+        first, links = ast.binary_chain(node)
+        self.expr(first)
         op = self.out.op
-        for link in reversed(chain):
+        for link in links:
             self.expr(link.right)
             op(BINARY_OPS[link.op])
 
@@ -556,16 +555,7 @@ class Generator:
         self.out.op(UNARY_OPS[node.op])
 
     def ternary(self, node: ast.Ternary) -> None:
-        out = self.out
-        self.expr(node.cond)
-        out.op(PCD.IFNOTGOTO)
-        other_slot = out.jump_slot()
-        self.expr(node.then)
-        out.op(PCD.GOTO)
-        end_slot = out.jump_slot()
-        out.patch(other_slot, out.label())
-        self.expr(node.other)
-        out.patch(end_slot, out.label())
+        self.branch(node.cond, self.expr, node.then, node.other)
 
     def incdec(self, node: ast.IncDec) -> None:
         out = self.out
@@ -697,7 +687,7 @@ class Generator:
             self.special_direct(special.number, [0])  # acc's zero-argument specials: one constant 0
             return
         if node.direct:
-            self.special_direct(special.number, [self.checker.constant(arg) for arg in node.args])
+            self.special_direct(special.number, node.values)
             return
         for arg in node.args:
             self.expr(arg)
@@ -734,8 +724,7 @@ class Generator:
                 out.push(0)
             out.op(entry.stack_pcode)
             return
-        constant = self.checker.constant
-        values = [0 if arg is None else constant(arg) for arg in node.args] + [0] * node.fills
+        values = node.values
         short = {PCD.DELAYDIRECT: PCD.DELAYDIRECTB, PCD.RANDOMDIRECT: PCD.RANDOMDIRECTB}.get(entry.direct_pcode)
         if self.compact and short is not None and not any(v & 0xFFFFFFFF > 255 for v in values):
             out.op(short)

@@ -284,11 +284,11 @@ def _read_scripts(by_tag: dict[str, list[Chunk]], wide: bool) -> list[Script]:
     for script in scripts:
         if script.number < 0 and -1 - script.number < len(names):
             script.name = names[-1 - script.number]
-    for tag, field in (("SFLG", "flags"), ("SVCT", "var_count")):
+    for tag, attribute in (("SFLG", "flags"), ("SVCT", "var_count")):
         for chunk in by_tag.get(tag, []):
             for number, value in _records(chunk, "<hH"):
                 if number in by_number:
-                    setattr(by_number[number], field, value)
+                    setattr(by_number[number], attribute, value)
     for number, sizes in _array_chunks(by_tag.get("SARY", []), signed=True):
         if number in by_number:
             by_number[number].arrays = sizes
