@@ -10,10 +10,10 @@ import dataclasses
 import hashlib
 import os
 import sys
+import types
 import typing
 
 DEFAULT_SCENARIO = "items"
-_BOOLEANS = {"true": True, "yes": True, "1": True, "on": True, "false": False, "no": False, "0": False, "off": False}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,6 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from wadgym.acs import AcsError
     from wadgym.envs.scenarios import build_scenario_levels, compile_acs, load_scenario, make_params
     from wadgym.wads import build_wad, write_wad
     from wadgym.wads.preview import write_preview
@@ -42,6 +43,9 @@ def run(args: argparse.Namespace) -> int:
         data = build_wad(levels, compiler=compile_acs)
     except (ValueError, TypeError) as error:
         print(f"wadgym build: error: {error}", file=sys.stderr)
+        return 2
+    except AcsError as error:  # "file:line:col: error: ...", the source line and a caret
+        print(f"wadgym build: {error}", file=sys.stderr)
         return 2
     output = args.output or f"{_stem(args.scenario)}.wad"
     write_wad(output, data)
@@ -58,32 +62,41 @@ def _stem(scenario: str) -> str:
 
 
 def parse_overrides(params_class, overrides: list[str]) -> dict:
-    """{"n_items": 10} from ["n_items=10"], each value converted to the field's type."""
-    fields = {f.name: f for f in dataclasses.fields(params_class)}
+    """{"n_items": 10} from ["n_items=10"]: each value read as wadgym.envs.kwargs reads it, then checked
+    against (and converted to) the type of `params_class`'s field."""
+    from wadgym.envs.kwargs import parse_value, split_assignment
+
+    fields = [f.name for f in dataclasses.fields(params_class)]
     hints = typing.get_type_hints(params_class)
     result = {}
     for item in overrides:
-        key, sep, text = item.partition("=")
-        key = key.strip()
-        if not sep:
-            raise ValueError(f"--set {item!r}: expected KEY=VALUE")
+        key, text = split_assignment(item, "--set")
         if key not in fields:
             raise ValueError(f"unknown parameter {key!r}; valid parameters: {', '.join(fields)}")
-        result[key] = _convert(key, text.strip(), hints.get(key, str))
+        result[key] = _convert(key, text, parse_value(text, f"--set {item}"), hints.get(key, typing.Any))
     return result
 
 
-def _convert(key: str, text: str, kind):
-    try:
-        if kind is bool:
-            if text.lower() not in _BOOLEANS:
-                raise ValueError
-            return _BOOLEANS[text.lower()]
-        if kind in (int, float, str):
-            return kind(text)
-        if typing.get_origin(kind) is tuple:
-            item_type = (typing.get_args(kind) or (str,))[0]
-            return tuple(item_type(part) for part in text.split(",") if part.strip())
-    except ValueError:
-        raise ValueError(f"--set {key}={text}: not a valid {getattr(kind, '__name__', kind)}") from None
-    return text
+def _convert(key: str, text: str, value, kind):
+    """`value` (parsed from `text`) as a `kind`, a field's type hint; a ValueError names the field and type."""
+    args = typing.get_args(kind)
+    if typing.get_origin(kind) in (typing.Union, types.UnionType) and type(None) in args:  # X | None
+        if value is None:
+            return None
+        kind = next(a for a in args if a is not type(None))
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind is str:
+        return value if isinstance(value, str) else text  # `--set floor=123` is the name "123"
+    if kind is bool and value in (0, 1):  # true/false; 1/0 as well
+        return bool(value)
+    if kind is int and number and float(value).is_integer():
+        return int(value)
+    if kind is float and number:
+        return float(value)
+    if typing.get_origin(kind) is tuple:
+        if isinstance(value, (list, tuple)):
+            item = typing.get_args(kind)[0] if typing.get_args(kind) else typing.Any
+            return tuple(_convert(key, str(v), v, item) for v in value)
+    elif not isinstance(kind, type) or (isinstance(value, kind) and kind not in (int, float, bool)):
+        return value  # typing.Any, other generics, or already the field's class
+    raise ValueError(f"--set {key}={text}: not a valid {getattr(kind, '__name__', kind)}")

@@ -50,10 +50,44 @@ def test_build_defaults_to_the_default_scenario_in_the_current_folder(tmp_path, 
 
 
 def test_build_from_a_python_file(tmp_path):
+    from wadgym.envs.scenarios import load_scenario
+
     source = tmp_path / "my_map.py"
     source.write_text(textwrap.dedent(USER_SCENARIO))
     assert main(["build", str(source), "-o", str(tmp_path / "mine.wad"), "--set", "size=256"]) == 0
-    assert (tmp_path / "mine.wad").exists()
+    built = (tmp_path / "mine.wad").read_bytes()
+    assert built == build_scenario_wad(load_scenario(str(source)), {"size": 256})
+    assert built != build_scenario_wad(load_scenario(str(source)))  # --set took effect
+    textmap = dict(read_lumps(built))["TEXTMAP"].decode()
+    assert "x=256.0;" in textmap and "x=512.0;" not in textmap  # the room is 256 units wide
+
+
+@pytest.mark.parametrize("scenario, setting, params", [
+    ("rooms", "door=no", {"door": False}),
+    ("rooms", "door=0", {"door": False}),
+    ("rooms", "n_items=1e1", {"n_items": 10}),
+    ("items", "player_speed=2", {"player_speed": 2.0}),
+    ("items", "floor='FLOOR0_1'", {"floor": "FLOOR0_1"}),
+])
+def test_set_reads_values_as_every_key_value_option_does(tmp_path, scenario, setting, params):
+    wad = tmp_path / "out.wad"
+    assert main(["build", scenario, "-o", str(wad), "--set", setting]) == 0
+    assert wad.read_bytes() == build_scenario_wad(scenario, params)
+
+
+BAD_ACS_SCENARIO = USER_SCENARIO.replace(
+    "return Level(map=m)",
+    "return Level(map=m, scripts='#include \"zcommon.acs\"\\nscript 1 ENTER\\n{\\n    GiveInventroy(\"Medikit\", 1);\\n}\\n')")
+
+
+def test_an_acs_error_is_reported_at_its_line_not_as_a_traceback(tmp_path, capsys):
+    source = tmp_path / "bad_acs.py"
+    source.write_text(textwrap.dedent(BAD_ACS_SCENARIO))
+    assert main(["build", str(source), "-o", str(tmp_path / "bad.wad")]) == 2
+    err = capsys.readouterr().err
+    assert ":4:5: error: unknown function 'GiveInventroy' (did you mean 'GiveInventory'?)" in err
+    assert err.splitlines()[1:] == ['    GiveInventroy("Medikit", 1);', "    ^"]
+    assert not (tmp_path / "bad.wad").exists()
 
 
 @pytest.mark.parametrize("argv, message", [
