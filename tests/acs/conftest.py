@@ -1,9 +1,10 @@
 """Fixtures for the compiler's tests: scripts compiled by wadgym.acs and run in a real, headless ViZDoom.
 
 A program writes its results into ACS ``global int N`` (N = 1..59), which ViZDoom reports as
-``GameVariable.USERN``; by convention it sets ``global int 60`` to 1 as its last act, so a test can tell a
-script that stopped early from one that finished. Many programs run in one game: each is a map of
-one WAD, visited with ``set_doom_map`` + ``new_episode`` (which also clears the globals).
+``GameVariable.USERN``; by convention it sets ``global int 60`` (``done``) to 1 as its last act, so a test
+can tell a script that stopped early from one that finished. ``declare_results`` numbers a program's result
+names. Many programs run in one game: each is a map of one WAD, visited with ``set_doom_map`` +
+``new_episode`` (which also clears the globals).
 """
 
 from __future__ import annotations
@@ -29,21 +30,33 @@ def arena(name: str, behavior: bytes, things=()) -> Level:
     return Level(map=m, name=name, behavior=behavior)
 
 
+def declare_results(names) -> tuple[str, dict[str, int]]:
+    """``global int N:name;`` numbering ``names`` 1, 2, ... and ``global int 60:done;``, to put ahead of a
+    program that reports through globals; with name -> N to read each result back from a Run."""
+    indices = {name: number for number, name in enumerate(names, start=1)}
+    if len(indices) > DONE - 1:
+        raise ValueError(f"at most {DONE - 1} results per program, got {len(indices)}")
+    lines = [f"global int {number}:{name};" for name, number in indices.items()] + [f"global int {DONE}:done;"]
+    return "\n".join(lines) + "\n", indices
+
+
 def expression_program(checks: list[tuple[str, int]], prelude: str = "") -> str:
     """An OPEN script storing each ACS expression of ``checks`` in globals 1, 2, ... then setting DONE."""
-    if len(checks) > DONE - 1:
-        raise ValueError(f"at most {DONE - 1} checks per program, got {len(checks)}")
-    lines = ['#include "zcommon.acs"']
-    lines += [f"global int {i}:r{i};" for i in range(1, len(checks) + 1)]
-    lines += [f"global int {DONE}:done;", prelude, "script 1 OPEN", "{"]
+    declarations, _ = declare_results(f"r{i}" for i in range(1, len(checks) + 1))
+    lines = ['#include "zcommon.acs"', declarations, prelude, "script 1 OPEN", "{"]
     lines += [f"    r{i} = {expr};" for i, (expr, _) in enumerate(checks, start=1)]
     lines += ["    done = 1;", "}"]
     return "\n".join(lines) + "\n"
 
 
+# Tests cannot import conftest under importlib mode, so they get these helpers as fixtures.
+@pytest.fixture(scope="session", name="declare_results")
+def declare_results_fixture():
+    return declare_results
+
+
 @pytest.fixture(scope="session")
 def expression_program_source():
-    """The expression_program function (tests cannot import conftest under importlib mode)."""
     return expression_program
 
 
@@ -59,6 +72,10 @@ class Run:
 
     def at(self, tic: int, index: int) -> int:
         return self.snapshots[tic][index - 1]
+
+    def named(self, indices: dict[str, int], names=None) -> dict[str, int]:
+        """{name: final value} for ``names`` (default: all of ``indices``, as declare_results numbered them)."""
+        return {name: self[indices[name]] for name in (indices if names is None else names)}
 
 
 @pytest.fixture(scope="session")

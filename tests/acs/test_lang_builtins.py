@@ -7,8 +7,6 @@ import pytest
 
 TIMING = """
 #include "zcommon.acs"
-global int 1:start; global int 2:after_10; global int 3:after_const; global int 4:after_long;
-global int 5:wait_done; global int 6:waited_at; global int 7:named_done; global int 60:done;
 script 1 OPEN
 {
     int n = 10;
@@ -34,8 +32,6 @@ script "sleeper" (void) { delay(4); }
 
 RANDOM = """
 #include "zcommon.acs"
-global int 1:low; global int 2:high; global int 3:const_low; global int 4:const_high; global int 5:neg_low;
-global int 6:neg_high; global int 7:fixed_low; global int 8:fixed_high; global int 9:same; global int 60:done;
 script 1 OPEN
 {
     int i, x;
@@ -54,11 +50,6 @@ script 1 OPEN
 
 ACTORS = """
 #include "zcommon.acs"
-global int 1:spawned; global int 2:count; global int 3:health; global int 4:removed; global int 5:failed_spawn;
-global int 6:renamed; global int 7:damaged; global int 8:x_pos; global int 9:spot_spawn; global int 10:angle;
-global int 11:damage_result; global int 12:special_run; global int 13:special_args; global int 14:forced;
-global int 15:class_check; global int 16:pushbytes; global int 17:forced_angle; global int 18:forced_short;
-global int 19:stale_tid; global int 60:done;
 script 1 OPEN
 {
     int junk;
@@ -98,12 +89,6 @@ script 2 (int a, int b) { special_run = 1; special_args = a * 10 + b; }
 
 PLAYER = """
 #include "zcommon.acs"
-global int 1:given; global int 2:taken; global int 3:weapon; global int 4:cleared; global int 5:actor_inv;
-global int 6:player_number; global int 7:tid_before; global int 8:tid_after; global int 9:health;
-global int 10:direct_give; global int 11:executed; global int 12:always; global int 13:result;
-global int 14:named; global int 15:named_result; global int 16:const_exec; global int 17:root;
-global int 18:vector_length; global int 19:str_functions; global int 20:printed; global int 21:unique_tid;
-global int 22:suspended; global int 23:terminated; global int 60:done;
 script 1 ENTER
 {
     ClearInventory();
@@ -174,54 +159,49 @@ PLAYER_EXPECTED = {
 }
 
 
-def _indices(source: str) -> dict[str, int]:
-    names = {}
-    for declaration in source.split("global int ")[1:]:
-        number, name = declaration.split(";")[0].split(":")
-        names[name.strip()] = int(number)
-    return names
-
-
-def _values(run, source: str, keys) -> dict[str, int]:
-    indices = _indices(source)
-    return {key: run[indices[key]] for key in keys}
+RANDOM_RESULTS = ["low", "high", "const_low", "const_high", "neg_low", "neg_high", "fixed_low", "fixed_high",
+                  "same"]
+# program -> (source, the globals it reports through)
+PROGRAMS = {"timing": (TIMING, TIMING_EXPECTED), "random": (RANDOM, RANDOM_RESULTS),
+            "actors": (ACTORS, ACTORS_EXPECTED), "player": (PLAYER, [*PLAYER_EXPECTED, "suspended"])}
 
 
 @pytest.fixture(scope="module")
-def results(run_acs):
-    return run_acs({"timing": TIMING, "random": RANDOM, "actors": ACTORS, "player": PLAYER},
+def results(run_acs, declare_results):
+    """{program: (Run, result name -> global)}."""
+    declared = {key: declare_results(names) for key, (_, names) in PROGRAMS.items()}
+    runs = run_acs({key: declared[key][0] + source for key, (source, _) in PROGRAMS.items()},
                    tics=330, probes=(9, 12))
+    return {key: (runs[key], declared[key][1]) for key in PROGRAMS}
 
 
 def test_delay_waits_the_given_tics(results):
-    run = results["timing"]
+    run, indices = results["timing"]
     assert run[60] == 1
-    assert _values(run, TIMING, TIMING_EXPECTED) == TIMING_EXPECTED
-    indices = _indices(TIMING)
+    assert run.named(indices) == TIMING_EXPECTED
     assert run.at(9, indices["after_10"]) == 0 and run.at(12, indices["after_10"]) == 10
 
 
 def test_random_stays_in_its_range_and_reaches_both_ends(results):
-    run = results["random"]
+    run, indices = results["random"]
     assert run[60] == 1
-    values = _values(run, RANDOM, ["low", "high", "const_low", "const_high", "neg_low", "neg_high", "same"])
+    values = run.named(indices)
+    fixed_low, fixed_high = values.pop("fixed_low"), values.pop("fixed_high")
     assert values == {"low": 3, "high": 7, "const_low": 10, "const_high": 12, "neg_low": -5, "neg_high": 5,
                       "same": 9}
-    fixed = _values(run, RANDOM, ["fixed_low", "fixed_high"])
-    assert 16384 <= fixed["fixed_low"] < 20000 and 45000 < fixed["fixed_high"] <= 49152
+    assert 16384 <= fixed_low < 20000 and 45000 < fixed_high <= 49152
 
 
 def test_actors_and_line_specials(results):
-    run = results["actors"]
+    run, indices = results["actors"]
     assert run[60] == 1
-    assert _values(run, ACTORS, ACTORS_EXPECTED) == ACTORS_EXPECTED
+    assert run.named(indices) == ACTORS_EXPECTED
 
 
 def test_player_inventory_script_execution_and_callfunc(results):
-    run = results["player"]
+    run, indices = results["player"]
     assert run[60] == 1
-    assert _values(run, PLAYER, PLAYER_EXPECTED) == PLAYER_EXPECTED
-    indices = _indices(PLAYER)
+    assert run.named(indices, PLAYER_EXPECTED) == PLAYER_EXPECTED
     # script 6 counted while running, stopped while suspended, and ended with ACS_Terminate
     assert 2 <= run[indices["suspended"]] <= 3
 

@@ -6,15 +6,6 @@ import pytest
 
 CONTROL = """
 #include "zcommon.acs"
-global int 1:if_then; global int 2:if_else; global int 3:else_if; global int 4:while_sum;
-global int 5:until_count; global int 6:do_while; global int 7:do_until; global int 8:for_sum;
-global int 9:for_decl; global int 10:break_at; global int 11:continue_sum; global int 12:nested;
-global int 13:switch_a; global int 14:switch_b; global int 15:switch_default; global int 16:switch_fall;
-global int 17:switch_big; global int 18:switch_nested; global int 19:empty_bodies; global int 20:ternary;
-global int 21:do_once; global int 22:for_continue; global int 23:loop_switch_continue;
-global int 28:nested_break; global int 29:nested_continue;
-global int 24:restarts; global int 25:after_terminate; global int 26:suspended; global int 27:short_circuit;
-global int 60:done;
 
 function int classify(int v)
 {
@@ -96,11 +87,6 @@ CONTROL_EXPECTED = {
 
 FUNCTIONS = """
 #include "zcommon.acs"
-global int 1:fact; global int 2:fib; global int 3:forward; global int 4:void_call; global int 5:args;
-global int 6:locals; global int 7:nested_calls; global int 8:str_return; global int 9:bool_return;
-global int 10:local_array; global int 11:discarded; global int 12:deep; global int 13:gcd;
-global int 14:mutual; global int 15:in_condition;
-global int 60:done;
 int side_effects;
 
 function int factorial(int n) { if (n <= 1) return 1; return n * factorial(n - 1); }
@@ -147,23 +133,19 @@ FUNCTIONS_EXPECTED = {
 }
 
 
-def _indices(source: str) -> dict[str, int]:
-    names = {}
-    for declaration in source.split("global int ")[1:]:
-        number, name = declaration.split(";")[0].split(":")
-        names[name.strip()] = int(number)
-    return names
+PROGRAMS = {"control": (CONTROL, CONTROL_EXPECTED), "functions": (FUNCTIONS, FUNCTIONS_EXPECTED)}
 
 
 @pytest.fixture(scope="module")
-def results(run_acs):
-    return run_acs({"control": CONTROL, "functions": FUNCTIONS}, tics=10)
+def results(run_acs, declare_results):
+    """{program: (Run, result name -> global)}: each program's results are globals named as in its EXPECTED."""
+    declared = {key: declare_results(expected) for key, (_, expected) in PROGRAMS.items()}
+    runs = run_acs({key: declared[key][0] + source for key, (source, _) in PROGRAMS.items()}, tics=10)
+    return {key: (runs[key], declared[key][1]) for key in PROGRAMS}
 
 
-@pytest.mark.parametrize("name, source, expected", [
-    ("control", CONTROL, CONTROL_EXPECTED), ("functions", FUNCTIONS, FUNCTIONS_EXPECTED)])
-def test_program_results(results, name, source, expected):
-    run = results[name]
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_program_results(results, name):
+    run, indices = results[name]
     assert run[60] == 1, "the program did not finish"
-    indices = _indices(source)
-    assert {key: run[indices[key]] for key in expected} == expected
+    assert run.named(indices) == PROGRAMS[name][1]

@@ -23,8 +23,6 @@ FORMATS = [
 
 STRING_FUNCTIONS = """
 #include "zcommon.acs"
-global int 1:length; global int 2:compare; global int 3:left; global int 4:middle; global int 5:char;
-global int 6:escaped; global int 7:same_index; global int 8:case_insensitive; global int 60:done;
 INT Mixed_Case = 4;
 FUNCTION INT Twice(INT V) { RETURN V * 2; }
 Script 1 open
@@ -40,11 +38,12 @@ Script 1 open
     DONE = 1;
 }
 """
+STRING_FUNCTIONS_EXPECTED = {"length": 11, "compare": 11, "left": 1, "middle": 1, "char": ord("z"), "escaped": 7,
+                             "same_index": 1, "case_insensitive": 16}
 
 
 # 25 locals under #nocompact: more than the 20 the engine gives a script with no SVCT entry.
-MANY_LOCALS = ("#nocompact\nglobal int 1:first; global int 2:last; global int 60:done;\nscript 1 OPEN {\n"
-               + " ".join(f"int v{i} = {i + 100};" for i in range(25))
+MANY_LOCALS = ("#nocompact\nscript 1 OPEN {\n" + " ".join(f"int v{i} = {i + 100};" for i in range(25))
                + "\nfirst = v0; last = v24; done = 1; }\n")
 
 
@@ -60,22 +59,24 @@ def formats_program(encrypt: bool = False, compact: bool = True) -> tuple[str, l
 
 
 @pytest.fixture(scope="module")
-def results(run_acs):
+def results(run_acs, declare_results):
+    functions, indices = declare_results(STRING_FUNCTIONS_EXPECTED)
+    many_locals, _ = declare_results(["first", "last"])
     programs = {
         "formats": formats_program()[0],
         "encrypted": formats_program(encrypt=True)[0],
         "nocompact": formats_program(compact=False)[0],
-        "functions": STRING_FUNCTIONS,
-        "functions_nocompact": "#nocompact\n" + STRING_FUNCTIONS,
-        "many_locals": MANY_LOCALS,
+        "functions": functions + STRING_FUNCTIONS,
+        "functions_nocompact": "#nocompact\n" + functions + STRING_FUNCTIONS,
+        "many_locals": many_locals + MANY_LOCALS,
     }
-    return run_acs(programs, tics=3)
+    return run_acs(programs, tics=3), indices
 
 
 @pytest.mark.parametrize("name", ["formats", "encrypted", "nocompact"])
 def test_strparam_specifiers(results, name):
     _, checks = formats_program()
-    run = results[name]
+    run = results[0][name]
     assert run[60] == 1, "the program did not finish"
     got = {expr: run[i] for i, (expr, _) in enumerate(checks, 1)}
     assert got == dict(checks)
@@ -83,9 +84,9 @@ def test_strparam_specifiers(results, name):
 
 @pytest.mark.parametrize("name", ["functions", "functions_nocompact"])
 def test_string_functions_and_case_insensitive_names(results, name):
-    run = results[name]
-    assert run[60] == 1, "the program did not finish"
-    assert [run[i] for i in range(1, 9)] == [11, 11, 1, 1, ord("z"), 7, 1, 16]
+    runs, indices = results
+    assert runs[name][60] == 1, "the program did not finish"
+    assert runs[name].named(indices) == STRING_FUNCTIONS_EXPECTED
 
 
 def test_the_object_forms_differ_as_intended():
@@ -108,12 +109,12 @@ def test_the_object_forms_differ_as_intended():
     assert tag(with_function) == b"ACSE"
 
 
-def test_nocompact_script_with_more_than_20_locals(results):
+def test_nocompact_script_with_more_than_20_locals(results, declare_results):
     from wadgym.acs import compile_source
     from wadgym.acs.dis import parse_behavior
 
-    behavior = parse_behavior(compile_source(MANY_LOCALS))
+    behavior = parse_behavior(compile_source(declare_results(["first", "last"])[0] + MANY_LOCALS))
     assert behavior.format == "ACSE" and "SVCT" in [chunk.tag for chunk in behavior.chunks]
     assert behavior.scripts[0].var_count == 25
-    run = results["many_locals"]
+    run = results[0]["many_locals"]
     assert (run[1], run[2], run[60]) == (100, 124, 1)

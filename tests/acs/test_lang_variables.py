@@ -21,8 +21,9 @@ SCOPES = {
 }
 
 
-def operator_program(scopes: list[str]) -> tuple[str, list[tuple[str, str, int]]]:
-    """Assign 12 to each variable, apply each operator with 5, store the result; returns (source, checks)."""
+def operator_program(scopes: list[str], declare_results) -> tuple[str, list[tuple[str, str, int]]]:
+    """Assign 12 to each variable, apply each operator with 5, store the result in global r1, r2, ...;
+    returns (source, checks)."""
     globals_, locals_, body, checks = [], [], [], []
     for scope in scopes:
         declaration, name, local = SCOPES[scope]
@@ -33,8 +34,8 @@ def operator_program(scopes: list[str]) -> tuple[str, list[tuple[str, str, int]]
             result = f"r{len(checks)}"
             statement = f"{name}{op};" if op in ("++", "--") else f"{name} {op} 5;"
             body.append(f"{name} = 12; {statement} {result} = {name};")
-    lines = ['#include "zcommon.acs"', *globals_, *[f"global int {i}:r{i};" for i in range(1, len(checks) + 1)],
-             "global int 60:done;", "script 1 OPEN {", *locals_, *body, "done = 1; }"]
+    declarations, _ = declare_results(f"r{i}" for i in range(1, len(checks) + 1))
+    lines = ['#include "zcommon.acs"', *globals_, declarations, "script 1 OPEN {", *locals_, *body, "done = 1; }"]
     return "\n".join(lines) + "\n", checks
 
 
@@ -43,15 +44,6 @@ ARRAYS = ["map_array", "world_array", "global_array", "local_array"]
 
 INCDEC_AND_ARRAYS = """
 #include "zcommon.acs"
-global int 1:post_inc; global int 2:after_post_inc; global int 3:pre_dec; global int 4:after_pre_dec;
-global int 5:elem_post; global int 6:elem_after; global int 7:elem_pre; global int 8:mixed;
-global int 9:init_a; global int 10:init_b; global int 11:init_zero; global int 12:grid;
-global int 13:grid_init; global int 14:local_init; global int 15:local_grid; global int 16:strings_len;
-global int 17:string_compare; global int 18:static_count; global int 19:map_inits; global int 20:negative_init;
-global int 21:world_array_far; global int 22:char_array; global int 23:strparam_len; global int 24:char_at;
-global int 25:strings_equal; global int 26:skipped_init; global int 27:index_expr; global int 28:global_array_elem;
-global int 29:copy_back; global int 30:fixed_init;
-global int 60:done;
 world int 9:far[];
 global int 61:garr[];
 int values[5] = { 10, 20, 30 };
@@ -114,26 +106,25 @@ INCDEC_EXPECTED = {
 
 
 @pytest.fixture(scope="module")
-def results(run_acs):
-    scalars, _ = operator_program(SCALARS)
-    arrays, _ = operator_program(ARRAYS)
-    return run_acs({"scalars": scalars, "arrays": arrays, "incdec": INCDEC_AND_ARRAYS}, tics=3)
+def results(run_acs, declare_results):
+    scalars, _ = operator_program(SCALARS, declare_results)
+    arrays, _ = operator_program(ARRAYS, declare_results)
+    declarations, incdec_indices = declare_results(INCDEC_EXPECTED)
+    runs = run_acs({"scalars": scalars, "arrays": arrays, "incdec": declarations + INCDEC_AND_ARRAYS}, tics=3)
+    return runs, incdec_indices
 
 
 @pytest.mark.parametrize("scopes", [SCALARS, ARRAYS], ids=["scalars", "arrays"])
-def test_every_operator_on_every_scope(results, scopes):
-    _, checks = operator_program(scopes)
-    run = results["scalars" if scopes is SCALARS else "arrays"]
+def test_every_operator_on_every_scope(results, declare_results, scopes):
+    _, checks = operator_program(scopes, declare_results)
+    run = results[0]["scalars" if scopes is SCALARS else "arrays"]
     assert run[60] == 1, "the program did not finish"
     got = {(scope, op): run[i] for i, (scope, op, _) in enumerate(checks, start=1)}
     assert got == {(scope, op): expected for scope, op, expected in checks}
 
 
 def test_incdec_arrays_and_strings(results):
-    run = results["incdec"]
+    runs, indices = results
+    run = runs["incdec"]
     assert run[60] == 1, "the program did not finish"
-    indices = {}
-    for declaration in INCDEC_AND_ARRAYS.split("global int ")[1:]:
-        number, name = declaration.split(";")[0].split(":")
-        indices[name] = int(number)
-    assert {key: run[indices[key]] for key in INCDEC_EXPECTED} == INCDEC_EXPECTED
+    assert run.named(indices) == INCDEC_EXPECTED
