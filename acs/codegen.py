@@ -260,26 +260,22 @@ class Generator:
                     out.index(sym.index)
 
     def assign(self, node: ast.Assign) -> None:
-        target = node.target
-        out = self.out
-        if type(target) is ast.Subscript:
-            sym = target.base.sym
-            self.element_offset(target)
-        else:
-            sym = target.sym
+        sym = self.store_target(node.target)
         self.expr(node.value)
-        out.op(VARIABLE_OPS[node.op, sym.kind])
-        out.index(sym.index)
-
-    def incdec_statement(self, node: ast.IncDecStatement) -> None:
-        target = node.target
-        if type(target) is ast.Subscript:
-            sym = target.base.sym
-            self.element_offset(target)
-        else:
-            sym = target.sym
         self.out.op(VARIABLE_OPS[node.op, sym.kind])
         self.out.index(sym.index)
+
+    def incdec_statement(self, node: ast.IncDecStatement) -> None:
+        sym = self.store_target(node.target)
+        self.out.op(VARIABLE_OPS[node.op, sym.kind])
+        self.out.index(sym.index)
+
+    def store_target(self, target: ast.Expr) -> Variable:
+        """The variable an assignment changes; for an array element, its offset is pushed first."""
+        if type(target) is ast.Subscript:
+            self.element_offset(target)
+            return target.base.sym
+        return target.sym
 
     def statement_list(self, node: ast.StatementList) -> None:
         for item in node.items:
