@@ -442,8 +442,8 @@ class Checker:
             if fn is None:
                 what = f"{_script_label(body.node)} has {count} variables"
             else:
-                what = (f"function '{fn.name}' has {count} variables ({min(count, fn.arg_count)} arguments and "
-                        f"{max(0, count - fn.arg_count)} locals)")
+                what = (f"function '{fn.name}' has {count} variables ({fn.arg_count} arguments and "
+                        f"{count - fn.arg_count} locals)")
             raise tok.error(f"{what}; compact p-code numbers them in one byte, so at most {COMPACT_SLOTS} "
                             "(use fewer, or #nocompact)")
         if fn is None:

@@ -71,7 +71,7 @@ class Emitter:
                 self.flush()
         elif pcode == _PUSHBYTE:
             self.run_start = len(buf)
-        if pcode < COMPACT_SPLIT:  # pcodes.py's module docstring: the compact opcode encoding
+        if pcode < COMPACT_SPLIT:  # pcodes.py's compact opcode encoding, inlined: this runs per p-code
             buf.append(pcode)
         else:
             buf.append(COMPACT_SPLIT + ((pcode - COMPACT_SPLIT) >> 8))
