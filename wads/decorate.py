@@ -6,9 +6,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from . import decorate_names, iwad
+from . import decorate_names, decorate_states, iwad
 
-_STATE_KEYWORDS = {"stop", "loop", "wait", "fail", "goto"}
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _FLAG = re.compile(r"^[+-][A-Za-z_]\w*(\.[A-Za-z_]\w*)?$")
 # Names the engine's parser takes as a state block or a state label, not as a property.
@@ -95,8 +94,9 @@ def check_actors(actors: Sequence[Actor]) -> None:
                 names = [a.name for a in stock.values()] + [a.name for a in seen.values()]
                 raise ValueError(f"{where}: unknown {what} actor {ref!r}{iwad.suggest(ref, names)}")
         _check_ednum(actor, where, stock_ednums, used_ednums)
-        _check_flags_and_properties(actor, where, _class_chain(actor, seen), class_chain)
-        _check_states(actor, where)
+        chain = _class_chain(actor, seen)
+        _check_flags_and_properties(actor, where, chain, class_chain)
+        _check_states(actor, where, chain, seen, class_chain)
         seen[actor.name.lower()] = actor
 
 
@@ -144,18 +144,25 @@ def _check_ednum(actor, where, stock_ednums, used_ednums):
     used_ednums[actor.ednum] = actor.name
 
 
-def _check_states(actor, where):
-    for label, frames in (actor.states or {}).items():
-        if not _IDENTIFIER.match(label.replace(".", "_")):
-            raise ValueError(f"{where}: state label {label!r} is not a name")
-        for frame in frames:
-            words = frame.split()
-            if not words or words[0].lower() in _STATE_KEYWORDS:
-                continue
-            sprite = words[0].strip('"').upper()
-            if sprite not in ("####", "----") and sprite not in iwad.sprites():
-                raise ValueError(f"{where}: state {label}: unknown sprite {sprite!r}"
-                                 f"{iwad.suggest(sprite, iwad.sprites())}")
+def _check_states(actor, where, chain, custom: Mapping[str, Actor], class_chain) -> None:
+    """The engine segfaults on a frame line it cannot parse: check each against its grammar first."""
+    if actor.states is None:
+        return
+
+    def labels_of(name: str) -> dict[str, int]:
+        """State labels class `name` has, own and inherited (decorate_states.label_extents), nearest last."""
+        labels: dict[str, int] = {}
+        for cls in reversed(class_chain(name) or []):
+            parent = custom.get(cls.lower())
+            if parent is None:
+                labels.update(decorate_states.stock_definitions().labels.get(cls.lower(), {}))
+            elif parent.states:
+                labels.update(decorate_states.label_extents(decorate_states.state_lines(parent.states)))
+        return labels
+
+    problem = decorate_states.check_states(actor.states, decorate_states.StateContext(chain, labels_of, class_chain))
+    if problem:
+        raise ValueError(f"{where}: {problem}")
 
 
 def actor_kind(name: str, actors: Sequence[Actor]) -> str:

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
-from . import iwad
+from . import decorate_states, iwad
 
 NAMES_FILE = os.path.join(os.path.dirname(__file__), "data", "decorate_names.txt")
 _PARAMETER_WORDS = {
@@ -157,8 +157,35 @@ def property_problem(key: str, value: object, chain: Sequence[str],
     matched = match_values(prop, value)
     if isinstance(matched, str):
         return f"property {key!r} {matched}"
-    problem = _limit_problem(prop, matched, class_chain)
+    problem = _text_problem(matched, chain) or _limit_problem(prop, matched, class_chain)
     return f"property {key!r}: {problem}" if problem else None
+
+
+def _text_problem(matched: list[tuple[str, object]], chain: Sequence[str]) -> str | None:
+    """Strings the engine's scanner would misread: control characters anywhere, and an expression that
+    is not one whole '(...)' group in the engine's expression grammar."""
+    for kind, value in matched:
+        if not isinstance(value, str):
+            continue
+        if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+            return f"{value!r} contains a control character (a line break or tab); write it on one line"
+        if kind == "S" and len(value) >= 2 and value[0] == value[-1] == '"':
+            return f"strings are quoted for you: give {value[1:-1]!r}, not {value!r}"
+        if kind == "X" and value.startswith("("):
+            problem = _group_problem(value) or decorate_states.expression_problem(value[1:-1], chain)
+            if problem:
+                return f"the expression {value!r} {problem}"
+    return None
+
+
+def _group_problem(text: str) -> str | None:
+    """Why `text` is not one parenthesised group '( ... )' (the engine reads up to the matching ')')."""
+    depth = 0
+    for position, ch in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth == 0 and position < len(text) - 1:
+            return "must be one '(...)' group with nothing after its closing ')'"
+    return "has unbalanced parentheses" if depth else None
 
 
 def _suggest_property(key: str, lower_chain: Sequence[str]) -> str:
@@ -278,7 +305,7 @@ def _limit_problem(prop: Property, matched: list[tuple[str, object]], class_chai
     limits, first = prop.limits, matched[0][1] if matched else None
     if "values" in limits:
         words = limits["values"].split(",")
-        if str(first).strip('"').lower() not in {w.lower() for w in words}:
+        if str(first).lower() not in {w.lower() for w in words}:
             shown = [w for w in words if not w.startswith("STYLE_")]    # RenderStyle's old spellings, also accepted
             return f"{first!r} is not one of {', '.join(shown)}{iwad.suggest(str(first), shown)}"
     if "range" in limits and isinstance(first, (int, float)):
@@ -289,10 +316,10 @@ def _limit_problem(prop: Property, matched: list[tuple[str, object]], class_chai
             return f"{first!r} is outside the engine's range {low:g} .. {high:g}"
     if "flags" in limits:
         names = limits["flags"].split(",")
-        for name in str(first).strip('"()').split("|"):
+        for name in str(first).strip("()").split("|"):
             if name.strip().lower() not in {n.lower() for n in names}:
                 return f"{name.strip()!r} is not one of {', '.join(names)} (join several with '|')"
-    if "length" in limits and len(str(first).strip('"')) not in _numbers(limits["length"]):
+    if "length" in limits and len(str(first)) not in _numbers(limits["length"]):
         return f"{first!r} must have {' or '.join(limits['length'].split(','))} characters"
     if "count" in limits and len(matched) not in _numbers(limits["count"]):
         return f"takes {' or '.join(limits['count'].split(','))} values, got {len(matched)}"
@@ -320,10 +347,10 @@ _TRANSLATION = re.compile(rf"^{_INDEX_RANGE}=\s*(?:\d+\s*:\s*\d+|{_RGB}\s*:\s*{_
 
 
 def _translation_problem(ranges: list[str]) -> str | None:
-    if len(ranges) == 1 and ranges[0].strip('"').lower() == "ice":
+    if len(ranges) == 1 and ranges[0].lower() == "ice":
         return None
     for text in ranges:
-        match = _TRANSLATION.match(text.strip('"'))
+        match = _TRANSLATION.match(text)
         if not match or max(int(match.group(1)), int(match.group(2))) > 255:
             return (f"{text!r} is not a translation range: write 'FROM:TO=FROM:TO' (palette indices 0..255), "
                     f"'FROM:TO=[r,g,b]:[r,g,b]' or 'FROM:TO=%[r,g,b]:[r,g,b]', or give 'Ice' or a number 0..6")
@@ -331,9 +358,8 @@ def _translation_problem(ranges: list[str]) -> str | None:
 
 
 def _class_problem(prop: Property, name: str, ancestor: str, class_chain) -> str | None:
-    if name.strip('"').lower() in ("", "none"):
+    if name.lower() in ("", "none"):
         return None
-    name = name.strip('"')
     candidates = [name]
     if prop.name.lower() == "powerup.type" and not name.lower().startswith("power"):
         candidates.append("Power" + name)     # the engine tries the name with 'Power' put in front too
@@ -364,10 +390,11 @@ def _format_one(kind: str, value: object) -> str:
         return "1" if value else "0"
     if isinstance(value, float):
         return repr(value)
-    if kind == "S" and isinstance(value, str) and not value.startswith('"'):
+    if kind == "S":
         return quote(value)
     return str(value)
 
 
 def quote(text: str) -> str:
+    """`text` as a DECORATE or MAPINFO string: in double quotes, with backslashes and quotes escaped."""
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'

@@ -136,7 +136,7 @@ def _read_with_includes(pk3: zipfile.ZipFile, path: str, seen: set[str]) -> list
     return texts
 
 
-def _actor_bodies(text: str):
+def actor_bodies(text: str):
     """(header match, body text) per actor block of a DECORATE text."""
     for match in _HEADER.finditer(text):
         start = text.find("{", match.end())
@@ -164,15 +164,20 @@ def _parse_doomednums(texts: list[str]) -> dict[str, int]:
 
 
 @functools.lru_cache(maxsize=None)
+def engine_texts() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The engine's DECORATE files and its Doom 2 MAPINFO files (vizdoom.pk3), includes followed, comments removed."""
+    with zipfile.ZipFile(engine_pk3_path()) as pk3:
+        return tuple(_read_with_includes(pk3, "decorate.txt", set())), tuple(_read_with_includes(pk3, GAME_MAPINFO, set()))
+
+
+@functools.lru_cache(maxsize=None)
 def stock_actors() -> dict[str, StockActor]:
     """Every actor class the engine defines (DECORATE in vizdoom.pk3), keyed by lower-case name."""
-    with zipfile.ZipFile(engine_pk3_path()) as pk3:
-        decorate = _read_with_includes(pk3, "decorate.txt", set())
-        mapinfo = _read_with_includes(pk3, GAME_MAPINFO, set())
+    decorate, mapinfo = engine_texts()
     ednum_by_name = {k.lower(): v for k, v in _parse_doomednums(mapinfo).items()}
     actors: dict[str, StockActor] = {}
     for text in decorate:
-        for header, body in _actor_bodies(text):
+        for header, body in actor_bodies(text):
             name, parent, header_ednum = header.group(1), header.group(2), header.group(3)
             ednum = ednum_by_name.get(name.lower(), int(header_ednum) if header_ednum else None)
             is_monster = bool(re.search(r"^\s*(monster\b|\+ismonster\b)", body, re.IGNORECASE | re.MULTILINE))
@@ -192,10 +197,6 @@ def _canonical_start_name(lower: str) -> str:
 def stock_ednums() -> dict[str, int]:
     """Stock actor name -> editor number for the Doom 2 game (Player1Start is 1, Medikit 2012 ...)."""
     return {a.name: a.ednum for a in stock_actors().values() if a.ednum is not None}
-
-
-def find_stock_actor(name: str) -> StockActor | None:
-    return stock_actors().get(name.lower())
 
 
 def ancestry(name: str) -> list[str]:

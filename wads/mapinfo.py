@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-
-def _quoted(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+from .decorate_names import quote
 
 
 def mapinfo_text(levels: Sequence) -> str:
@@ -16,10 +14,10 @@ def mapinfo_text(levels: Sequence) -> str:
     """
     blocks = []
     for i, level in enumerate(levels):
-        lines = [f"map {level.name} {_quoted(level.title or level.name)}", "{",
-                 f"\tsky1 = {_quoted(level.sky)}"]
+        lines = [f"map {level.name} {quote(level.title or level.name)}", "{",
+                 f"\tsky1 = {quote(level.sky)}"]
         if i + 1 < len(levels):
-            lines.append(f"\tnext = {_quoted(levels[i + 1].name)}")
+            lines.append(f"\tnext = {quote(levels[i + 1].name)}")
         lines += ["\tnointermission", "}"]
         blocks.append("\n".join(lines) + "\n")
     return "\n".join(blocks)

@@ -122,7 +122,7 @@ def item_actor(rules: ItemRules) -> Actor:
         parent=rules.item_parent,
         flags=["+COUNTITEM", "+INVENTORY.ALWAYSPICKUP"],
         # Amount 0 + ALWAYSPICKUP: picked up at full health too, and health never changes.
-        properties={"Inventory.Amount": 0, "Scale": float(rules.item_scale), "Inventory.PickupMessage": '""'},
+        properties={"Inventory.Amount": 0, "Scale": float(rules.item_scale), "Inventory.PickupMessage": ""},
     )
 
 

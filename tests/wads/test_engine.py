@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 import vizdoom as vzd
 
+from wadgym.envs.engine import make_game
 from wadgym.wads import Level, MapBuilder, build_wad, write_wad
 
 X, Y, ANGLE = vzd.GameVariable.POSITION_X, vzd.GameVariable.POSITION_Y, vzd.GameVariable.ANGLE
@@ -105,10 +106,7 @@ def test_the_empty_behavior_loads_without_an_engine_error(tmp_path, capfd, behav
     m.add_player_start(128, 128)
     path = tmp_path / "quiet.wad"
     write_wad(path, build_wad([Level(map=m, behavior=behavior)]))
-    game = vzd.DoomGame()
-    game.set_doom_scenario_path(str(path))
-    game.set_window_visible(False)
-    game.set_screen_resolution(vzd.ScreenResolution.RES_160X120)
+    game = make_game(path)
     game.set_console_enabled(True)                 # the engine prints its console to stdout
     game.init()
     game.close()
