@@ -952,14 +952,13 @@ _WHY = {
 }
 
 # Constants naming actor properties and print names the engine ignores.
+_APROP_RANGE = "SetActorProperty/GetActorProperty know properties 0..43 only"
+_PRINTNAMES = "the n: print specifier knows PRINTNAME_LEVELNAME, _LEVEL and _SKILL only"
 _UNSUPPORTED_CONSTANTS = {
-    "APROP_MaxStepHeight": "SetActorProperty/GetActorProperty know properties 0..43 only",
-    "APROP_MaxDropOffHeight": "SetActorProperty/GetActorProperty know properties 0..43 only",
-    "APROP_DamageType": "SetActorProperty/GetActorProperty know properties 0..43 only",
-    **{f"APROP_Counter{i}": "SetActorProperty/GetActorProperty know properties 0..43 only"
-       for i in range(8)},
-    "PRINTNAME_NEXTLEVEL": "the n: print specifier knows PRINTNAME_LEVELNAME, _LEVEL and _SKILL only",
-    "PRINTNAME_NEXTSECRET": "the n: print specifier knows PRINTNAME_LEVELNAME, _LEVEL and _SKILL only",
+    **{name: _APROP_RANGE for name in ("APROP_MaxStepHeight", "APROP_MaxDropOffHeight", "APROP_DamageType")},
+    **{f"APROP_Counter{i}": _APROP_RANGE for i in range(8)},
+    "PRINTNAME_NEXTLEVEL": _PRINTNAMES,
+    "PRINTNAME_NEXTSECRET": _PRINTNAMES,
 }
 
 # Names the parser compiles itself, each with its own syntax; listed so no table shadows them.
