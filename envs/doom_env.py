@@ -41,6 +41,9 @@ ACTION_SETS: dict[str, tuple[tuple[str, ...], ...]] = {
 ENGINE_RESOLUTIONS = tuple(n[4:].lower() for n in dir(vzd.ScreenResolution) if n.startswith("RES_"))
 GAME_VARIABLES = tuple(n for n in dir(vzd.GameVariable) if n.isupper())
 MAX_FRAME_SKIP = 64
+# Episodes a reset starts, each with the next engine seed from np_random, before it gives up on a scenario
+# whose start is unusable (e.g. random item placement fell short).
+RESET_ATTEMPTS = 5
 
 
 def user_variable(n: int) -> vzd.GameVariable:
@@ -153,7 +156,8 @@ class DoomEnv(gym.Env):
     """A ViZDoom game on one WAD as a Gymnasium env; see ItemsEnv for a full description.
 
     Subclasses set `self.wad_path` and `self.maps` before calling `_start_game`, then implement
-    `_reset_scenario(state)`, `_step_scenario(state) -> (reward, terminated)` and `_info()`.
+    `_reset_scenario(state)`, `_step_scenario(state) -> (reward, terminated)` and `_info()`, and may
+    implement `_episode_problem(state)`.
     """
 
     metadata = {"render_modes": ["rgb_array", "human"], "render_fps": vzd.DEFAULT_TICRATE}
@@ -217,9 +221,16 @@ class DoomEnv(gym.Env):
         elif map_name != self._map:
             self.game.set_doom_map(map_name)
             self._map = map_name
-        self.game.set_seed(int(self.np_random.integers(0, 2**31 - 1)))
-        self.game.new_episode()
-        state = self.game.get_state()
+        for _ in range(RESET_ATTEMPTS):
+            self.game.set_seed(int(self.np_random.integers(0, 2**31 - 1)))
+            self.game.new_episode()
+            state = self.game.get_state()
+            problem = self._episode_problem(state)
+            if problem is None:
+                break
+        else:
+            raise RuntimeError(f"{problem} in each of {RESET_ATTEMPTS} episodes started with fresh engine seeds; "
+                               f"the scenario's parameters leave too little room (see the env's Arguments)")
         self._reset_scenario(state)
         observation = self._observe(state)
         if self.render_mode == "human":
@@ -287,6 +298,10 @@ class DoomEnv(gym.Env):
 
     def _choose_map(self) -> str:
         return self.maps[0]
+
+    def _episode_problem(self, state) -> str | None:
+        """Why the episode that just started is unusable (reset then starts another), or None."""
+        return None
 
     def _reset_scenario(self, state) -> None:
         raise NotImplementedError

@@ -90,7 +90,10 @@ class ItemsEnv(DoomEnv, EzPickle):
     - render_mode: None, "rgb_array" (render() returns the full engine frame in RGB, (h, w, 3) at
       `render_resolution`) or "human" (the engine's own window, paced at game speed; headless, where
       neither DISPLAY nor WAYLAND_DISPLAY is set, a warning says so and the env runs without a window).
-    Unknown names and out-of-range values raise a ValueError listing what is valid.
+    Unknown names and out-of-range values raise a ValueError listing what is valid, and so do item
+    parameters that would not reliably fit (`n_items`, `min_item_distance`, `min_start_distance`,
+    `wall_clearance` against the free floor: the ACS placement is simulated when the WAD is built). Should
+    an episode's placement still fall short, reset starts another with the next engine seed (up to 5 times).
 
     ## Registered ids
     DoomItems-v0 (arena 1024, 10 items, 300 steps), DoomItemsHard-v0 (arena 2048 with 12 pillars,
@@ -150,12 +153,15 @@ class ItemsEnv(DoomEnv, EzPickle):
             return self.maps[0]
         return self.maps[int(self.np_random.integers(len(self.maps)))]
 
+    def _episode_problem(self, state) -> str | None:
+        placed = int(self.game.get_game_variable(user_variable(PLACED_VARIABLE)))
+        if placed < self.params.n_items:
+            return f"ACS placed {placed} of {self.params.n_items} items in {self._map}"
+        return None
+
     def _reset_scenario(self, state) -> None:
         game = self.game
         total = int(game.get_game_variable(user_variable(PLACED_VARIABLE)))
-        if total < self.params.n_items:
-            raise RuntimeError(f"ACS placed {total} of {self.params.n_items} items in {self._map}: "
-                               f"lower n_items or min_item_distance")
         positions = [game.get_game_variable(user_variable(n)) for n in range(1, 2 * total + 1)]
         self._item_positions = np.array(positions, np.int32).reshape(total, 2)
         self._items_total = total

@@ -22,6 +22,7 @@ MAX_ITEMS = 29  # 58 USER variables hold the positions, USER59 the bitmask, USER
 ITEM_PARENTS = ("Soulsphere", "Medikit", "Stimpack", "HealthBonus")  # stock Health pickups
 # ACS stops a script after 2,000,000 instructions in one tic; a placement try costs at most ~1,500.
 MAX_PLACEMENT_TRIES = 1000
+PLACEMENT_TRIALS = 32  # check_room_for_items: placements simulated per layout
 WEIGHT_UNIT = 64 * 64  # area weights in 64x64 blocks keep their cumulative sum far from overflow
 
 Rect = tuple[int, int, int, int]  # x0, y0, x1, y1 in map units
@@ -131,14 +132,60 @@ def shrink(rect: Rect, by: int) -> Rect | None:
     return (x0, y0, x1, y1) if x0 <= x1 and y0 <= y1 else None
 
 
-def check_room_for_items(rules: ItemRules, free_area: float) -> None:
-    """Refuse parameters whose items would hardly fit: random placement then needs too many tries."""
-    needed = rules.n_items * math.pi * (rules.min_item_distance / 2) ** 2
-    if needed > 0.3 * free_area:
-        raise ValueError(
-            f"n_items={rules.n_items} with min_item_distance={rules.min_item_distance} do not fit in the free "
-            f"floor ({int(free_area)} square map units); lower them or enlarge the map"
-        )
+def check_room_for_items(rules: ItemRules, floor: list[Rect], obstacles: list[Rect], start: tuple[int, int]) -> None:
+    """Refuse parameters whose items would not reliably fit: the ACS placement gives up after
+    MAX_PLACEMENT_TRIES random points. The same placement, run here PLACEMENT_TRIALS times with a quarter
+    of those tries, must place every item every time; the ACS then practically never falls short."""
+    areas = placement_areas(rules, floor)
+    if not areas:
+        raise ValueError(f"wall_clearance={rules.wall_clearance} leaves no floor for items; lower it or enlarge the map")
+    rng = np.random.default_rng(0)  # fixed: the same parameters always pass or always fail
+    placed = placed_counts(rng, rules, areas, obstacles, start, MAX_PLACEMENT_TRIES // 4, PLACEMENT_TRIALS)
+    if min(placed) < rules.n_items:
+        names = (f"n_items={rules.n_items}, min_item_distance={rules.min_item_distance}, "
+                 f"min_start_distance={rules.min_start_distance} and wall_clearance={rules.wall_clearance}")
+        if max(placed) == 0:
+            raise ValueError(f"{names}: no floor point is min_start_distance from the start and wall_clearance "
+                             f"from every wall and obstacle; lower them or enlarge the map")
+        raise ValueError(f"{names} do not fit in the free floor: random placement placed as few as {min(placed)} "
+                         f"of {rules.n_items} items; lower them or enlarge the map")
+
+
+def placement_areas(rules: ItemRules, floor: list[Rect]) -> list[Rect]:
+    """The floor rectangles shrunk by the wall clearance: where item centres are drawn."""
+    return [a for a in (shrink(r, rules.wall_clearance) for r in floor) if a is not None]
+
+
+def placed_counts(rng: np.random.Generator, rules: ItemRules, areas: list[Rect], obstacles: list[Rect],
+                  start: tuple[int, int], tries: int, trials: int) -> list[int]:
+    """How many items items.acs's placement places in each of `trials` runs of `tries` random points: each
+    point in an area drawn by its weight, kept when outside every obstacle grown by the clearance and far
+    enough from the start and from the items kept so far."""
+    weights = area_weights(areas)
+    box = np.array(areas)
+    k = np.searchsorted(weights, rng.integers(1, weights[-1] + 1, size=(trials, tries)))
+    x = rng.integers(box[k, 0], box[k, 2] + 1)
+    y = rng.integers(box[k, 1], box[k, 3] + 1)
+    ok = (x - start[0]) ** 2 + (y - start[1]) ** 2 >= rules.min_start_distance ** 2
+    c = rules.wall_clearance
+    for x0, y0, x1, y1 in obstacles:
+        ok &= ~((x > x0 - c) & (x < x1 + c) & (y > y0 - c) & (y < y1 + c))
+    d2 = rules.min_item_distance ** 2
+    counts = []
+    for xs, ys, free in zip(x.tolist(), y.tolist(), ok.tolist()):
+        placed: list[tuple[int, int]] = []
+        for px, py, keep in zip(xs, ys, free):
+            if keep and all((px - qx) ** 2 + (py - qy) ** 2 >= d2 for qx, qy in placed):
+                placed.append((px, py))
+                if len(placed) == rules.n_items:
+                    break
+        counts.append(len(placed))
+    return counts
+
+
+def area_weights(areas: list[Rect]) -> np.ndarray:
+    """Cumulative weights of the areas, as the ACS draws them (in WEIGHT_UNIT blocks, at least 1 each)."""
+    return np.cumsum([max(1, (x1 - x0 + 1) * (y1 - y0 + 1) // WEIGHT_UNIT) for x0, y0, x1, y1 in areas])
 
 
 def _acs_list(values) -> str:
@@ -152,10 +199,10 @@ def _acs_fixed(value: float) -> str:
 def items_script(rules: ItemRules, floor: list[Rect], obstacles: list[Rect], start: tuple[int, int]) -> str:
     """The ACS source placing `rules.n_items` items on `floor` (rectangles) outside `obstacles`."""
     c = rules.wall_clearance
-    areas = [a for a in (shrink(r, c) for r in floor) if a is not None]
+    areas = placement_areas(rules, floor)
     if not areas:
         raise ValueError(f"wall_clearance={c} leaves no floor for items")
-    weights = np.cumsum([max(1, (x1 - x0 + 1) * (y1 - y0 + 1) // WEIGHT_UNIT) for x0, y0, x1, y1 in areas])
+    weights = area_weights(areas)
     blocked = [(x0 - c, y0 - c, x1 + c, y1 + c) for x0, y0, x1, y1 in obstacles] or [(0, 0, 0, 0)]
     n = rules.n_items
     position_globals = "\n".join(
@@ -214,12 +261,6 @@ def _apart(a: Rect, b: Rect, gap: int) -> bool:
     return a[2] + gap <= b[0] or b[2] + gap <= a[0] or a[3] + gap <= b[1] or b[3] + gap <= a[1]
 
 
-def free_area(floor: list[Rect], obstacles: list[Rect], clearance: int) -> float:
-    """Floor area where an item's centre may go (overlaps between grown obstacles counted twice: a lower bound)."""
-    total = sum((r[2] - r[0] - 2 * clearance) * (r[3] - r[1] - 2 * clearance) for r in floor if shrink(r, clearance))
-    return total - sum((o[2] - o[0] + 2 * clearance) * (o[3] - o[1] + 2 * clearance) for o in obstacles)
-
-
 def arena_layout(rng: np.random.Generator, p: Params) -> tuple[tuple[int, int], int, list[Rect]]:
     """The arena's player start, its angle and its pillars, drawn from `rng`."""
     start = (p.size // 2, p.size // 2)
@@ -231,7 +272,7 @@ def build(rng: np.random.Generator, p: Params) -> Level:
     """Square arena, the player start in its centre, optional pillars, `p.n_items` items placed by ACS."""
     start, angle, pillars = arena_layout(rng, p)
     floor = [(0, 0, p.size, p.size)]
-    check_room_for_items(p, free_area(floor, pillars, p.wall_clearance))
+    check_room_for_items(p, floor, pillars, start)
     m = MapBuilder()
     arena = m.add_room(*floor[0], floor=p.floor, ceiling=p.ceiling, wall=p.wall, floor_height=0,
                        ceiling_height=128, light=p.light)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from wadgym.envs.scenarios.items import (
-    CHOICES, LIMITS, ItemRules, Rect, check_params, check_room_for_items, free_area, item_actor, items_script,
+    CHOICES, LIMITS, ItemRules, Rect, check_params, check_room_for_items, item_actor, items_script,
 )
 from wadgym.wads import Level, MapBuilder
 
@@ -126,7 +126,7 @@ def _cell_extent(rng: np.random.Generator, p: Params) -> int:
 def layout(seed: int, p: Params, name: str = "MAP01") -> Level:
     """The maze of `seed` as a Level called `name`."""
     plan = maze_plan(seed, p)
-    check_room_for_items(p, free_area(plan.cells, [], p.wall_clearance))
+    check_room_for_items(p, plan.cells, [], plan.start)
     m = MapBuilder()
     rooms = [m.add_room(*cell, floor=plan.floor, ceiling="CEIL5_1", wall=plan.wall, light=plan.light)
              for cell in plan.cells]

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
-from wadgym.envs.doom_env import BlockMean, BlockSample
+from wadgym.envs import cache
+from wadgym.envs.doom_env import RESET_ATTEMPTS, BlockMean, BlockSample
 from wadgym.envs.items import ItemsEnv
+from wadgym.envs.scenarios import build_scenario_wad, items
+from wadgym.wads import write_wad
 
 SPECS = [spec for spec in gym.registry.values() if str(spec.entry_point).startswith("wadgym.")]
 POSITION = ("POSITION_X", "POSITION_Y", "ANGLE")
@@ -174,6 +179,10 @@ def test_human_render_mode_headless_warns_and_runs_without_window(make_env, monk
     ({"downsample": "max"}, "downsample='max' is not valid; choose one of 'stride', 'mean'"),
     ({"game_variables": ("HEALTH", "MANA")}, "unknown: \\['MANA'\\]; valid: .*POSITION_X"),
     ({"n_items": 29, "min_item_distance": 400}, "do not fit in the free floor"),
+    ({"min_start_distance": 1000}, "min_start_distance=1000 and wall_clearance=32: no floor point is"),
+    ({"n_items": 8, "min_start_distance": 560},
+     "n_items=8, min_item_distance=96, min_start_distance=560 and wall_clearance=32 do not fit"),
+    ({"layout": "maze", "n_items": 20, "min_item_distance": 250}, "n_items=20, min_item_distance=250, .* do not fit"),
     ({"layout": "maze", "rows": 9}, "rows=9 is out of range; valid: 1 to 8"),
 ])
 @pytest.mark.filterwarnings("ignore:.*not in the possible render_modes")  # gymnasium's, before ours
@@ -213,3 +222,37 @@ def test_both_downsamplers_give_the_declared_observations(downsample, make_env):
     observation, _ = env.reset(seed=0)
     assert env.observation_space.contains(observation)
     assert observation.shape == (60, 80, 1)
+
+
+def wad_in_place_of(monkeypatch, folder, params, **placement) -> None:
+    """Store, as `params`' cached WAD in `folder`, the arena built with `placement` overrides and no room
+    check: the env then meets ACS placements that fall short (which the check keeps parameters from doing)."""
+    monkeypatch.setattr(items, "check_room_for_items", lambda *args: None)
+    data = build_scenario_wad("items", dataclasses.replace(params, **placement), 0)
+    write_wad(cache.cache_dir(folder) / f"items-{cache.wad_key('items', params, 0)}.wad", data)
+
+
+def test_reset_retries_with_fresh_engine_seeds_when_acs_placement_falls_short(monkeypatch, tmp_path):
+    # With min_start_distance=560, ACS places only 4-7 of 8 items for the first engine seed of reset(seed=36).
+    params = dataclasses.replace(items.PRESETS["default"], n_items=8)
+    wad_in_place_of(monkeypatch, tmp_path, params, min_start_distance=560)
+    env = ItemsEnv(n_items=8, cache_dir=str(tmp_path))
+    try:
+        _, info = env.reset(seed=36)
+        assert info["items_total"] == 8
+        assert np.hypot(*(info["item_positions"] - 512).T).min() >= 560   # the tight WAD's placement
+        assert np.array_equal(env.reset(seed=36)[1]["item_positions"], info["item_positions"])   # still seeded
+    finally:
+        env.close()
+
+
+def test_reset_gives_up_with_a_clear_error_when_placement_always_falls_short(monkeypatch, tmp_path):
+    params = dataclasses.replace(items.PRESETS["default"], n_items=8)
+    wad_in_place_of(monkeypatch, tmp_path, params, min_start_distance=1000)
+    env = ItemsEnv(n_items=8, cache_dir=str(tmp_path))
+    try:
+        with pytest.raises(RuntimeError, match=rf"ACS placed 0 of 8 items in MAP01 in each of {RESET_ATTEMPTS} "
+                                               rf"episodes started with fresh engine seeds"):
+            env.reset(seed=0)
+    finally:
+        env.close()
