@@ -176,8 +176,8 @@ class ItemsEnv(DoomEnv, EzPickle):
         if state is None:  # the engine ended the episode (the player died): nothing more to collect
             items, mask, ended = self.game.get_game_variable(vzd.GameVariable.ITEMCOUNT), self._remaining_mask, True
         else:
-            items, mask = state.game_variables[:2].tolist()  # one conversion from the engine's vector
-            ended = False
+            values = state.game_variables.tolist()  # one conversion from the engine's vector
+            items, mask, ended = values[0], values[1], False
         collected = int(items) - self._items_collected
         self._items_collected += collected
         if mask != self._remaining_mask:
@@ -186,10 +186,11 @@ class ItemsEnv(DoomEnv, EzPickle):
         return reward, ended or self._items_collected >= self._items_total
 
     def _info(self) -> dict[str, Any]:
+        # Copies: a caller may keep or change them (gymnasium's check_env refuses infos sharing arrays).
         return {
             "items_collected": self._items_collected,
             "items_total": self._items_total,
-            "item_positions": self._item_positions.copy(),  # copies: a caller may keep or change them
+            "item_positions": self._item_positions.copy(),
             "items_remaining": self._items_remaining.copy(),
             "map": self._map,
         }

@@ -196,7 +196,8 @@ def test_bad_arguments_raise_value_error_listing_valid_choices(kwargs, message, 
 def test_block_mean_averages_blocks(shape, f):
     frame = np.random.default_rng(f).integers(0, 256, shape, dtype=np.uint8)
     downsample = BlockMean(shape, f)
-    expected = frame.reshape(shape[0] // f, f, shape[1] // f, f, *shape[2:]).mean(axis=(1, 3)).astype(np.uint8)
+    channels = shape[2:] or (1,)  # gray frames come out with a channel axis
+    expected = frame.reshape(shape[0] // f, f, shape[1] // f, f, *channels).mean(axis=(1, 3)).astype(np.uint8)
     first = downsample(frame)
     np.testing.assert_array_equal(first, expected)
     second = downsample(frame[::-1].copy())
@@ -209,8 +210,8 @@ def test_block_sample_keeps_each_blocks_centre_pixel(shape, f):
     frame = np.random.default_rng(f).integers(0, 256, shape, dtype=np.uint8)
     downsample = BlockSample(shape, f)
     first = downsample(frame)
-    assert first.shape == (shape[0] // f, shape[1] // f, *shape[2:])
-    np.testing.assert_array_equal(first[1, 2], frame[f + f // 2, 2 * f + f // 2])
+    assert first.shape == (shape[0] // f, shape[1] // f, *(shape[2:] or (1,)))  # gray gets a channel axis
+    np.testing.assert_array_equal(first[1, 2], np.atleast_1d(frame[f + f // 2, 2 * f + f // 2]))
     second = downsample(frame[::-1].copy())
     assert f == 1 or not np.shares_memory(first, second)  # each call returns its own array
     assert f == 1 or not np.shares_memory(first, frame)
