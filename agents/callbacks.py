@@ -92,14 +92,11 @@ class RunCallback(BaseCallback):
 
 
 def save_model(model, path: Path) -> None:
-    """model.save to a temporary name in the same folder, then rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.stem}.tmp.zip")
-    model.save(tmp)
-    tmp.replace(path)
+    """model.save, atomically."""
+    with runfolder.atomic_path(path) as temporary:
+        model.save(temporary)
 
 
 def save_vecnormalize(vec_normalize, path: Path) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    vec_normalize.save(tmp)
-    tmp.replace(path)
+    with runfolder.atomic_path(path) as temporary:
+        vec_normalize.save(temporary)

@@ -67,17 +67,6 @@ def check_keys(entry: dict[str, Any], where: str) -> None:
         )
 
 
-def parse_assignments(items: list[str] | None, what: str) -> dict[str, Any]:
-    """`["n_epochs=4", "learning_rate=lin_1e-4"]` -> {"n_epochs": 4, "learning_rate": "lin_1e-4"} (YAML values)."""
-    result: dict[str, Any] = {}
-    for item in items or ():
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(f"{what}: expected key=value, got {item!r}")
-        result[key.strip()] = yaml.safe_load(value) if value.strip() else None
-    return result
-
-
 def resolve(
     env_id: str,
     hyperparams_path: str | Path | None = None,

@@ -2,7 +2,9 @@
 
     wadgym doctor
 
-Exits 0 when everything needed works, 1 with a plain explanation of each problem otherwise.
+Exits 0 when the core (build, acs, rollout) works, 1 with a plain explanation of each problem
+otherwise; missing training packages are reported, not counted as problems (plain `pip install wadgym`
+is a valid install).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-# Needed for the envs (core) and for training (the `train` extra); a missing one is a problem.
+# Needed for the envs (core; a missing one is a problem) and for training (the `train` extra).
 REQUIRED = ("wadgym", "vizdoom", "gymnasium", "numpy", "omgifol")
 TRAINING = ("stable-baselines3", "torch")
 CHECK_SCENARIO = "items"
@@ -25,15 +27,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from wadgym.agents.system import package_versions
 
-    problems: list[str] = []
     versions = package_versions()
     print("versions:")
     for name, version in versions.items():
-        print(f"  {name:<18} {version or 'MISSING'}")
-        if version is None and name in REQUIRED:
-            problems.append(f"{name} is not installed: pip install 'wadgym'")
-        elif version is None and name in TRAINING:
-            problems.append(f"{name} is not installed (needed to train): pip install 'wadgym[train]'")
+        print(f"  {name:<18} {version or ('not installed' if name in TRAINING else 'MISSING')}")
+    problems = [f"{name} is not installed: pip install 'wadgym'" for name in REQUIRED if not versions.get(name)]
     print(f"cuda: {cuda_report()}")
     if not args.no_game and versions.get("vizdoom"):
         problems += check_game()
@@ -42,7 +40,10 @@ def run(args: argparse.Namespace) -> int:
         for problem in problems:
             print(f"  - {problem}")
         return 1
-    print("\nall good")
+    if all(versions.get(name) for name in TRAINING):
+        print("\nall good")
+    else:
+        print("\nall good for maps, ACS and rollouts; training needs: pip install 'wadgym[train]'")
     return 0
 
 

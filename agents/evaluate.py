@@ -53,34 +53,22 @@ def run_episodes(
     policy: Callable[[np.ndarray], int] | None,
     video: str | Path | None = None,
 ) -> list[dict[str, Any]]:
-    """One episode per seed with `policy` (None: uniform random actions seeded by the episode seed).
-    Returns per-episode items, return, length; records the first episode's frames to `video`."""
+    """One episode per seed with `policy` (None: the random policy). Returns per-episode seed, items,
+    return and length; records the first episode's frames to `video`."""
+    from wadgym.agents.episodes import RandomPolicy, play_episode, video_fps, write_video
     from wadgym.agents.vec import make_env
 
     env = make_env(env_id, env_kwargs, render_mode="rgb_array" if video else None)
-    episodes, frames = [], []
+    policy = policy if policy is not None else RandomPolicy(env.action_space)
+    frames: list | None = [] if video else None
     try:
-        for index, seed in enumerate(seeds):
-            obs, info = env.reset(seed=seed)
-            env.action_space.seed(seed)
-            if policy is not None and hasattr(policy, "reset"):
-                policy.reset()
-            total, length, done = 0.0, 0, False
-            recording = video is not None and index == 0
-            while not done:
-                if recording:
-                    frames.append(env.render())
-                action = policy(obs) if policy is not None else env.action_space.sample()
-                obs, reward, terminated, truncated, info = env.step(action)
-                total += float(reward)
-                length += 1
-                done = terminated or truncated
-            episodes.append({"seed": seed, "items": info.get("items_collected"), "return": total, "length": length})
+        episodes = [play_episode(env, policy, seed, frames if index == 0 else None)
+                    for index, seed in enumerate(seeds)]
     finally:
         env.close()
     if video is not None:
-        write_video(Path(video), frames)
-    return episodes
+        write_video(Path(video), frames, video_fps(env))
+    return [{key: episode[key] for key in ("seed", "items", "return", "length")} for episode in episodes]
 
 
 def summarize(episodes: list[dict[str, Any]]) -> dict[str, Any]:
@@ -140,17 +128,3 @@ def format_comparison(result: dict[str, Any]) -> str:
     if result["items_ratio"] is not None:
         lines.append(f"items trained/random: {result['items_ratio']:.2f}x")
     return "\n".join(lines)
-
-
-def write_video(path: Path, frames: list[np.ndarray], fps: int = 35 // 4) -> None:
-    """MP4 (H.264 via imageio-ffmpeg), written under a temporary name then renamed."""
-    import imageio.v2 as imageio
-
-    if not frames:
-        raise ValueError("no frames to write")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.stem}.tmp{path.suffix}")
-    with imageio.get_writer(tmp, fps=fps, macro_block_size=8) as writer:
-        for frame in frames:
-            writer.append_data(np.asarray(frame))
-    tmp.replace(path)

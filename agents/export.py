@@ -73,32 +73,29 @@ def export_onnx(run: str | Path, path: Path, opset: int = 17) -> Path:
     import torch
 
     from wadgym.agents.policy import SavedPolicy
-    from wadgym.agents.runfolder import write_bytes_atomic
+    from wadgym.agents.runfolder import atomic_path
 
     saved = SavedPolicy(run, device="cpu", deterministic=True)
     if not isinstance(saved.model.action_space, gym.spaces.Discrete):
         raise ValueError(f"only Discrete action spaces export, this run has {saved.model.action_space}")
     module = onnx_module(saved)
-    shape = saved.model.observation_space.shape
-    example = torch.zeros((1, *shape), dtype=torch.uint8)
+    example = torch.zeros((1, *saved.model.observation_space.shape), dtype=torch.uint8)
     path = Path(path)
-    tmp = path.with_name(f".{path.stem}.tmp.onnx")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # The legacy (TorchScript) exporter: the torch.export-based default needs onnxscript, which
-    # wadgym does not depend on; it warns that it is deprecated, not that anything is wrong.
-    with torch.no_grad(), warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        torch.onnx.export(module, (example,), str(tmp), input_names=["obs"], output_names=["logits", "action"],
-                          dynamic_axes={"obs": {0: "batch"}, "logits": {0: "batch"}, "action": {0: "batch"}},
-                          opset_version=opset, dynamo=False)
-    model = onnx.load(str(tmp))
-    tmp.unlink()
-    for key, value in {"wadgym.env": saved.env_id, "wadgym.frame_stack": str(saved.frame_stack),
-                       "wadgym.obs_layout": "uint8 (batch, C*frame_stack, H, W), oldest frame first",
-                       "wadgym.source_model": str(saved.model_file)}.items():
-        model.metadata_props.add(key=key, value=value)
-    onnx.checker.check_model(model)
-    write_bytes_atomic(path, model.SerializeToString())
+    with atomic_path(path) as temporary:
+        # The legacy (TorchScript) exporter: the torch.export-based default needs onnxscript, which
+        # wadgym does not depend on; it warns that it is deprecated, not that anything is wrong.
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            torch.onnx.export(module, (example,), str(temporary), input_names=["obs"],
+                              output_names=["logits", "action"], opset_version=opset, dynamo=False,
+                              dynamic_axes={"obs": {0: "batch"}, "logits": {0: "batch"}, "action": {0: "batch"}})
+        model = onnx.load(str(temporary))
+        for key, value in {"wadgym.env": saved.env_id, "wadgym.frame_stack": str(saved.frame_stack),
+                           "wadgym.obs_layout": "uint8 (batch, C*frame_stack, H, W), oldest frame first",
+                           "wadgym.source_model": str(saved.model_file)}.items():
+            model.metadata_props.add(key=key, value=value)
+        onnx.checker.check_model(model)
+        onnx.save(model, str(temporary))
     return path
 
 

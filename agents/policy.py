@@ -1,8 +1,9 @@
 """A trained run's policy acting on raw env observations, one step at a time.
 
 `SavedPolicy` applies the same preprocessing as training (frame stacking like VecFrameStack,
-channel-first like VecTransposeImage, VecNormalize statistics if the run used them), so a plain
-`gym.make` env (evaluation, `wadgym rollout`) can be driven by it.
+channel-first like VecTransposeImage, VecNormalize statistics if the run used them), so a single
+env (evaluation, `wadgym rollout`) made as training makes its envs (agents.vec.make_env) can be
+driven by it.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ class SavedPolicy:
         self.frame_stack = int(self.config["hyperparams"].get("frame_stack") or 0)
         self.vec_normalize = _load_vecnormalize(runfolder.vecnormalize_path(self.model_file))
         self._stack = None
+        self.on_input = None  # called with each network input (see recorded_inputs)
 
     @property
     def env_id(self) -> str:
@@ -39,16 +41,24 @@ class SavedPolicy:
     def env_kwargs(self) -> dict[str, Any]:
         return dict(self.config["hyperparams"].get("env_kwargs") or {})
 
+    def make_env(self, render_mode: str | None = None):
+        """The env this policy was trained on (its id and env kwargs), as the policy sees it."""
+        from wadgym.agents.vec import make_env
+
+        env = make_env(self.env_id, self.env_kwargs, render_mode)
+        self.check_env(env)
+        return env
+
     def check_env(self, env) -> "SavedPolicy":
         """Raise a ValueError unless `env` gives the observations and actions this policy was trained on."""
-        height, width, channels = env.observation_space.shape
         stacked, model_height, model_width = self.model.observation_space.shape
-        same = (height, width, channels * max(self.frame_stack, 1)) == (model_height, model_width, stacked)
-        if not same or env.action_space != self.model.action_space:
+        space = env.observation_space
+        frame = (model_height, model_width, stacked // max(self.frame_stack, 1))  # (H, W, C) of one frame
+        if tuple(space.shape or ()) != frame or env.action_space != self.model.action_space:
             raise ValueError(
                 f"the policy in {self.run} was trained on {self.env_id} with env kwargs {self.env_kwargs} "
                 f"(frames {model_height}x{model_width}, {self.model.action_space}); this env gives "
-                f"{env.observation_space.shape} frames and {env.action_space}: make it with the same env kwargs"
+                f"{space} observations and {env.action_space}: make it with the same env kwargs"
             )
         return self
 
@@ -56,7 +66,7 @@ class SavedPolicy:
         """(N, H, W, C*stack) uint8 -> (N, C*stack, H, W), what the network takes."""
         return np.ascontiguousarray(np.transpose(stacked_hwc, (0, 3, 1, 2)))
 
-    def reset(self) -> None:
+    def reset(self, seed: int | None = None) -> None:
         """Forget the frame stack: the next observation starts a new episode."""
         self._stack = None
 
@@ -73,13 +83,35 @@ class SavedPolicy:
             stacked, _ = self._stack.update(observation[None], np.array([False]), [{}])
         return self.preprocess(stacked)
 
+    def act(self, network_inputs: np.ndarray) -> np.ndarray:
+        """Actions for a batch of network inputs (N, C*stack, H, W): VecNormalize statistics applied
+        first when the run used them, as in training."""
+        if self.vec_normalize is not None:
+            network_inputs = self.vec_normalize.normalize_obs(network_inputs)
+        actions, _ = self.model.predict(network_inputs, deterministic=self.deterministic)
+        return np.asarray(actions).reshape(-1)
+
     def __call__(self, observation: np.ndarray) -> int:
         """The action for this observation (call reset() before each episode's first one)."""
-        net_input = self.network_input(observation)
-        if self.vec_normalize is not None:
-            net_input = self.vec_normalize.normalize_obs(net_input)
-        action, _ = self.model.predict(net_input, deterministic=self.deterministic)
-        return int(np.asarray(action).reshape(-1)[0])
+        network_input = self.network_input(observation)
+        if self.on_input is not None:
+            self.on_input(network_input)
+        return int(self.act(network_input)[0])
+
+    def recorded_inputs(self, seed: int) -> np.ndarray:
+        """The network inputs (N, C*stack, H, W) this policy sees while it plays the episode of `seed`:
+        real observations for export checks and latency benchmarks."""
+        from wadgym.agents.episodes import play_episode
+
+        inputs: list[np.ndarray] = []
+        env = self.make_env()
+        self.on_input = lambda network_input: inputs.append(network_input[0].copy())
+        try:
+            play_episode(env, self, seed)
+        finally:
+            self.on_input = None
+            env.close()
+        return np.stack(inputs)
 
 
 def _custom_objects() -> dict[str, Any]:

@@ -13,11 +13,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
+import os
 import re
+import secrets
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +31,24 @@ from wadgym.wads.wad import write_atomic
 
 DEFAULT_ROOT = Path("runs")
 EPISODE_FIELDS = ("timesteps", "items", "return", "length")
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """A temporary name in `path`'s folder (same suffix) for a writer that takes a path: renamed over
+    `path` when the block succeeds, removed when it raises. The folder is created.
+
+    The name is unique but not created first (as mkstemp would, mode 0600), so the file gets the
+    usual permissions."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.stem}.{secrets.token_hex(6)}.tmp{path.suffix}")
+    try:
+        yield temporary
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
 
 
 def write_bytes_atomic(path: Path, data: bytes) -> None:
@@ -125,7 +147,14 @@ def read_episodes(run: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         return []
     with open(path) as f:
-        return [
-            {k: (float(v) if v not in ("", None) else None) for k, v in row.items()}
-            for row in csv.DictReader(f)
-        ]
+        return [{k: _number(v) for k, v in row.items()} for row in csv.DictReader(f)]
+
+
+def _number(text: str | None) -> int | float | None:
+    """A CSV cell as written: "12" -> 12, "0.5" -> 0.5, "" -> None."""
+    if text in ("", None):
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)

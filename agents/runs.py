@@ -36,7 +36,8 @@ def describe(run: Path) -> dict[str, Any]:
     meta = runfolder.read_json(run / "meta.json") if (run / "meta.json").is_file() else {}
     metrics = runfolder.read_json(run / "metrics.json") if (run / "metrics.json").is_file() else {}
     evaluation = metrics.get("eval", {})
-    status = "done" if meta.get("finished") else ("stopped" if meta.get("sessions") else "new")
+    status = {"finished": "done", "interrupted": "stopped", "failed": "failed"}.get(meta.get("status")) or (
+        "done" if meta.get("finished") else ("stopped" if meta.get("sessions") else "new"))  # runs before "status"
     return {
         "run": run.name,
         "env": config.get("env", "?"),

@@ -6,15 +6,21 @@
 
 With no arguments it trains DoomItems-v0 on its default hyperparameters (agents/hyperparams/ppo.yml)
 and compares the trained agent with a random one. Ctrl-C saves a checkpoint; --resume continues it.
+If an env fails, training stops (exit status 1), meta.json records the error and the latest
+checkpoint stays the point to resume from.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import time
+import traceback
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,32 +44,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
+class TrainingFailed(Exception):
+    """Training stopped on an error: meta.json records it, model.zip is not written, checkpoints are kept."""
+
+
 def run(args: argparse.Namespace) -> int:
     from wadgym.agents import runfolder
 
     try:
         if args.resume:
             run_dir = runfolder.require_run(args.resume)
-            config = runfolder.load_config(run_dir)
+            result = start(run_dir, runfolder.load_config(run_dir), args, resume=True)
         else:
-            config = resolve_config(args)
-            run_dir = Path(args.run_dir) if args.run_dir else runfolder.new_run_dir(config["env"])
-            prepare_run_dir(run_dir, config)
+            run_dir, result = new_run(args)
     except ValueError as exc:
         print(f"wadgym train: {exc}", file=sys.stderr)
         return 2
-    from wadgym.agents.system import select_device
-
-    hp = config["hyperparams"]
-    try:
-        print(f"{'resuming' if args.resume else 'training'} PPO on {config['env']}: {hp['n_timesteps']} steps, "
-              f"{hp['n_envs']} envs, device {select_device(config['device'])}, seed {config['seed']}; "
-              f"run folder {run_dir}")
-        result = train(run_dir, config, save_freq=args.save_freq, progress_bar=not args.no_progress,
-                       resume=bool(args.resume))
-    except ValueError as exc:
+    except TrainingFailed as exc:
         print(f"wadgym train: {exc}", file=sys.stderr)
-        return 2
+        return 1
     if result["interrupted"]:
         print(f"stopped at {result['timesteps']} steps; checkpoint in {run_dir}/checkpoints; "
               f"continue with: wadgym train --resume {run_dir}")
@@ -79,11 +78,34 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def new_run(args: argparse.Namespace) -> tuple[Path, dict[str, Any]]:
+    """A new run from `wadgym train`'s arguments: resolve the configuration (bad input fails here, before
+    any folder exists), create the run folder (--run-dir, else runs/<env>_<time>) and train in it."""
+    from wadgym.agents import runfolder
+
+    config = resolve_config(args)
+    run_dir = Path(args.run_dir) if args.run_dir else runfolder.new_run_dir(config["env"])
+    prepare_run_dir(run_dir, config)
+    return run_dir, start(run_dir, config, args, resume=False)
+
+
+def start(run_dir: Path, config: dict[str, Any], args: argparse.Namespace, resume: bool) -> dict[str, Any]:
+    """Print the plan, then train (see train) with the checkpoint frequency and progress bar of `args`."""
+    from wadgym.agents.system import select_device
+
+    hp = config["hyperparams"]
+    print(f"{'resuming' if resume else 'training'} PPO on {config['env']}: {hp['n_timesteps']} steps, "
+          f"{hp['n_envs']} envs, device {select_device(config['device'])}, seed {config['seed']}; "
+          f"run folder {run_dir}", flush=True)
+    return train(run_dir, config, save_freq=args.save_freq, progress_bar=not args.no_progress, resume=resume)
+
+
 def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
     """The whole configuration of a new run, as plain data (what config.yml stores)."""
-    from wadgym.agents.config import parse_assignments, resolve
+    from wadgym.agents.config import resolve
     from wadgym.agents.system import select_device
     from wadgym.agents.vec import make_env
+    from wadgym.envs.kwargs import parse_assignments
 
     overrides = parse_assignments(args.hp, "--hp")
     if args.timesteps is not None:
@@ -114,13 +136,15 @@ def prepare_run_dir(run_dir: Path, config: dict[str, Any]) -> None:
 
 def train(run_dir: Path, config: dict[str, Any], save_freq: int = 25_000, progress_bar: bool = True,
           resume: bool = False) -> dict[str, Any]:
-    """Train (or resume) the run in `run_dir`; writes model, meta, episodes and learning curve."""
+    """Train (or resume) the run in `run_dir`; writes model, meta, episodes and learning curve.
+    An error while training raises TrainingFailed once the envs are closed and meta.json says why."""
     import torch
 
     from wadgym.agents import runfolder
     from wadgym.agents.callbacks import RunCallback
     from wadgym.agents.plots import plot_learning_curve
     from wadgym.agents.system import select_device
+    from wadgym.agents.vec import close_vec_env
 
     hp = config["hyperparams"]
     device = select_device(config["device"])
@@ -130,33 +154,61 @@ def train(run_dir: Path, config: dict[str, Any], save_freq: int = 25_000, progre
     if device == "cpu" and hp.get("torch_threads", "auto") != "auto":
         torch.set_num_threads(int(hp["torch_threads"]))
     _append_command(run_dir)
-    meta = _start_meta(run_dir, device, resume)
+    meta, session = _start_meta(run_dir, device, resume)
 
-    model = _make_model(run_dir, config, device, saved)
-    callback = RunCallback(run_dir, save_freq, episodes=runfolder.read_episodes(run_dir) if resume else [])
-    remaining = hp["n_timesteps"] - model.num_timesteps
-    start_steps, start = model.num_timesteps, time.perf_counter()
-    callback.install_signal_handlers()
-    try:
-        if remaining > 0:
-            model.learn(remaining, callback=callback, progress_bar=progress_bar, tb_log_name="PPO",
-                        reset_num_timesteps=saved is None)
-    except KeyboardInterrupt:  # a second Ctrl-C: stop at once, still save
-        callback.stop_signal = callback.stop_signal or 2
-    finally:
-        callback.restore_signal_handlers()
-        wall = time.perf_counter() - start
-        interrupted = callback.stop_signal is not None
-        _save_results(run_dir, model, callback, final=not interrupted)
+    with tempfile.TemporaryDirectory(prefix="wadgym-workers-") as failure_dir:
+        model = _make_model(run_dir, config, device, saved, failure_dir)
+        callback = RunCallback(run_dir, save_freq, episodes=runfolder.read_episodes(run_dir) if resume else [])
+        start_steps, start_time = model.num_timesteps, time.perf_counter()
+        failure = _learn(model, callback, hp["n_timesteps"] - model.num_timesteps, progress_bar, failure_dir)
+    wall = time.perf_counter() - start_time
+    if failure is not None:  # the latest checkpoint stays the resume point: the model may be what failed
+        close_vec_env(model.get_env())
+        _finish_meta(run_dir, meta, session, start_steps, model.num_timesteps, wall, "failed", failure)
+        raise TrainingFailed(_failure_message(run_dir, model.num_timesteps, failure["error"]))
 
-    _finish_meta(run_dir, meta, device, start_steps, model.num_timesteps, wall, interrupted)
+    status = "interrupted" if callback.stop_signal is not None else "finished"
+    _save_results(run_dir, model, callback, final=status == "finished")
+    _finish_meta(run_dir, meta, session, start_steps, model.num_timesteps, wall, status)
     plot_learning_curve(callback.episodes, run_dir / "learning_curve.png", title=f"{config['env']} PPO ({run_dir.name})")
-    return {"interrupted": interrupted, "timesteps": model.num_timesteps, "wall_time_s": wall,
+    return {"interrupted": status == "interrupted", "timesteps": model.num_timesteps, "wall_time_s": wall,
             "device": device, "steps_per_second": meta["steps_per_second"] or 0.0}
 
 
-def _make_model(run_dir: Path, config: dict[str, Any], device: str, saved: Path | None):
-    """A new PPO on fresh vectorised envs, or the saved one (with its VecNormalize statistics) to resume."""
+def _learn(model, callback, steps: int, progress_bar: bool, failure_dir: str) -> dict[str, str] | None:
+    """PPO.learn for `steps` more steps; None when it ends (done, or stopped by a signal), else the
+    failure: {"error": its last line, "traceback": the env worker's when a worker failed, else ours}."""
+    from wadgym.agents.vec import worker_failures
+
+    callback.install_signal_handlers()
+    try:
+        if steps > 0:
+            model.learn(steps, callback=callback, progress_bar=progress_bar, tb_log_name="PPO",
+                        reset_num_timesteps=False)
+    except KeyboardInterrupt:  # a second Ctrl-C: stop at once, still save
+        callback.stop_signal = callback.stop_signal or 2
+    except Exception:  # a worker's failure reaches us as a closed pipe (EOFError): its report says what
+        reports = worker_failures(failure_dir)
+        text = (reports[0] if reports else traceback.format_exc()).strip()
+        return {"error": text.splitlines()[-1], "traceback": text}
+    finally:
+        callback.restore_signal_handlers()
+    return None
+
+
+def _failure_message(run_dir: Path, steps: int, error: str) -> str:
+    from wadgym.agents import runfolder
+
+    latest = runfolder.latest_checkpoint(run_dir)
+    kept = (f"the latest checkpoint ({latest[1]}, {latest[0]} steps) is kept; continue from it with: "
+            f"wadgym train --resume {run_dir}" if latest else "no checkpoint had been saved")
+    return (f"training failed at step {steps}: {error}\n"
+            f"  model.zip was not written; {kept}; meta.json holds the error and its traceback")
+
+
+def _make_model(run_dir: Path, config: dict[str, Any], device: str, saved: Path | None, failure_dir: str):
+    """A new PPO on fresh vectorised envs, or the saved one (with its VecNormalize statistics) to resume;
+    either starts from the envs' first (seeded) reset."""
     from stable_baselines3 import PPO
 
     from wadgym.agents import runfolder
@@ -164,47 +216,64 @@ def _make_model(run_dir: Path, config: dict[str, Any], device: str, saved: Path 
     from wadgym.agents.vec import make_vec_env
 
     hp = config["hyperparams"]
-    venv = make_vec_env(config["env"], hp["env_kwargs"], hp["n_envs"], config["seed"], hp["frame_stack"],
-                        normalize_kwargs(hp))
+    venv, observations = make_vec_env(
+        config["env"], hp["env_kwargs"], hp["n_envs"], config["seed"], hp["frame_stack"], normalize_kwargs(hp),
+        normalize_stats=runfolder.vecnormalize_path(saved) if saved is not None else None, failure_dir=failure_dir)
     if saved is not None:
-        venv = _restore_vecnormalize(venv, runfolder.vecnormalize_path(saved))
-        return PPO.load(saved, env=venv, device=device, tensorboard_log=str(run_dir / "tb"))
-    return PPO(hp["policy"], venv, device=device, seed=config["seed"], tensorboard_log=str(run_dir / "tb"),
-               verbose=0, **ppo_kwargs(hp))
+        model = PPO.load(saved, env=venv, device=device, tensorboard_log=str(run_dir / "tb"))
+    else:
+        model = PPO(hp["policy"], venv, device=device, seed=config["seed"], tensorboard_log=str(run_dir / "tb"),
+                    verbose=0, **ppo_kwargs(hp))
+    # What PPO.learn does when it has no observations (or is told to reset): a second reset would count
+    # the first frames twice in VecNormalize, and a loaded model's saved observations are stale.
+    model._last_obs = observations
+    model._last_episode_starts = np.ones(venv.num_envs, dtype=bool)
+    if model.get_vec_normalize_env() is not None:
+        model._last_original_obs = model.get_vec_normalize_env().get_original_obs()
+    return model
 
 
 def _save_results(run_dir: Path, model, callback, final: bool) -> None:
     """A checkpoint always; the final model (and VecNormalize statistics) when training finished."""
     from wadgym.agents.callbacks import save_model, save_vecnormalize
+    from wadgym.agents.vec import close_vec_env
 
     callback.save_checkpoint()
     if final:
         save_model(model, run_dir / "model.zip")
         if model.get_vec_normalize_env() is not None:
             save_vecnormalize(model.get_vec_normalize_env(), run_dir / "vecnormalize.pkl")
-    _close_quietly(model.get_env())
+    close_vec_env(model.get_env())
 
 
-def _start_meta(run_dir: Path, device: str, resume: bool) -> dict[str, Any]:
+def _start_meta(run_dir: Path, device: str, resume: bool) -> tuple[dict[str, Any], dict[str, Any]]:
+    """meta.json at the start of a session, and the session's own record (code, versions, device):
+    the run's top-level versions, git and device stay those of its first session."""
     from wadgym.agents import runfolder
     from wadgym.agents.system import device_description, git_info, package_versions
 
     meta = runfolder.read_json(run_dir / "meta.json") if resume and (run_dir / "meta.json").is_file() else {}
-    meta.update(versions=package_versions(), git=git_info(), device=device_description(device))
-    meta.setdefault("started", time.strftime("%Y-%m-%dT%H:%M:%S"))
+    session = {"started": time.strftime("%Y-%m-%dT%H:%M:%S"), "versions": package_versions(), "git": git_info(),
+               "device": device_description(device)}
+    for key in ("versions", "git", "device", "started"):
+        meta.setdefault(key, session[key])
     meta.setdefault("sessions", [])
     runfolder.write_json(run_dir / "meta.json", meta)
-    return meta
+    return meta, session
 
 
-def _finish_meta(run_dir: Path, meta: dict[str, Any], device: str, from_steps: int, to_steps: int, wall: float,
-                 interrupted: bool) -> None:
+def _finish_meta(run_dir: Path, meta: dict[str, Any], session: dict[str, Any], from_steps: int, to_steps: int,
+                 wall: float, status: str, failure: dict[str, str] | None = None) -> None:
+    """Append the session; status is "finished", "interrupted" or "failed" (then with the error)."""
     from wadgym.agents import runfolder
     from wadgym.agents.system import command_line
 
-    meta["sessions"].append({"command": command_line(), "device": device, "from_steps": from_steps,
-                             "to_steps": to_steps, "wall_time_s": round(wall, 2), "interrupted": interrupted})
-    meta.update(timesteps=to_steps, finished=not interrupted,
+    session.update(command=command_line(), from_steps=from_steps, to_steps=to_steps, wall_time_s=round(wall, 2),
+                   status=status, **({"error": failure["error"]} if failure else {}))
+    meta["sessions"].append(session)
+    for key in ("error", "traceback"):  # a failure of an earlier session was resumed from
+        meta.pop(key, None)
+    meta.update(timesteps=to_steps, status=status, finished=status == "finished", **(failure or {}),
                 wall_time_s=round(sum(s["wall_time_s"] for s in meta["sessions"]), 2),
                 ended=time.strftime("%Y-%m-%dT%H:%M:%S"),
                 steps_per_second=round((to_steps - from_steps) / wall, 1) if wall > 0 else None)
@@ -252,20 +321,3 @@ def _append_command(run_dir: Path) -> None:
     path = run_dir / "command.txt"
     previous = path.read_text() if path.is_file() else ""
     runfolder.write_text_atomic(path, previous + command_line() + "\n")
-
-
-def _restore_vecnormalize(venv, stats_file: Path):
-    from stable_baselines3.common.vec_env import VecNormalize
-
-    if not isinstance(venv, VecNormalize) or not stats_file.is_file():
-        return venv
-    restored = VecNormalize.load(str(stats_file), venv.venv)
-    restored.training = True
-    return restored
-
-
-def _close_quietly(venv) -> None:
-    try:
-        venv.close()
-    except (EOFError, BrokenPipeError, ConnectionResetError):
-        pass

@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import os
 import signal
+import time
+import traceback
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -34,8 +38,8 @@ def register_envs(env_id: str) -> None:
         importlib.import_module("vizdoom.gymnasium_wrapper")
 
 
-def make_env(env_id: str, env_kwargs: dict[str, Any] | None = None, render_mode: str | None = None) -> gym.Env:
-    """gym.make with wadgym's registrations loaded; an image (H, W, C) uint8 Box observation."""
+def gym_make(env_id: str, env_kwargs: dict[str, Any] | None = None, render_mode: str | None = None) -> gym.Env:
+    """gym.make with wadgym's registrations loaded; an unknown id is a ValueError naming the Doom envs."""
     register_envs(env_id)
     if env_id not in gym.registry and ":" not in env_id:
         known = sorted(k for k in gym.registry if k.startswith(("Doom", "Vizdoom")))
@@ -43,7 +47,13 @@ def make_env(env_id: str, env_kwargs: dict[str, Any] | None = None, render_mode:
     kwargs = dict(env_kwargs or {})
     if render_mode is not None:
         kwargs["render_mode"] = render_mode
-    env = gym.make(env_id, **kwargs)
+    return gym.make(env_id, **kwargs)
+
+
+def make_env(env_id: str, env_kwargs: dict[str, Any] | None = None, render_mode: str | None = None) -> gym.Env:
+    """The env as a policy sees it: gym_make, then only the screen of a Dict observation; an image
+    (H, W, C) uint8 Box observation or a ValueError."""
+    env = gym_make(env_id, env_kwargs, render_mode)
     if isinstance(env.observation_space, gym.spaces.Dict) and "screen" in env.observation_space.spaces:
         env = ScreenOnly(env)
     space = env.observation_space
@@ -53,18 +63,60 @@ def make_env(env_id: str, env_kwargs: dict[str, Any] | None = None, render_mode:
     return env
 
 
-class EnvFactory:
-    """Picklable `() -> env` for SubprocVecEnv workers; the worker ignores Ctrl-C (the trainer handles it)."""
+class ReportFailure(gym.Wrapper):
+    """In a SubprocVecEnv worker: when reset or step raises, write the traceback to `folder` (the trainer
+    only sees the worker's pipe close) and close the env, whose engine would otherwise outlive the
+    worker (multiprocessing ends a failed worker with os._exit, which runs no cleanup)."""
 
-    def __init__(self, env_id: str, env_kwargs: dict[str, Any], in_worker: bool):
-        self.env_id, self.env_kwargs, self.in_worker = env_id, env_kwargs, in_worker
+    def __init__(self, env: gym.Env, folder: str):
+        super().__init__(env)
+        self.folder = folder
+
+    def reset(self, **kwargs):
+        try:
+            return self.env.reset(**kwargs)
+        except Exception:
+            self._report()
+            raise
+
+    def step(self, action):
+        try:
+            return self.env.step(action)
+        except Exception:
+            self._report()
+            raise
+
+    def _report(self) -> None:
+        from wadgym.agents.runfolder import write_text_atomic
+
+        with contextlib.suppress(OSError):
+            write_text_atomic(Path(self.folder) / f"worker-{os.getpid()}.txt", traceback.format_exc())
+        with contextlib.suppress(Exception):
+            self.env.close()
+
+
+def worker_failures(folder: str | Path | None) -> list[str]:
+    """The tracebacks ReportFailure wrote to `folder`, oldest first."""
+    if folder is None:
+        return []
+    reports = sorted(Path(folder).glob("worker-*.txt"), key=lambda path: path.stat().st_mtime)
+    return [path.read_text() for path in reports]
+
+
+class EnvFactory:
+    """Picklable `() -> env` for SubprocVecEnv workers; the worker ignores Ctrl-C (the trainer handles it)
+    and reports an env's failure to `failure_dir`."""
+
+    def __init__(self, env_id: str, env_kwargs: dict[str, Any], in_worker: bool, failure_dir: str | None = None):
+        self.env_id, self.env_kwargs, self.in_worker, self.failure_dir = env_id, env_kwargs, in_worker, failure_dir
 
     def __call__(self) -> gym.Env:
         from stable_baselines3.common.monitor import Monitor
 
         if self.in_worker:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
-        return Monitor(make_env(self.env_id, self.env_kwargs))
+        env = Monitor(make_env(self.env_id, self.env_kwargs))
+        return ReportFailure(env, self.failure_dir) if self.in_worker and self.failure_dir else env
 
 
 @contextlib.contextmanager
@@ -84,21 +136,32 @@ def make_vec_env(
     seed: int,
     frame_stack: int = 0,
     normalize: dict[str, Any] | None = None,
+    normalize_stats: Path | None = None,
+    failure_dir: str | None = None,
 ):
-    """n_envs Monitor-wrapped envs (SubprocVecEnv, or DummyVecEnv for one), frame-stacked and channel-first."""
+    """n_envs Monitor-wrapped envs (SubprocVecEnv, or DummyVecEnv for one), frame-stacked, channel-first,
+    VecNormalize'd when `normalize` is given (statistics loaded from `normalize_stats` when that file
+    exists), then reset once with seeds seed, seed+1, ...: returns (vec env, first observations)."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecNormalize
 
     with sigint_ignored():
         if n_envs == 1:
             venv = DummyVecEnv([EnvFactory(env_id, env_kwargs, in_worker=False)])
         else:
-            venv = SubprocVecEnv([EnvFactory(env_id, env_kwargs, in_worker=True) for _ in range(n_envs)])
-        venv.seed(seed)
-        venv = wrap_observations(venv, frame_stack)
-        if normalize is not None:
-            venv = VecNormalize(venv, **normalize)
-        venv.reset()  # engines that start on the first reset start here, shielded from Ctrl-C
-    return venv
+            venv = SubprocVecEnv([EnvFactory(env_id, env_kwargs, True, failure_dir) for _ in range(n_envs)])
+        try:
+            venv.seed(seed)
+            venv = wrap_observations(venv, frame_stack)
+            if normalize is not None and normalize_stats is not None and normalize_stats.is_file():
+                venv = VecNormalize.load(str(normalize_stats), venv)
+                venv.training = True
+            elif normalize is not None:
+                venv = VecNormalize(venv, **normalize)
+            observations = venv.reset()  # engines that start on the first reset start here, shielded from Ctrl-C
+        except BaseException:
+            close_vec_env(venv)
+            raise
+    return venv, observations
 
 
 def wrap_observations(venv, frame_stack: int):
@@ -108,3 +171,46 @@ def wrap_observations(venv, frame_stack: int):
     if frame_stack and frame_stack > 1:
         venv = VecFrameStack(venv, n_stack=frame_stack)
     return VecTransposeImage(venv)
+
+
+def close_vec_env(venv, timeout: float = 10.0) -> None:
+    """Close `venv` without ever waiting on a dead worker: after a failed step SB3's close() waits for
+    replies that never come. Workers get "close" (a healthy one closes its env and exits); any still
+    alive after `timeout` seconds is killed together with its engine."""
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    base = venv.unwrapped
+    if not isinstance(base, SubprocVecEnv):
+        for env in getattr(base, "envs", ()):
+            with contextlib.suppress(Exception):
+                env.close()
+        return
+    if base.closed:
+        return
+    base.waiting = False  # replies a failed step left unread go with the pipes
+    for remote in base.remotes:
+        with contextlib.suppress(OSError):
+            remote.send(("close", None))
+    deadline = time.monotonic() + timeout
+    for process in base.processes:
+        process.join(max(deadline - time.monotonic(), 0))
+    for process in base.processes:
+        if process.is_alive():
+            _kill_with_children(process.pid)
+            process.join(timeout)
+    for remote in base.remotes:
+        remote.close()
+    base.closed = True
+
+
+def _kill_with_children(pid: int) -> None:
+    """SIGKILL `pid` and its children (a worker and its ViZDoom engine); /proc names the children."""
+    children = []
+    for entry in filter(str.isdigit, os.listdir("/proc") if os.path.isdir("/proc") else ()):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            with open(f"/proc/{entry}/stat") as f:
+                if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:  # the field after the state: ppid
+                    children.append(int(entry))
+    for process in [*children, pid]:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(process, signal.SIGKILL)

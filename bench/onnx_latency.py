@@ -19,24 +19,6 @@ from pathlib import Path
 import numpy as np
 
 
-def record_inputs(policy, seed: int = 0) -> np.ndarray:
-    """Network inputs seen while the policy plays one seeded episode."""
-    from wadgym.agents.evaluate import run_episodes
-
-    inputs = []
-    original = policy.network_input
-
-    def record(observation):
-        net_input = original(observation)
-        inputs.append(net_input)
-        return net_input
-
-    policy.network_input = record
-    run_episodes(policy.env_id, policy.env_kwargs, [seed], policy)
-    policy.network_input = original
-    return np.concatenate(inputs)
-
-
 def latency(call, inputs: np.ndarray, calls: int) -> tuple[float, float]:
     """Median and 90th percentile of one call, microseconds."""
     for i in range(50):  # warm-up
@@ -55,12 +37,9 @@ def tiny_run() -> Path:
 
     parser = argparse.ArgumentParser()
     train.add_arguments(parser)
-    args = parser.parse_args(["--timesteps", "1024", "--device", "cpu"])
-    config = train.resolve_config(args)
     run_dir = Path(tempfile.mkdtemp(prefix="wadgym-onnx-")) / "run"
-    train.prepare_run_dir(run_dir, config)
-    train.train(run_dir, config, progress_bar=False)
-    return run_dir
+    args = parser.parse_args(["--timesteps", "1024", "--device", "cpu", "--no-progress", "--run-dir", str(run_dir)])
+    return train.new_run(args)[0]
 
 
 def main() -> int:
@@ -78,7 +57,7 @@ def main() -> int:
     run = Path(args.run) if args.run else tiny_run()
     torch.set_num_threads(args.threads)
     policy = SavedPolicy(run, device="cpu", deterministic=True)
-    inputs = record_inputs(policy)
+    inputs = policy.recorded_inputs(seed=0)
     path = export_onnx(run, Path(tempfile.mkdtemp(prefix="wadgym-onnx-")) / "policy.onnx")
     session = onnx_session(path, threads=args.threads)
     module = onnx_module(policy)
@@ -88,11 +67,12 @@ def main() -> int:
             return module(torch.as_tensor(x))
 
     results = {
-        "SB3 model.predict": latency(lambda x: policy.model.predict(x, deterministic=True), inputs, args.calls),
+        "SB3 model.predict": latency(policy.act, inputs, args.calls),  # with VecNormalize, as ONNX
         "torch forward": latency(torch_forward, inputs, args.calls),
         "onnxruntime": latency(lambda x: session.run(None, {"obs": x}), inputs, args.calls),
     }
-    same = np.array_equal(session.run(None, {"obs": inputs})[1], policy.model.predict(inputs, deterministic=True)[0])
+    # policy.act applies the run's VecNormalize statistics, as the ONNX graph does inside
+    same = np.array_equal(session.run(None, {"obs": inputs})[1], policy.act(inputs))
     print(f"{policy.env_id}: input {tuple(inputs.shape[1:])} uint8, batch 1, {args.threads} thread(s), "
           f"{args.calls} calls, {len(inputs)} recorded observations")
     for name, (median, p90) in results.items():

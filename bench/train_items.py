@@ -19,19 +19,19 @@ BAR = 3.0
 
 
 def main() -> int:
-    from wadgym.agents import train
+    from wadgym.agents import runfolder, train
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     train.add_arguments(parser)
-    parser.set_defaults(device="cpu", no_progress=True)
+    parser.set_defaults(device="cpu", no_progress=True, save_freq=10**9)
     parser.add_argument("--episodes", type=int, default=20, help="seeded evaluation episodes (default 20)")
     parser.add_argument("--curve", metavar="PNG", help="also copy the learning curve here (e.g. docs/learning_curve.png)")
     args = parser.parse_args()
 
-    config = train.resolve_config(args)
-    run_dir = Path(args.run_dir) if args.run_dir else Path(tempfile.mkdtemp(prefix="wadgym-bench-")) / "run"
-    train.prepare_run_dir(run_dir, config)
-    result = train.train(run_dir, config, save_freq=10**9, progress_bar=False)
+    if not args.run_dir:
+        args.run_dir = str(Path(tempfile.mkdtemp(prefix="wadgym-bench-")) / "run")
+    run_dir, result = train.new_run(args)
+    config = runfolder.load_config(run_dir)
     metrics = train.evaluate_run(run_dir, args.episodes, args.eval_seed)
     evaluation = metrics["eval"]
     trained, random = evaluation["trained"], evaluation["random"]

@@ -51,7 +51,7 @@ def measure(env_id, env_kwargs, n_envs, frame_stack, policy, ppo_kwargs, steps, 
 
     if threads:
         torch.set_num_threads(threads)
-    venv = make_vec_env(env_id, env_kwargs, n_envs, seed=0, frame_stack=frame_stack)
+    venv, _ = make_vec_env(env_id, env_kwargs, n_envs, seed=0, frame_stack=frame_stack)
     try:
         model = PPO(policy, venv, device=device, seed=0, verbose=0, **ppo_kwargs)
         timer = PhaseTimer()

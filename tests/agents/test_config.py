@@ -8,6 +8,7 @@ import yaml
 
 from wadgym.agents import config
 from wadgym.agents.vec import register_envs
+from wadgym.envs.kwargs import parse_assignments
 
 SHIPPED = yaml.safe_load(config.DEFAULT_HYPERPARAMS.read_text())
 
@@ -49,10 +50,10 @@ def test_policy_kwargs_string_names_registered_extractors():
 def test_overrides_and_env_kwargs_merge_over_the_file(tmp_path):
     path = tmp_path / "hp.yml"
     path.write_text(yaml.safe_dump({"E-v0": {"n_timesteps": "1e4", "n_epochs": 4, "env_kwargs": {"a": 1, "b": 2}}}))
-    overrides = config.parse_assignments(["n_epochs=2", "learning_rate=lin_1e-4"], "--hp")
-    hp = config.resolve("E-v0", path, overrides, config.parse_assignments(["b=3", "c=[30, 40]"], "--env-kwargs"))
+    overrides = parse_assignments(["n_epochs=2", "learning_rate=lin_1e-4"], "--hp")
+    hp = config.resolve("E-v0", path, overrides, parse_assignments(["b=3", "c=(30, 40)"], "--env-kwargs"))
     assert hp["n_epochs"] == 2 and hp["learning_rate"] == "lin_1e-4" and hp["n_timesteps"] == 10000
-    assert hp["env_kwargs"] == {"a": 1, "b": 3, "c": [30, 40]}
+    assert hp["env_kwargs"] == {"a": 1, "b": 3, "c": (30, 40)}
 
 
 @pytest.mark.parametrize(
@@ -71,13 +72,24 @@ def test_bad_entries_raise_named_errors(tmp_path, entry, message):
     assert message in str(info.value)
 
 
-def test_assignment_without_equals_is_rejected():
-    with pytest.raises(ValueError, match="expected key=value, got 'n_epochs'"):
-        config.parse_assignments(["n_epochs"], "--hp")
-
-
 def test_normalize_key_follows_the_zoo():
     assert config.normalize_kwargs({"normalize": False}) is None
     assert config.normalize_kwargs({"normalize": True}) == {}
     assert config.normalize_kwargs({"normalize": "{'norm_obs': False, 'norm_reward': True}"}) == {
         "norm_obs": False, "norm_reward": True}
+
+
+def test_train_reads_key_value_arguments_as_every_command_does(tiny_hyperparams, env_id):
+    import argparse
+
+    from wadgym.agents import train
+
+    parser = argparse.ArgumentParser()
+    train.add_arguments(parser)
+    args = parser.parse_args(["--env", env_id, "--hyperparams", str(tiny_hyperparams), "--env-kwargs",
+                              "resolution=(30, 40)", "color=true", "--hp", "learning_rate=1e-4", "normalize=true",
+                              "n_timesteps=1e3"])
+    hp = train.resolve_config(args)["hyperparams"]
+    assert hp["env_kwargs"] == {"resolution": (30, 40), "color": True}
+    assert hp["learning_rate"] == 1e-4 and config.ppo_kwargs(hp)["learning_rate"] == 1e-4
+    assert config.normalize_kwargs(hp) == {} and hp["n_timesteps"] == 1000

@@ -25,17 +25,30 @@ def test_doctor_fails_with_an_explanation_when_the_map_cannot_be_built(capsys, m
     assert "started on the freedoom2.wad MAP01" in out
 
 
-def test_doctor_reports_a_missing_package(capsys, monkeypatch):
+def uninstall(monkeypatch, *names: str) -> None:
+    """Package metadata as on an installation without `names`."""
     from importlib import metadata
 
     real_version = metadata.version
 
     def version(name):
-        if name == "omgifol":
+        if name in names:
             raise metadata.PackageNotFoundError(name)
         return real_version(name)
 
     monkeypatch.setattr(metadata, "version", version)
+
+
+def test_doctor_reports_a_missing_package(capsys, monkeypatch):
+    uninstall(monkeypatch, "omgifol")
     assert main(["doctor", "--no-game"]) == 1
     out = capsys.readouterr().out
     assert "omgifol            MISSING" in out and "omgifol is not installed" in out
+
+
+def test_a_plain_install_without_training_packages_passes(capsys, monkeypatch):
+    uninstall(monkeypatch, "torch", "stable-baselines3")
+    assert main(["doctor", "--no-game"]) == 0
+    out = capsys.readouterr().out
+    assert "torch              not installed" in out and "problems" not in out
+    assert out.rstrip().endswith("training needs: pip install 'wadgym[train]'")

@@ -35,7 +35,7 @@ def test_ctrl_c_checkpoints_and_resume_finishes(tmp_path, tiny_hyperparams, env_
     assert "Traceback" not in out and "--resume" in out
     meta = json.loads((run / "meta.json").read_text())
     stopped_at = meta["timesteps"]
-    assert not meta["finished"] and 0 < stopped_at < 2048
+    assert not meta["finished"] and meta["status"] == "interrupted" and 0 < stopped_at < 2048
     assert (run / "checkpoints" / f"model_{stopped_at}_steps.zip").is_file()
     assert not (run / "model.zip").exists()
 
@@ -45,8 +45,12 @@ def test_ctrl_c_checkpoints_and_resume_finishes(tmp_path, tiny_hyperparams, env_
     assert done.returncode == 0, done.stdout + done.stderr
     assert (run / "config.yml").read_text() == config_before
     meta = json.loads((run / "meta.json").read_text())
-    assert meta["finished"] and meta["timesteps"] >= 2048
+    assert meta["finished"] and meta["status"] == "finished" and meta["timesteps"] >= 2048
     assert [s["from_steps"] for s in meta["sessions"]] == [0, stopped_at]
+    assert [s["status"] for s in meta["sessions"]] == ["interrupted", "finished"]
+    for session in meta["sessions"]:  # each session's code and packages; the run's are its first session's
+        assert {"versions", "git", "device", "started", "command"} <= set(session)
+    assert meta["git"] == meta["sessions"][0]["git"] and meta["versions"] == meta["sessions"][0]["versions"]
     assert len((run / "command.txt").read_text().splitlines()) == 2
     assert (run / "model.zip").is_file()
     assert yaml.safe_load(config_before)["hyperparams"]["n_envs"] == 2

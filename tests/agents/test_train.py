@@ -89,11 +89,3 @@ def test_bad_input_is_a_clear_error_not_a_traceback(argv, message, capsys, tmp_p
     assert main(argv) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "runs").exists()
-
-
-def test_rollout_plays_a_saved_run_and_refuses_a_mismatched_env(trained_run, capsys, env_id):
-    assert main(["rollout", env_id, "--policy", str(trained_run), "--episodes", "1", "--seed", "0",
-                 "-k", "resolution=(30, 40)"]) == 0
-    assert "mean" in capsys.readouterr().out
-    assert main(["rollout", env_id, "--policy", str(trained_run), "--episodes", "1"]) == 2
-    assert "make it with the same env kwargs" in capsys.readouterr().err

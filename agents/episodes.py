@@ -1,0 +1,69 @@
+"""Playing episodes: the one loop `wadgym rollout` and `wadgym eval` share, the random policy they compare
+with, and the videos they write.
+
+A policy is an object with `reset(seed)`, called after each env.reset(seed=seed), and
+`policy(observation) -> action`. Needs no training extras (video writing needs imageio).
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+class RandomPolicy:
+    """Uniform random actions. The action space is reseeded with each episode's seed, so "the random
+    policy on seed s" is one and the same episode in rollout, eval and train's final evaluation."""
+
+    def __init__(self, action_space):
+        self.action_space = copy.deepcopy(action_space)  # seeding it leaves the env's own space alone
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.action_space.seed(seed)
+
+    def __call__(self, observation) -> Any:
+        return self.action_space.sample()
+
+
+def play_episode(env, policy, seed: int | None, frames: list | None = None) -> dict[str, Any]:
+    """One episode from env.reset(seed=seed) to its end; appends env.render() after the reset and after
+    every step to `frames` when given. Returns seed, return, items (None when the env does not count
+    them), items_total, length and seconds (the steps' wall time)."""
+    observation, info = env.reset(seed=seed)
+    policy.reset(seed)
+    if frames is not None:
+        frames.append(env.render())
+    total, length, done = 0.0, 0, False
+    start = time.perf_counter()
+    while not done:
+        observation, reward, terminated, truncated, info = env.step(policy(observation))
+        total += float(reward)
+        length += 1
+        done = terminated or truncated
+        if frames is not None:
+            frames.append(env.render())
+    return {"seed": seed, "return": total, "items": info.get("items_collected"),
+            "items_total": info.get("items_total"), "length": length, "seconds": time.perf_counter() - start}
+
+
+def video_fps(env) -> float:
+    """Frames per second of a video of `env`, one frame a step: its render_fps (35 / frame_skip for wadgym's)."""
+    return float(env.metadata.get("render_fps") or 35)
+
+
+def write_video(path: Path, frames: list[np.ndarray], fps: float) -> None:
+    """MP4 (H.264 via imageio-ffmpeg), written under a temporary name then renamed."""
+    import imageio.v2 as imageio
+
+    from wadgym.agents.runfolder import atomic_path
+
+    if not frames:
+        raise ValueError("no frames to write")
+    with atomic_path(path) as temporary, imageio.get_writer(temporary, fps=fps, macro_block_size=8) as writer:
+        for frame in frames:
+            writer.append_data(np.asarray(frame))

@@ -1,0 +1,92 @@
+"""An env that raises in the middle of `wadgym train`: the run stops at once, says why, keeps its last
+checkpoint and leaves no worker or engine behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import yaml
+
+# A module the workers import through gym.make("failing_env:..."): DoomItems, except that the copy
+# reset with an odd seed (the second worker of a seed-0 run) raises after FAIL_AFTER steps.
+FAILING_ENV = '''
+import gymnasium as gym
+
+FAIL_AFTER = 100
+
+
+class FailAfter(gym.Wrapper):
+    def __init__(self, **kwargs):
+        super().__init__(gym.make("wadgym:DoomItems-v0", **kwargs))
+        self.steps, self.doomed = 0, False
+
+    def reset(self, *, seed=None, options=None):
+        if seed is not None:
+            self.doomed = seed % 2 == 1
+        return self.env.reset(seed=seed, options=options)
+
+    def step(self, action):
+        self.steps += 1
+        if self.doomed and self.steps > FAIL_AFTER:
+            raise RuntimeError(f"scenario failure after {FAIL_AFTER} steps")
+        return self.env.step(action)
+
+
+gym.register("DoomItemsFailing-v0", entry_point=FailAfter)
+'''
+ENV_ID = "failing_env:DoomItemsFailing-v0"
+
+
+def processes_in_session(session: int) -> list[str]:
+    """'pid name' of every live process whose session is `session` (orphans keep their session)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        name, fields = stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2:].split()
+        if fields[0] != "Z" and int(fields[3]) == session:
+            found.append(f"{pid} {name}")
+    return found
+
+
+def test_an_env_error_in_a_worker_fails_the_run_promptly_and_cleanly(tmp_path, tiny_hyperparams, env_id):
+    (tmp_path / "failing_env.py").write_text(FAILING_ENV)
+    tiny = yaml.safe_load(tiny_hyperparams.read_text())[env_id]
+    (tmp_path / "hp.yml").write_text(yaml.safe_dump({ENV_ID: tiny}))
+    run = tmp_path / "run"
+    command = [sys.executable, "-m", "wadgym.agents.cli", "train", "--env", ENV_ID, "--hyperparams",
+               str(tmp_path / "hp.yml"), "--run-dir", str(run), "--timesteps", "2048", "--save-freq", "128",
+               "--no-progress", "--seed", "0"]
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    process = subprocess.Popen(command, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env=environment)
+    try:
+        out, err = process.communicate(timeout=90)
+        deadline = time.monotonic() + 5  # multiprocessing's fork server notices on its own that we are gone
+        while processes_in_session(process.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        leftovers = processes_in_session(process.pid)
+    finally:
+        if processes_in_session(process.pid):
+            os.killpg(process.pid, signal.SIGKILL)
+    assert leftovers == []  # the workers and their engines are gone
+    assert process.returncode == 1, out + err
+    assert "wadgym train: training failed at step" in err
+    assert "RuntimeError: scenario failure after 100 steps" in err
+    assert "checkpoints/model_128_steps.zip" in err and f"--resume {run}" in err
+
+    meta = json.loads((run / "meta.json").read_text())
+    assert meta["status"] == "failed" and not meta["finished"]
+    assert meta["error"] == "RuntimeError: scenario failure after 100 steps"
+    assert "raise RuntimeError" in meta["traceback"]
+    assert not (run / "model.zip").exists()  # never saved as if training had finished
+    assert [p.name for p in (run / "checkpoints").iterdir()] == ["model_128_steps.zip"]
+    assert 128 <= meta["timesteps"] < 2048
