@@ -28,7 +28,7 @@ import vizdoom as vzd
 import wadgym  # noqa: F401  (registers the envs)
 from wadgym.envs import cache
 from wadgym.envs.doom_env import ACTION_SETS
-from wadgym.envs.engine import start_game
+from wadgym.envs.engine import QUIET_RENDER, start_game
 from wadgym.envs.scenarios import build_scenario_wad, items
 
 FRAME_SKIP = 4
@@ -81,9 +81,7 @@ def vizdoom_wrapper_env(wad: str):
     buttons = sorted({b for combo in ACTION_SETS["basic"] for b in combo})
     config = {"doom_scenario_path": wad, "doom_map": "MAP01", "screen_resolution": vzd.ScreenResolution.RES_160X120,
               "screen_format": vzd.ScreenFormat.GRAY8, "window_visible": False, "sound_enabled": False,
-              "render_hud": False, "render_weapon": False, "render_crosshair": False, "render_decals": False,
-              "render_particles": False, "render_messages": False, "render_corpses": False,
-              "render_effects_sprites": False, "episode_timeout": 0,
+              **{f"render_{setting}": False for setting in QUIET_RENDER}, "episode_timeout": 0,
               "available_buttons": [getattr(vzd.Button, b) for b in buttons],
               "available_game_variables": [vzd.GameVariable.ITEMCOUNT, vzd.GameVariable.USER59]}
     env = gym.wrappers.TimeLimit(VizdoomEnv(frame_skip=FRAME_SKIP, max_buttons_pressed=2, **config), EPISODE_STEPS)

@@ -6,7 +6,6 @@ rendering; subclasses (e.g. wadgym.envs.items.ItemsEnv) add the scenario: WAD, r
 
 from __future__ import annotations
 
-import numbers
 import os
 import time
 from typing import Any
@@ -15,6 +14,7 @@ import gymnasium as gym
 import numpy as np
 import vizdoom as vzd
 
+from .checks import check_number
 from .engine import make_game
 
 # Discrete actions: each is the set of buttons held for `frame_skip` tics.
@@ -73,9 +73,7 @@ def check_choices(*, render_mode, frame_skip, action_set, color, game_variables,
         raise ValueError(f"downsample={downsample!r} is not valid; choose one of {', '.join(map(repr, DOWNSAMPLERS))}")
     if render_mode not in (None, *DoomEnv.metadata["render_modes"]):
         raise ValueError(f"render_mode={render_mode!r} is not valid; choose None, 'rgb_array' or 'human'")
-    if isinstance(frame_skip, bool) or not isinstance(frame_skip, numbers.Integral) \
-            or not 1 <= frame_skip <= MAX_FRAME_SKIP:
-        raise ValueError(f"frame_skip={frame_skip!r} is out of range; valid: 1 to {MAX_FRAME_SKIP}")
+    check_number("frame_skip", frame_skip, 1, MAX_FRAME_SKIP, whole=True)
     if action_set not in ACTION_SETS:
         raise ValueError(f"action_set={action_set!r} is not valid; choose one of {', '.join(ACTION_SETS)}")
     if color not in (True, False):

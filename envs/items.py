@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-import numbers
+import inspect
 from typing import Any
 
 import numpy as np
@@ -11,14 +11,13 @@ import vizdoom as vzd
 from gymnasium.utils import EzPickle
 
 from wadgym.envs.cache import cached_wad
+from wadgym.envs.checks import check_number
 from wadgym.envs.doom_env import DoomEnv, user_variable
 from wadgym.envs.scenarios import get_scenario
 
 LAYOUTS = {"arena": "items", "maze": "maze"}  # layout -> scenario name in wadgym.envs.scenarios
 REMAINING_VARIABLE = 59  # USER59: bitmask of items not yet collected
 PLACED_VARIABLE = 60  # USER60: number of items placed
-ENV_ARGUMENTS = ("layout", "preset", "render_mode", "frame_skip", "resolution", "render_resolution", "downsample", "color",
-                 "game_variables", "action_set", "item_reward", "step_penalty", "map_seed", "cache_dir")
 
 
 class ItemsEnv(DoomEnv, EzPickle):
@@ -122,16 +121,11 @@ class ItemsEnv(DoomEnv, EzPickle):
         cache_dir: str | None = None,
         **scenario_params: Any,
     ):
-        EzPickle.__init__(self, layout=layout, preset=preset, render_mode=render_mode, frame_skip=frame_skip,
-                          resolution=resolution, render_resolution=render_resolution, downsample=downsample,
-                          color=color, game_variables=game_variables, action_set=action_set, item_reward=item_reward,
-                          step_penalty=step_penalty, map_seed=map_seed, cache_dir=cache_dir, **scenario_params)
+        arguments = locals()  # first statement: exactly the arguments, which EzPickle records to rebuild the env
+        EzPickle.__init__(self, **{name: arguments[name] for name in ENV_ARGUMENTS}, **scenario_params)
         self.params = scenario_parameters(layout, preset, scenario_params)
-        for name, value in (("item_reward", item_reward), ("step_penalty", step_penalty)):
-            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
-                raise ValueError(f"{name}={value!r} must be a finite number")
-        if isinstance(map_seed, bool) or not isinstance(map_seed, numbers.Integral) or map_seed < 0:
-            raise ValueError(f"map_seed={map_seed!r} must be a non-negative integer")
+        item_reward, step_penalty = check_number("item_reward", item_reward), check_number("step_penalty", step_penalty)
+        map_seed = check_number("map_seed", map_seed, 0, whole=True)
         self._configure(frame_skip=frame_skip, resolution=resolution, render_resolution=render_resolution,
                         downsample=downsample, color=color, game_variables=tuple(game_variables), action_set=action_set,
                         render_mode=render_mode, tracked_variables=[vzd.GameVariable.ITEMCOUNT,
@@ -194,6 +188,11 @@ class ItemsEnv(DoomEnv, EzPickle):
             "items_remaining": self._items_remaining.copy(),
             "map": self._map,
         }
+
+
+# The env's own arguments (the scenario parameters come as **scenario_params), from the signature.
+ENV_ARGUMENTS = tuple(name for name, parameter in inspect.signature(ItemsEnv.__init__).parameters.items()
+                      if name != "self" and parameter.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
 
 def scenario_parameters(layout: str, preset: str, overrides: dict[str, Any]):

@@ -15,7 +15,8 @@ from typing import Sequence
 
 from .iwad import suggest
 from .mapdata import Line, MapData, Sector, Side, Thing
-from .planar import CELL, Point, arrange, cells, exact, point_in_polygon, segment_intersections, self_crossing, signed_area
+from .planar import (CELL, Point, arrange, bbox, cells, edges_of, exact, on_segment, point_in_polygon,
+                     segment_intersections, self_crossing, signed_area)
 
 PLAYER_HEIGHT = 56     # the player needs this much between floor and ceiling
 MAX_STEP = 24          # the highest step the player climbs
@@ -141,8 +142,7 @@ class MapBuilder:
         index = len(self.rooms)
         label = f"room {index} {name!r}" if name else f"room {index}"
         outline = _normalized_outline(points, label)
-        if ceiling_height < floor_height:
-            raise ValueError(f"{label}: ceiling_height {ceiling_height} is below floor_height {floor_height}")
+        _check_heights(label, floor_height, ceiling_height)
         room = Room(index, tuple((float(x), float(y)) for x, y in outline), int(floor_height), int(ceiling_height),
                     floor, ceiling, wall, int(light), tag, special, int(damage), name)
         sector = self._add_sector(room.floor_height, room.ceiling_height, floor, ceiling, room.light, label,
@@ -184,9 +184,11 @@ class MapBuilder:
         `wall` is the texture of its edges where the heights differ. Returns the sector index."""
         label = f"area {sum(r.kind == 'area' for r in self._regions)} of {room.label}"
         outline = self._inner_outline(room, points, label)
+        floor_height = room.floor_height if floor_height is None else floor_height
+        ceiling_height = room.ceiling_height if ceiling_height is None else ceiling_height
+        _check_heights(label, floor_height, ceiling_height)
         sector = self._add_sector(
-            room.floor_height if floor_height is None else floor_height,
-            room.ceiling_height if ceiling_height is None else ceiling_height,
+            floor_height, ceiling_height,
             floor or room.floor, ceiling or room.ceiling, room.light if light is None else light, label,
             tag=tag, special=special, damage=damage)
         wall = wall or room.wall
@@ -351,9 +353,9 @@ class MapBuilder:
         best = None
         outline_a = self._regions[self._room_regions[a.index]].outline
         outline_b = self._regions[self._room_regions[b.index]].outline
-        for p, q in _edges(outline_a):
+        for p, q in edges_of(outline_a):
             dx, dy = q[0] - p[0], q[1] - p[1]
-            for r, s in _edges(outline_b):
+            for r, s in edges_of(outline_b):
                 ex, ey = s[0] - r[0], s[1] - r[1]
                 if dx * ey - dy * ex != 0 or dx * ex + dy * ey >= 0:
                     continue    # not antiparallel: walls of two rooms face each other head-on
@@ -462,11 +464,11 @@ class MapBuilder:
     def _in_opening(self, a: Point, b: Point) -> bool:
         mx, my = (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
         nearby = self._openings_by_cell.get((int(mx // CELL), int(my // CELL)), ())
-        return any(_on_closed_segment(mx, my, s, e) for s, e in nearby)
+        return any(on_segment(mx, my, *s, *e) for s, e in nearby)
 
     def _check_rooms_do_not_overlap(self) -> None:
         rooms = [r for r in self._regions if r.kind == "room"]
-        boxes = [_bbox(r.outline) for r in rooms]
+        boxes = [bbox(r.outline) for r in rooms]
         for i, region in enumerate(rooms):
             for j in range(i + 1, len(rooms)):
                 if _boxes_overlap(boxes[i], boxes[j]) and _polygons_overlap(region.outline, rooms[j].outline):
@@ -487,6 +489,11 @@ def _align_textures(line: Line, start: tuple[float, float], end: tuple[float, fl
 def _texture_offset(value: float) -> int:
     # Modulo a multiple of every power-of-two texture width keeps the numbers small.
     return int(round(value)) % 1024
+
+
+def _check_heights(label: str, floor_height, ceiling_height) -> None:
+    if ceiling_height < floor_height:
+        raise ValueError(f"{label}: ceiling_height {ceiling_height} is below floor_height {floor_height}")
 
 
 def _check_flags(flags, valid: Sequence[str], where: str) -> None:
@@ -523,10 +530,6 @@ def _ccw(points: list[Point]) -> list[Point]:
     return points if signed_area(points) > 0 else points[::-1]
 
 
-def _edges(points):
-    return [(points[i], points[(i + 1) % len(points)]) for i in range(len(points))]
-
-
 def _length(dx, dy) -> Fraction:
     """Exact for axis-aligned walls; otherwise the square root to 1/65536."""
     if dx == 0 or dy == 0:
@@ -543,19 +546,13 @@ def _snap(value) -> float:
     return float(Fraction(round(Fraction(value) * 256), 256))
 
 
-def _on_closed_segment(x, y, s, e) -> bool:
-    if (e[0] - s[0]) * (y - s[1]) - (e[1] - s[1]) * (x - s[0]) != 0:
-        return False
-    return min(s[0], e[0]) <= x <= max(s[0], e[0]) and min(s[1], e[1]) <= y <= max(s[1], e[1])
-
-
 def _inside_or_on(x, y, outline) -> bool:
-    return point_in_polygon(x, y, outline) or any(_on_closed_segment(x, y, p, q) for p, q in _edges(outline))
+    return point_in_polygon(x, y, outline) or any(on_segment(x, y, *p, *q) for p, q in edges_of(outline))
 
 
 def _distance_to_outline(x: float, y: float, outline) -> float:
     best = math.inf
-    for (x1, y1), (x2, y2) in _edges(list(outline)):
+    for (x1, y1), (x2, y2) in edges_of(list(outline)):
         x1, y1, x2, y2 = float(x1), float(y1), float(x2), float(y2)
         dx, dy = x2 - x1, y2 - y1
         t = max(0.0, min(1.0, ((x - x1) * dx + (y - y1) * dy) / (dx * dx + dy * dy)))
@@ -567,21 +564,17 @@ def _polygons_overlap(first: list[Point], second: list[Point]) -> bool:
     """The interiors share area (touching along edges or at corners does not count)."""
     all_on_boundary = True
     for outline, other in ((first, second), (second, first)):
-        for p, q in _edges(outline):
-            cuts = [p, q] + [x for r, s in _edges(other) for x in segment_intersections(p, q, r, s)]
+        for p, q in edges_of(outline):
+            cuts = [p, q] + [x for r, s in edges_of(other) for x in segment_intersections(p, q, r, s)]
             cuts = sorted(set(cuts), key=lambda c: (c[0] - p[0]) ** 2 + (c[1] - p[1]) ** 2)
             for c, d in zip(cuts, cuts[1:]):
                 mx, my = (c[0] + d[0]) / 2, (c[1] + d[1]) / 2
-                if any(_on_closed_segment(mx, my, r, s) for r, s in _edges(other)):
+                if any(on_segment(mx, my, *r, *s) for r, s in edges_of(other)):
                     continue
                 all_on_boundary = False
                 if point_in_polygon(mx, my, other):
                     return True
     return all_on_boundary
-
-
-def _bbox(points):
-    return min(p[0] for p in points), min(p[1] for p in points), max(p[0] for p in points), max(p[1] for p in points)
 
 
 def _boxes_overlap(a, b) -> bool:

@@ -120,8 +120,8 @@ def arrange(outlines: Sequence[Sequence[Point]], cuts: Sequence[Point] = ()) -> 
             key = (a, b) if a < b else (b, a)
             # Outlines run counter-clockwise: the region is on the left of its own edge.
             owners.setdefault(key, []).append((region, key == (a, b)))
-    boxes = [_bbox(pts) for pts in outlines]
-    region_grid = _grid((r, box) for r, box in enumerate(boxes))
+    boxes = [bbox(pts) for pts in outlines]
+    region_grid = spatial_grid(enumerate(boxes))
     pieces = []
     for (a, b), owned in owners.items():
         left, right = _top_regions(a, b, owned, outlines, boxes, region_grid)
@@ -133,10 +133,7 @@ def arrange(outlines: Sequence[Sequence[Point]], cuts: Sequence[Point] = ()) -> 
 def _split_points(edges, cuts) -> list[list[Point]]:
     """For each edge, its endpoints plus every point where another edge or a cut meets it."""
     splits = [[p, q] for _, p, q in edges]
-    grid: dict[tuple[int, int], list[int]] = defaultdict(list)
-    for index, (_, p, q) in enumerate(edges):
-        for cell in cells(p, q):
-            grid[cell].append(index)
+    grid = spatial_grid((index, bbox((p, q))) for index, (_, p, q) in enumerate(edges))
     for point in cuts:
         for index in grid.get((int(point[0] // CELL), int(point[1] // CELL)), ()):
             _, p, q = edges[index]
@@ -163,13 +160,15 @@ def _split_points(edges, cuts) -> list[list[Point]]:
     return [list(dict.fromkeys(s)) for s in splits]
 
 
-def _bbox(points):
+def bbox(points):
+    """(x0, y0, x1, y1): the smallest box holding `points`."""
     xs = [p[0] for p in points]
     ys = [p[1] for p in points]
     return min(xs), min(ys), max(xs), max(ys)
 
 
-def _grid(items):
+def spatial_grid(items) -> dict[tuple[int, int], list[int]]:
+    """CELL-sized cell -> the indices of the (index, (x0, y0, x1, y1)) `items` whose boxes reach into it."""
     grid: dict[tuple[int, int], list[int]] = defaultdict(list)
     for index, (x0, y0, x1, y1) in items:
         for cell in cells((x0, y0), (x1, y1)):

@@ -1,10 +1,10 @@
-"""MapData to and from UDMF TEXTMAP (namespace "zdoom") through omgifol's UDMF blocks."""
+"""MapData to UDMF TEXTMAP (namespace "zdoom") through omgifol's UDMF blocks."""
 
 from __future__ import annotations
 
 from omg.udmf import UMapEditor, ULinedef, USector, USidedef, UThing, UVertex
 
-from .mapdata import Line, MapData, Sector, Side, Thing
+from .mapdata import MapData, Sector, Side, Thing
 
 NAMESPACE = "zdoom"
 DAMAGE_INTERVAL = 32  # tics between hurts on a damaging floor
@@ -87,35 +87,3 @@ def _thing_block(thing: Thing, ednum: int) -> UThing:
 
 def _integral(value: float):
     return int(value) if float(value).is_integer() else float(value)
-
-
-def from_textmap(text: bytes | str) -> MapData:
-    """Parse a TEXTMAP (e.g. read back from a built WAD) into MapData; things keep their ednums as kind."""
-    from omg.udmf import UParser, udmf_types
-
-    raw = text.encode() if isinstance(text, str) else text
-    _, blocks = UParser(udmf_types).parse(raw)
-    sides = blocks.get("sidedef", [])
-    data = MapData()
-    data.vertices = [(float(v.x), float(v.y)) for v in blocks.get("vertex", [])]
-    for sector in blocks.get("sector", []):
-        data.sectors.append(Sector(sector.heightfloor, sector.heightceiling, sector.texturefloor,
-                                   sector.textureceiling, sector.lightlevel, sector.special, sector.id,
-                                   sector.damageamount or 0))
-    for line in blocks.get("linedef", []):
-        front = _side_from_block(sides[line.sidefront])
-        back = _side_from_block(sides[line.sideback]) if line.sideback not in (None, -1) else None
-        flags = tuple(sorted(k for k, v in line.__dict__.items() if v is True))
-        args = tuple(int(getattr(line, f"arg{i}") or 0) for i in range(5))
-        data.lines.append(Line(line.v1, line.v2, front, back, line.special or 0, args, flags,
-                               max(line.id or 0, 0)))
-    for thing in blocks.get("thing", []):
-        skills = tuple(i for i in range(1, 6) if getattr(thing, f"skill{i}"))
-        modes = tuple(m for m in ("single", "coop", "dm") if getattr(thing, m))
-        data.things.append(Thing(thing.type, float(thing.x), float(thing.y), thing.angle or 0, thing.id or 0,
-                                 float(thing.height or 0), skills, modes))
-    return data
-
-
-def _side_from_block(block) -> Side:
-    return Side(block.sector, block.texturetop, block.texturemiddle, block.texturebottom, block.offsetx or 0)

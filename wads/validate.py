@@ -8,8 +8,8 @@ from typing import Sequence
 from . import iwad
 from .decorate import Actor
 from .mapdata import MapData
+from .planar import bbox, cross, spatial_grid
 
-CELL = 256
 PLAYER1_START = 1
 
 
@@ -49,10 +49,6 @@ def _check_lengths(data: MapData, where: str) -> None:
             raise ValueError(f"{where}: zero-length {data.line_label(i)}")
 
 
-def _cross(o, a, b) -> float:
-    return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
-
-
 def _between(p, a, b) -> bool:
     """p (collinear with a-b) lies strictly inside the segment."""
     return min(a[0], b[0]) <= p[0] <= max(a[0], b[0]) and min(a[1], b[1]) <= p[1] <= max(a[1], b[1]) \
@@ -64,7 +60,7 @@ def lines_conflict(a, b, c, d) -> str | None:
 
     Coordinates sit on a 1/256 grid, so these float products are exact.
     """
-    d1, d2, d3, d4 = _cross(c, d, a), _cross(c, d, b), _cross(a, b, c), _cross(a, b, d)
+    d1, d2, d3, d4 = cross(*c, *d, *a), cross(*c, *d, *b), cross(*a, *b, *c), cross(*a, *b, *d)
     if d1 == d2 == 0:   # collinear
         if {a, b} == {c, d} or any(_between(p, a, b) for p in (c, d)) or any(_between(p, c, d) for p in (a, b)):
             return "overlaps"
@@ -79,12 +75,8 @@ def lines_conflict(a, b, c, d) -> str | None:
 
 
 def _check_crossings(data: MapData, where: str) -> None:
-    grid: dict[tuple[int, int], list[int]] = defaultdict(list)
     points = [(data.vertices[l.v1], data.vertices[l.v2]) for l in data.lines]
-    for i, (a, b) in enumerate(points):
-        for cx in range(int(min(a[0], b[0]) // CELL), int(max(a[0], b[0]) // CELL) + 1):
-            for cy in range(int(min(a[1], b[1]) // CELL), int(max(a[1], b[1]) // CELL) + 1):
-                grid[cx, cy].append(i)
+    grid = spatial_grid((i, bbox(line)) for i, line in enumerate(points))
     checked = set()
     for members in grid.values():
         for k, i in enumerate(members):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import struct
@@ -40,7 +41,13 @@ class Level:
     sky: str = "SKY1"
 
     def map_data(self) -> MapData:
+        """The finished map: built now from a MapBuilder (every call builds again), or the MapData given."""
         return self.map.build() if isinstance(self.map, MapBuilder) else self.map
+
+    def built(self) -> Level:
+        """This level with its map built once, for several users of the same map: `level = level.built()`,
+        then `build_wad([level])` and `write_preview(path, level)` share that one build."""
+        return dataclasses.replace(self, map=self.map_data())
 
 
 def build_wad(levels: Level | Sequence[Level], compiler: Compiler | None = None) -> bytes:

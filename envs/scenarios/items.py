@@ -6,7 +6,6 @@ item layouts (see maze.py) reuse it with their own free areas.
 
 from __future__ import annotations
 
-import math
 import numbers
 import string
 from dataclasses import dataclass, fields
@@ -14,6 +13,7 @@ from importlib import resources
 
 import numpy as np
 
+from wadgym.envs.checks import check_number
 from wadgym.wads import Actor, Level, MapBuilder
 
 ITEM_CLASS = "WadgymItem"
@@ -98,16 +98,10 @@ def check_params(params, limits=None, choices=None) -> None:
             if value not in valid or flag != isinstance(value, bool):
                 raise ValueError(f"{f.name}={value!r} is not valid; choose one of {', '.join(map(repr, valid))}")
             object.__setattr__(params, f.name, value)
-        if f.name not in limits:
-            continue
-        lo, hi = limits[f.name]
-        whole = isinstance(lo, int) and isinstance(hi, int)
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral if whole else numbers.Real):
-            kind = "a whole number" if whole else "a number"
-            raise ValueError(f"{f.name}={value!r} must be {kind} from {lo} to {hi}")
-        if not lo <= value <= hi:
-            raise ValueError(f"{f.name}={value!r} is out of range; valid: {lo} to {hi}")
-        object.__setattr__(params, f.name, int(value) if whole else float(value))
+        if f.name in limits:
+            lo, hi = limits[f.name]
+            whole = isinstance(lo, int) and isinstance(hi, int)
+            object.__setattr__(params, f.name, check_number(f.name, value, lo, hi, whole=whole))
 
 
 PRESETS: dict[str, Params] = {

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from wadgym.envs.checks import check_number
 from wadgym.wads import Level, MapBuilder
 
 ITEM_KINDS = ("Medikit", "Stimpack", "Clip", "Shell", "ArmorBonus", "HealthBonus")
@@ -23,14 +24,10 @@ class Params:
     sky: bool = True            # the court is open to the sky
 
     def __post_init__(self):
-        for name in ("n_items", "n_monsters"):
-            if not 0 <= getattr(self, name) <= 40:
-                raise ValueError(f"{name} must be in 0..40, got {getattr(self, name)}")
-        if not 0 <= self.step <= 24:
-            raise ValueError(f"step must be in 0..24 (the player climbs at most 24), got {self.step}")
-        if not self.step <= self.upper_floor <= self.step + 96:
-            raise ValueError(f"upper_floor must be in step..step+96 ({self.step}..{self.step + 96}), "
-                             f"got {self.upper_floor}")
+        check_number("n_items", self.n_items, 0, 40, whole=True)
+        check_number("n_monsters", self.n_monsters, 0, 40, whole=True)
+        check_number("step", self.step, 0, 24, whole=True)          # the player climbs at most 24
+        check_number("upper_floor", self.upper_floor, self.step, self.step + 96, whole=True)
 
 
 PRESETS = {

@@ -96,7 +96,7 @@ def test_an_acs_error_is_reported_at_its_line_not_as_a_traceback(tmp_path, capsy
     (["build", "rooms", "--set", "n_items=many"], "--set n_items=many: not a valid int"),
     (["build", "rooms", "--set", "n_items"], "expected KEY=VALUE"),
     (["build", "rooms", "--preset", "huge"], "unknown preset 'huge'; valid presets: default, empty, flat"),
-    (["build", "rooms", "--set", "step=40"], "step must be in 0..24"),
+    (["build", "rooms", "--set", "step=40"], "step=40 is out of range; valid: 0 to 24"),
 ])
 def test_build_errors_name_the_valid_choices_and_write_nothing(tmp_path, capsys, argv, message):
     assert main(argv + ["-o", str(tmp_path / "out.wad")]) != 0

@@ -7,7 +7,7 @@ import zlib
 
 import numpy as np
 
-from wadgym.wads import Level, MapBuilder
+from wadgym.wads import Actor, Level, MapBuilder, MapData, build_wad
 from wadgym.wads.preview import KIND_COLOURS, ONE_SIDED, VOID, preview_png, render, thing_kinds
 
 
@@ -67,3 +67,16 @@ def test_preview_shades_floors_by_height_and_is_deterministic():
     low, high = image[64, 40], image[64, 200]
     assert int(high.sum()) > int(low.sum())
     assert preview_png(level) == preview_png(level)
+
+
+def test_a_built_level_gives_the_same_wad_and_preview_from_one_build(monkeypatch):
+    level = arena()
+    level.actors = [Actor("WadgymLamp", parent="TechLamp", ednum=20001)]
+    level.map.add_thing("WadgymLamp", 600, 400)
+    expected = build_wad([level]), preview_png(level)
+    builds = []
+    original_build = MapBuilder.build
+    monkeypatch.setattr(MapBuilder, "build", lambda self: builds.append(1) or original_build(self))
+    built = level.built()
+    assert (build_wad([built]), preview_png(built)) == expected
+    assert len(builds) == 1 and built.actors == level.actors and isinstance(built.map, MapData)

@@ -34,6 +34,19 @@ def test_zero_length_line():
         build(m)
 
 
+@pytest.mark.parametrize("add, message", [
+    (lambda m, room: m.add_room(0, 300, 64, 364, ceiling_height=-8), r"room 1: ceiling_height -8 is below floor_height 0"),
+    (lambda m, room: m.add_area(room, [(16, 16), (64, 16), (64, 64)], floor_height=160),
+     r"area 0 of room 0: ceiling_height 128 is below floor_height 160"),
+    (lambda m, room: m.add_area(room, [(16, 16), (64, 16), (64, 64)], ceiling_height=-16),
+     r"area 0 of room 0: ceiling_height -16 is below floor_height 0"),
+])
+def test_ceiling_below_floor(add, message):
+    m, room = room_with_start()
+    with pytest.raises(ValueError, match=message):
+        add(m, room)
+
+
 def test_outline_that_crosses_itself():
     with pytest.raises(ValueError, match=r"room 0: outline edges 0 and 2 cross at \(32, 32\)"):
         MapBuilder().add_polygon_room([(0, 0), (64, 64), (64, 0), (0, 64)])
