@@ -42,19 +42,24 @@ gym.register("DoomItemsFailing-v0", entry_point=FailAfter)
 ENV_ID = "failing_env:DoomItemsFailing-v0"
 
 
-def processes_in_session(session: int) -> list[str]:
-    """'pid name' of every live process whose session is `session` (orphans keep their session)."""
-    found = []
+def live_processes() -> dict[int, tuple[str, int, int]]:
+    """pid -> (name, parent pid, session) of every process that is not a zombie, from /proc."""
+    found = {}
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             with open(f"/proc/{pid}/stat") as f:
                 stat = f.read()
         except OSError:
             continue
-        name, fields = stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2:].split()
-        if fields[0] != "Z" and int(fields[3]) == session:
-            found.append(f"{pid} {name}")
+        fields = stat[stat.rindex(")") + 2:].split()  # state, ppid, pgrp, session, ...
+        if fields[0] != "Z":
+            found[int(pid)] = (stat[stat.index("(") + 1:stat.rindex(")")], int(fields[1]), int(fields[3]))
     return found
+
+
+def processes_in_session(session: int) -> list[str]:
+    """'pid name' of every live process in `session` (orphans keep their session)."""
+    return [f"{pid} {name}" for pid, (name, _, sid) in live_processes().items() if sid == session]
 
 
 def test_an_env_error_in_a_worker_fails_the_run_promptly_and_cleanly(tmp_path, tiny_hyperparams, env_id):
@@ -90,3 +95,42 @@ def test_an_env_error_in_a_worker_fails_the_run_promptly_and_cleanly(tmp_path, t
     assert not (run / "model.zip").exists()  # never saved as if training had finished
     assert [p.name for p in (run / "checkpoints").iterdir()] == ["model_128_steps.zip"]
     assert 128 <= meta["timesteps"] < 2048
+
+
+HANGING_ENV = '''
+import time
+
+import gymnasium as gym
+
+
+class HangOnStep(gym.Wrapper):
+    def __init__(self, **kwargs):
+        super().__init__(gym.make("wadgym:DoomItems-v0", **kwargs))
+
+    def step(self, action):
+        time.sleep(600)
+
+
+gym.register("DoomItemsHanging-v0", entry_point=HangOnStep)
+'''
+
+
+def test_a_worker_that_does_not_answer_is_killed_with_its_engine(tmp_path, monkeypatch):
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    from wadgym.agents.vec import EnvFactory, close_vec_env
+
+    (tmp_path / "hanging_env.py").write_text(HANGING_ENV)
+    monkeypatch.syspath_prepend(str(tmp_path))  # workers start with this process's sys.path
+    venv = SubprocVecEnv([EnvFactory("hanging_env:DoomItemsHanging-v0", {}, in_worker=True)])
+    venv.reset()
+    worker = venv.processes[0]
+    engines = [pid for pid, (_, parent, _) in live_processes().items() if parent == worker.pid]
+    assert len(engines) == 1
+    venv.step_async([0])  # the worker never answers
+    close_vec_env(venv, timeout=0.5)
+    assert not worker.is_alive() and venv.closed
+    deadline = time.monotonic() + 5  # the killed engine is reparented and reaped
+    while engines[0] in live_processes() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert engines[0] not in live_processes()

@@ -59,9 +59,10 @@ def test_eval_command_reports_trained_and_random_and_writes_a_video(trained_run,
     import imageio.v2 as imageio
 
     reader = imageio.get_reader(video)
-    first = reader.get_data(0)
+    first, fps = reader.get_data(0), reader.get_meta_data()["fps"]
     reader.close()
     assert first.ndim == 3 and first.shape[2] == 3 and np.asarray(first).std() > 0
+    assert fps == pytest.approx(35 / 4)  # one frame a step: the env's render_fps, as rollout's videos
 
 
 def test_runs_lists_the_run(trained_run, capsys, env_id):
