@@ -47,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
         policy = load_policy(args.policy)
         env_kwargs = {**(policy.env_kwargs if policy else {}), **parse_assignments(args.env_kwarg, "-k")}
         render_mode = "rgb_array" if args.video else None
-        env = make_env(args.env_id, env_kwargs, render_mode) if policy else gym_make(args.env_id, env_kwargs, render_mode)
+        make = make_env if policy else gym_make  # a policy sees the screen only, as in training
+        env = make(args.env_id, env_kwargs, render_mode)
     except (ValueError, gym.error.Error) as error:
         print(f"wadgym rollout: error: {error}", file=sys.stderr)
         return 2

@@ -41,6 +41,7 @@ def test_a_training_command_names_the_missing_extra():
 
 
 def test_rollout_works_without_the_training_extras():
-    result = run_without_extras("rollout", "DoomItems-v0", "--episodes", "1", "--seed", "0", "-k", "max_episode_steps=5")
+    result = run_without_extras("rollout", "DoomItems-v0", "--episodes", "1", "--seed", "0",
+                                "-k", "max_episode_steps=5")
     assert result.returncode == 0, result.stderr
     assert "mean" in result.stdout

@@ -45,8 +45,8 @@ def rollout(capsys, *args) -> tuple[int, str, str]:
 
 
 def test_env_arguments_read_as_in_every_command(capsys, env_id):
-    code, out, err = rollout(capsys, env_id, "--episodes", "1", "--seed", "0", "-k", "color=true", "-k", "resolution=(30, 40)",
-                             "-k", "max_episode_steps=3")
+    code, out, err = rollout(capsys, env_id, "--episodes", "1", "--seed", "0", "-k", "color=true",
+                             "-k", "resolution=(30, 40)", "-k", "max_episode_steps=3")
     assert code == 0, err
     assert [row[5] for row in ROW.findall(out)] == ["3"]
 

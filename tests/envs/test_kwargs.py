@@ -18,7 +18,7 @@ from wadgym.envs.kwargs import parse_assignments, parse_value
     ("{norm_obs: false, 'norm_reward': true}", {"norm_obs": False, "norm_reward": True}),
     ("'007'", "007"), ('"a, b"', "a, b"), ("'true'", "true"),
     ("lin_5e-4", "lin_5e-4"), ("arena", "arena"), ("a,b", "a,b"),
-    ("dict(features_extractor_class=SmallCNN, net_arch=[64])", "dict(features_extractor_class=SmallCNN, net_arch=[64])"),
+    ("dict(net_arch=[64], features_dim=8)", "dict(net_arch=[64], features_dim=8)"),  # policy_kwargs stay text
 ])
 def test_values(text, value):
     parsed = parse_value(text)
