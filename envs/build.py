@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         params = make_params(module, args.preset)
         if args.overrides:
             params = dataclasses.replace(params, **parse_overrides(module.Params, args.overrides))
-        levels = build_scenario_levels(module, params, args.seed)
+        levels = [level.built() for level in build_scenario_levels(module, params, args.seed)]  # built once: WAD and preview
         data = build_wad(levels, compiler=compile_acs)
     except (ValueError, TypeError) as error:
         print(f"wadgym build: error: {error}", file=sys.stderr)
