@@ -45,3 +45,12 @@ def test_rollout_works_without_the_training_extras():
                                 "-k", "max_episode_steps=5")
     assert result.returncode == 0, result.stderr
     assert "mean" in result.stdout
+
+
+def test_rollout_and_doctor_work_without_the_training_extras():
+    rollout = run_without_extras("rollout", "DoomItems-v0", "--episodes", "1", "--seed", "0")
+    assert rollout.returncode == 0, rollout.stderr
+    assert "mean" in rollout.stdout
+    doctor = run_without_extras("doctor")
+    assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+    assert "game: a headless ViZDoom game started" in doctor.stdout
