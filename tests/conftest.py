@@ -1,11 +1,26 @@
-"""Shared fixtures: a real, headless ViZDoom game on a WAD the test built."""
+"""Shared fixtures: a real, headless ViZDoom game on a WAD the test built; a WAD cache of the session's own."""
 
 from __future__ import annotations
+
+import os
 
 import pytest
 import vizdoom as vzd
 
 from wadgym.envs import engine
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _session_wad_cache(tmp_path_factory):
+    """Envs made without cache_dir (and the processes tests start) build into a folder of this session,
+    not the user's ~/.cache/wadgym."""
+    previous = os.environ.get("WADGYM_CACHE_DIR")
+    os.environ["WADGYM_CACHE_DIR"] = str(tmp_path_factory.mktemp("wad_cache"))
+    yield
+    if previous is None:
+        os.environ.pop("WADGYM_CACHE_DIR", None)
+    else:
+        os.environ["WADGYM_CACHE_DIR"] = previous
 
 
 @pytest.fixture
