@@ -11,12 +11,13 @@ from wadgym.envs import engine
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _session_wad_cache(tmp_path_factory):
-    """Envs made without cache_dir (and the processes tests start) build into a folder of this session,
-    not the user's ~/.cache/wadgym."""
+def session_wad_cache(tmp_path_factory) -> str:
+    """The session's WAD cache folder: envs made without cache_dir (and the processes tests start) build
+    into it, not into the user's ~/.cache/wadgym."""
     previous = os.environ.get("WADGYM_CACHE_DIR")
-    os.environ["WADGYM_CACHE_DIR"] = str(tmp_path_factory.mktemp("wad_cache"))
-    yield
+    folder = str(tmp_path_factory.mktemp("wad_cache"))
+    os.environ["WADGYM_CACHE_DIR"] = folder
+    yield folder
     if previous is None:
         os.environ.pop("WADGYM_CACHE_DIR", None)
     else:

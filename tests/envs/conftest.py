@@ -14,9 +14,9 @@ WADGYM_SPECS = [spec for spec in gym.registry.values() if str(spec.entry_point).
 
 
 @pytest.fixture(scope="session")
-def wad_cache(tmp_path_factory) -> str:
-    """One WAD cache folder for the whole session: every variant is built once."""
-    return str(tmp_path_factory.mktemp("wad-cache"))
+def wad_cache(session_wad_cache) -> str:
+    """The session's WAD cache folder (tests/conftest.py): every variant is built once."""
+    return session_wad_cache
 
 
 @pytest.fixture
