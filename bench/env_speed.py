@@ -123,13 +123,13 @@ def build_times(repeats: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         cache.code_fingerprint.cache_clear()
         start = time.perf_counter()
-        cache.cached_wad("items", params, 0, folder)
+        cache.scenario_wad("items", params, 0, folder)
         miss = (time.perf_counter() - start) * 1000
         cache.code_fingerprint.cache_clear()
         start = time.perf_counter()
-        cache.cached_wad("items", params, 0, folder)
+        cache.scenario_wad("items", params, 0, folder)
         cold_hit = (time.perf_counter() - start) * 1000
-        hit = median_ms(lambda: cache.cached_wad("items", params, 0, folder), repeats)
+        hit = median_ms(lambda: cache.scenario_wad("items", params, 0, folder), repeats)
     print(f"DoomItems WAD build from scratch (layout, ACS compile, validation, packing): {warm:.1f} ms "
           f"median of {repeats}")
     for name in first:
@@ -167,7 +167,7 @@ def started(make, reset):
 
 def speed_ratios(rounds: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
-        wad = str(cache.cached_wad("items", items.PRESETS["default"], 0, folder))
+        wad = str(cache.scenario_wad("items", items.PRESETS["default"], 0, folder))
         rng = np.random.default_rng(0)
         action_ids = rng.integers(0, len(ACTION_SETS["basic"]), size=EPISODE_STEPS).tolist()
         (game, actions), bare_pid = started(lambda: bare_game(wad), lambda g: None)

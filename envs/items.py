@@ -10,7 +10,7 @@ import numpy as np
 import vizdoom as vzd
 from gymnasium.utils import EzPickle
 
-from wadgym.envs.cache import cached_wad
+from wadgym.envs.cache import scenario_wad
 from wadgym.envs.checks import check_number
 from wadgym.envs.doom_env import DoomEnv, user_variable
 from wadgym.envs.scenarios import get_scenario
@@ -135,7 +135,7 @@ class ItemsEnv(DoomEnv, EzPickle):
         self.step_penalty = float(step_penalty)
         scenario = LAYOUTS[layout]
         self.maps = list(getattr(get_scenario(scenario), "map_names", lambda p: ["MAP01"])(self.params))
-        self.wad_path = cached_wad(scenario, self.params, int(map_seed), cache_dir)
+        self.wad_path = scenario_wad(scenario, self.params, int(map_seed), cache_dir)
         self._items_total = 0
         self._items_collected = 0
         self._remaining_mask = 0

@@ -232,7 +232,7 @@ def wad_in_place_of(monkeypatch, folder, params, **placement) -> None:
     check: the env then meets ACS placements that fall short (which the check keeps parameters from doing)."""
     monkeypatch.setattr(items, "check_room_for_items", lambda *args: None)
     data = build_scenario_wad("items", dataclasses.replace(params, **placement), 0)
-    write_wad(cache.cache_dir(folder) / f"items-{cache.wad_key('items', params, 0)}.wad", data)
+    write_wad(cache.cache_dir(folder) / f"items-{cache.wad_key(cache.scenario_description('items', params, 0))}.wad", data)
 
 
 def test_reset_retries_with_fresh_engine_seeds_when_acs_placement_falls_short(monkeypatch, tmp_path):
