@@ -17,6 +17,7 @@ import dataclasses
 import functools
 import hashlib
 import inspect
+import math
 import os
 import tempfile
 import time
@@ -569,6 +570,29 @@ class DoomEnv(gym.Env):
     def task_info(self) -> dict[str, Any]:
         """Hook: the family's own info keys (copies of arrays: callers may keep or change them)."""
         return {}
+
+    def reference_action(self) -> int:
+        """Hook: the action of a scripted policy that uses privileged information (positions from the
+        engine, the level's plan): the reference the learning benchmark compares trained agents with."""
+        raise NotImplementedError(f"{type(self).__name__} has no scripted reference policy")
+
+    def player_pose(self) -> tuple[float, float, float]:
+        """The player's x, y (map units) and facing (degrees), read from the engine."""
+        g = self.game
+        return (g.get_game_variable(vzd.GameVariable.POSITION_X), g.get_game_variable(vzd.GameVariable.POSITION_Y),
+                g.get_game_variable(vzd.GameVariable.ANGLE))
+
+
+def steer_towards(pose: tuple[float, float, float], target: tuple[float, float]) -> int:
+    """The "basic" action that heads from `pose` (x, y, degrees) for `target`: turn in place when it is far
+    off the heading (walking while turning would circle it), forward and turn when a little off, else forward."""
+    x, y, angle = pose
+    off = (math.degrees(math.atan2(target[1] - y, target[0] - x)) - angle + 540) % 360 - 180
+    if abs(off) > 30:
+        return 1 if off > 0 else 2  # turn left / right
+    if abs(off) > 8:
+        return 3 if off > 0 else 4  # forward + turn
+    return 0  # forward
 
 
 def env_arguments(cls: type) -> list[str]:

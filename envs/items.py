@@ -14,7 +14,7 @@ import numpy as np
 import vizdoom as vzd
 
 from wadgym.envs.checks import check_number
-from wadgym.envs.doom_env import DoomEnv, user_variable
+from wadgym.envs.doom_env import DoomEnv, steer_towards, user_variable
 from wadgym.envs.params import check_fields, check_name
 from wadgym.envs.scenarios.arena import ARENA_LIMITS, ArenaFields, arena_layout
 from wadgym.envs.scenarios.building import GRID_LIMITS, GridFields, centre, check_grid, grid_plan
@@ -269,6 +269,16 @@ class ItemsEnv(DoomEnv):
     @property
     def score(self) -> float:
         return self._items_collected
+
+    def reference_action(self) -> int:
+        """Head for the nearest item still in the map, in a straight line (walls and pillars in the way are
+        not planned around)."""
+        pose = self.player_pose()
+        remaining = self._item_positions[self._items_remaining]
+        if not len(remaining):
+            return 0
+        nearest = remaining[int(np.hypot(remaining[:, 0] - pose[0], remaining[:, 1] - pose[1]).argmin())]
+        return steer_towards(pose, nearest)
 
     def task_info(self) -> dict[str, Any]:
         # Copies: a caller may keep or change them (gymnasium's check_env refuses infos sharing arrays).

@@ -158,3 +158,15 @@ def test_reset_gives_up_with_a_clear_error_when_placement_always_falls_short(mon
             env.reset(seed=0)
     finally:
         env.close()
+
+
+@pytest.mark.parametrize("env_id", ["DoomItems-v1", "DoomItemsHard-v1"])
+def test_reference_policy_collects_the_items(env_id, make_env):
+    """The scripted reference of the learning benchmark: nearest item first, from the engine's positions."""
+    env = make_env(env_id, num_levels=2)
+    _, info = env.reset(seed=3)
+    done = False
+    while not done:
+        _, _, terminated, truncated, info = env.step(env.unwrapped.reference_action())
+        done = terminated or truncated
+    assert info["items_collected"] >= 0.8 * info["items_total"]
