@@ -310,6 +310,9 @@ class DoomEnv(gym.Env):
         self._window = render_mode == "human" and has_display()
         self._tracked = [getattr(vzd.GameVariable, v) for v in type(self).variables]
         self._observed = [getattr(vzd.GameVariable, v) for v in game_variables]
+        # The engine lists each variable once: an observed one the family also tracks is read from there.
+        self._engine_variables = list(dict.fromkeys(self._tracked + self._observed))
+        self._observed_index = np.array([self._engine_variables.index(v) for v in self._observed], np.intp)
         combos = action_sets[action_set]
         bad = sorted({b for combo in combos for b in combo} - set(BUTTONS))
         if bad:
@@ -420,7 +423,7 @@ class DoomEnv(gym.Env):
         # No engine timeout (make_game's default): truncation is TimeLimit's job.
         game = make_game(wad, map_name, resolution=self._engine_resolution,
                          screen_format=vzd.ScreenFormat.RGB24 if self._engine_rgb else vzd.ScreenFormat.GRAY8,
-                         buttons=self._buttons, variables=self._tracked + self._observed, window=self._window)
+                         buttons=self._buttons, variables=self._engine_variables, window=self._window)
         game.set_depth_buffer_enabled("depth" in self.buffers)
         game.set_labels_buffer_enabled("labels" in self.buffers)
         if "automap" in self.buffers:
@@ -530,7 +533,7 @@ class DoomEnv(gym.Env):
             for name in self.buffers:
                 observation[name] = self._buffer(state, name)
             if self._observed:
-                observation["gamevariables"] = state.game_variables[len(self._tracked):].astype(np.float32)
+                observation["gamevariables"] = state.game_variables[self._observed_index].astype(np.float32)
         self._last_observation = observation
         return observation
 

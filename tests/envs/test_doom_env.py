@@ -36,6 +36,13 @@ def test_observation_formats(make_env):
     assert color.observation_space.contains(observation)
 
 
+def test_observed_variables_the_family_also_tracks(make_env):
+    """ITEMCOUNT is tracked by the items family; observing it too still gives every variable asked for."""
+    env = make_env("DoomItems-v0", game_variables=("POSITION_X", "ITEMCOUNT", "HEALTH", "ITEMCOUNT"))
+    observation, _ = env.reset(seed=0)
+    assert observation["gamevariables"].tolist() == [512, 0, 100, 0] and env.observation_space.contains(observation)
+
+
 def test_gray_observation_is_the_same_with_and_without_rendering(make_env):
     actions = [0, 0, 1, 3, 0, 4, 0, 0]
     plain = rollout(make_env("DoomItems-v0"), 3, actions)[0]
