@@ -9,6 +9,7 @@ from __future__ import annotations
 import gymnasium as gym
 
 ITEMS = "wadgym.envs.items:ItemsEnv"
+HEALTH = "wadgym.envs.health:HealthEnv"
 DEFAULT_ENV = "DoomItems-v1"  # what `wadgym train` trains without --env
 
 ENVS: dict[str, tuple[str, dict, int]] = {
@@ -24,6 +25,11 @@ ENVS: dict[str, tuple[str, dict, int]] = {
     "DoomItems-v0": (ITEMS, {"preset": "classic", "num_levels": 1}, 300),
     "DoomItemsHard-v0": (ITEMS, {"preset": "classic_hard", "num_levels": 1}, 1000),
     "DoomItemsMaze-v0": (ITEMS, {"preset": "classic_maze", "num_levels": 16}, 1000),
+    # Survive on a floor that hurts by picking up medikits; 525 steps = 2100 tics, health_gathering's limit.
+    # 1024 x 1024 arena with 4 pillars, 12 medikits.
+    "DoomHealth-v0": (HEALTH, {}, 525),
+    # Mazes of 3 x 3 rooms, 12 medikits and 6 poisons, darker.
+    "DoomHealthSupreme-v0": (HEALTH, {"preset": "supreme"}, 525),
 }
 
 
