@@ -40,7 +40,6 @@ POSITION_VARIABLES = [getattr(vzd.GameVariable, user_variable(n)) for n in range
 FULL_HEALTH = 100        # medikits heal up to this, and are not taken at it
 POISON_CLEARANCE = 48    # the reference policy keeps this far from poison (player radius 16 + pickup radius 20 + room)
 UNDERFOOT = 64           # at full health the reference policy looks past medikits this close
-DAMAGE_TICS = 32         # the engine hurts on a damaging floor when level time is a multiple of 32 tics
 # Random points a spawn tries. A try costs up to ~60 + 30 * slots ACS instructions and the OPEN script fills
 # every slot in its first tic: 28 slots * 64 tries stay under the engine's 2,000,000 instructions per tic.
 SPAWN_TRIES = 64
@@ -62,7 +61,7 @@ class Params(ArenaFields, GridFields):
     n_poisons: int = 0
     poison_damage: int = 25
     spawn_interval: int = 32        # tics between refills of an empty medikit (and poison) slot
-    pickup_scale: float = 1.5       # sprite scale of medikits and poison
+    pickup_scale: float = 2.0       # sprite scale of medikits and poison
     min_item_distance: int = 96     # between two pickups' centres, map units
     min_player_distance: int = 128  # between a new pickup and the player (at the start: the start)
     wall_clearance: int = 32        # between a pickup's centre and any wall or obstacle
@@ -170,12 +169,15 @@ def build(rng: np.random.Generator, p: Params) -> Level:
 
 def pickup_actors(p: Params) -> list[Actor]:
     """The medikit (counts for ITEMCOUNT, heals `medikit_health` up to 100, taken only when it heals) and
-    the poison (not counted, always taken, heals nothing: its pickup script hurts)."""
+    the poison (not counted, always taken, heals nothing: its pickup script hurts). Both are drawn
+    fullbright, so that they stand out at any light level."""
     medikit = Actor(MEDIKIT_CLASS, parent="Medikit", flags=["+COUNTITEM"],
                     properties={"Inventory.Amount": p.medikit_health, "Scale": float(p.pickup_scale),
-                                "Inventory.PickupMessage": ""})
+                                "Inventory.PickupMessage": ""},
+                    states={"Spawn": ["MEDI A -1 BRIGHT", "Stop"]})
     poison = Actor(POISON_CLASS, parent="HealthBonus", flags=["-COUNTITEM", "+INVENTORY.ALWAYSPICKUP"],
-                   properties={"Inventory.Amount": 0, "Scale": float(p.pickup_scale), "Inventory.PickupMessage": ""})
+                   properties={"Inventory.Amount": 0, "Scale": float(p.pickup_scale), "Inventory.PickupMessage": ""},
+                   states={"Spawn": ["BON1 ABCDCB 6 BRIGHT", "Loop"]})
     return [medikit, poison] if p.n_poisons else [medikit]
 
 

@@ -8,15 +8,17 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from wadgym.envs import health
 from wadgym.envs.doom_env import steer_towards
 from wadgym.envs.health import HealthEnv
 from wadgym.envs.scenarios.floor_grid import UNREACHABLE, FloorGrid
+from wadgym.wads.udmf import DAMAGE_INTERVAL
 
 SPECS = [spec for spec in gym.registry.values() if spec.entry_point == "wadgym.envs.health:HealthEnv"]
 POSITION = ("POSITION_X", "POSITION_Y", "ANGLE")
 TURN_LEFT = 1
-STEPS_PER_HURT = health.DAMAGE_TICS // 4   # steps between hurts at frame_skip 4
+# The engine hurts a player on a damaging floor when the level time is a multiple of the sector's damage
+# interval (p_spec.cpp, P_PlayerInSpecialSector): every 8 steps at frame_skip 4.
+STEPS_PER_HURT = DAMAGE_INTERVAL // 4
 
 
 def test_the_floor_hurts_every_32_tics_until_the_player_dies(make_env):
