@@ -49,8 +49,8 @@ SPAWN_TRIES = 64
 class Params(ArenaFields, GridFields):
     """A floor that hurts (`floor_damage` health every 32 tics), `n_medikits` medikits healing
     `medikit_health` and `n_poisons` poison pickups hurting `poison_damage`, in an arena (`size`,
-    `n_obstacles`, `obstacle_size`) or a maze of rooms (`rows`, `cols`, `cell_size`, `door_width`,
-    `extra_doors`). Each level draws its layout, walls, floor, ceiling and light (from `light_min` to
+    `n_obstacles`, `obstacle_size`; layout "arena") or a maze of rooms (`rows`, `cols`, `cell_size`,
+    `door_width`, `extra_doors`; layout "maze"). Each level draws its layout, walls, floor, ceiling and light (from `light_min` to
     `light_max`)."""
 
     layout: str = "arena"
@@ -231,9 +231,9 @@ class HealthEnv(DoomEnv):
     at the default frame_skip of 4) from a player standing on it (a UDMF sector `damageamount`, applied
     when the level time is a multiple of the sector's `damageinterval`, 32). Medikits lie at random free
     places and keep appearing: an ACS script places `n_medikits` when the map starts and, every
-    `spawn_interval` tics, spawns one more where one was taken, at least `min_player_distance` from the
-    player. A medikit heals `medikit_health` up to 100 and is taken only when the player is hurt. The
-    supreme variant adds `n_poison` poison pickups (a small bottle) that are always taken and hurt by
+    `spawn_interval` tics, replaces one taken with a new one at another random place, at least
+    `min_player_distance` from the player. A medikit heals `medikit_health` up to 100 and is taken only when the player is hurt. The
+    supreme variant adds `n_poisons` poison pickups (a small bottle) that are always taken and hurt by
     `poison_damage`, respawning the same way, in a darker maze. The player is not invulnerable: at 0
     health it dies and the episode ends. ACS writes where the pickups are to ACS globals that the env
     reads through ViZDoom's USER game variables:
