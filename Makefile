@@ -1,11 +1,16 @@
 # Quick start: `make train` (set up, then train and evaluate on the default env) and `make test`
-# (set up, then run the test suite). Both create .venv on first use.
+# (set up, then run the test suite). Both create .venv on first use; `make test` also creates
+# .venv-rllib for the RLlib backend's tests (Ray RLlib pins gymnasium, .venv stays on the newest).
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+RLLIB_VENV ?= .venv-rllib
+RLLIB_BIN := $(RLLIB_VENV)/bin
+RLLIB_TESTS := tests/agents/rllib
 
-.PHONY: setup train test
+.PHONY: setup setup-rllib train test test-rllib
 setup: $(VENV)/.installed
+setup-rllib: $(RLLIB_VENV)/.installed
 
 # torch==2.13.0 first, pinned: the training extras would otherwise take whatever torch pip picks (on the
 # project's CI machines 2.13.0 is a CPU build on local disk; elsewhere PyPI's default build for the platform).
@@ -16,8 +21,21 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[train,test]'
 	touch $@
 
+$(RLLIB_VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(RLLIB_VENV)
+	$(RLLIB_BIN)/python -m pip install -q --upgrade pip
+	$(RLLIB_BIN)/python -m pip install -q torch==2.13.0
+	$(RLLIB_BIN)/python -m pip install -q -e '.[rllib,test]'
+	touch $@
+
 train: setup
 	$(BIN)/wadgym train
 
-test: setup
-	$(BIN)/python -m pytest
+# The suite in .venv (newest gymnasium), then the RLlib tests in .venv-rllib, where a missing Ray is an
+# error rather than a skip.
+test: setup setup-rllib
+	$(BIN)/python -m pytest --ignore=$(RLLIB_TESTS)
+	$(MAKE) test-rllib
+
+test-rllib: setup-rllib
+	WADGYM_REQUIRE_RLLIB=1 $(RLLIB_BIN)/python -m pytest $(RLLIB_TESTS)

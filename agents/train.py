@@ -42,6 +42,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--eval-episodes", type=int, default=20, help="final evaluation episodes; 0 skips (default 20)")
     parser.add_argument("--eval-seed", type=int, default=0, help="final evaluation uses seeds EVAL_SEED.. (default 0)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    from wadgym.agents.rllib import add_arguments as add_rllib_arguments
+
+    add_rllib_arguments(parser)
 
 
 class TrainingFailed(Exception):
@@ -93,6 +96,10 @@ def start(run_dir: Path, config: dict[str, Any], args: argparse.Namespace, resum
     """Print the plan, then train (see train) with the checkpoint frequency and progress bar of `args`."""
     from wadgym.agents.system import select_device
 
+    if config.get("backend") == "rllib":
+        from wadgym.agents.rllib.train import train as train_rllib
+
+        return train_rllib(run_dir, config, args, resume)
     hp = config["hyperparams"]
     print(f"{'resuming' if resume else 'training'} PPO on {config['env']}: {hp['n_timesteps']} steps, "
           f"{hp['n_envs']} envs, device {select_device(config['device'])}, seed {config['seed']}; "
@@ -114,6 +121,11 @@ def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
         overrides["n_envs"] = args.n_envs
     hyperparams = resolve(args.env, args.hyperparams, overrides, parse_assignments(args.env_kwargs, "--env-kwargs"))
     select_device(args.device)  # fail now, not after the envs started
+    rllib = None
+    if getattr(args, "backend", "sb3") == "rllib":
+        from wadgym.agents.rllib.train import settings
+
+        rllib = settings(args, hyperparams)  # sets n_envs to env runners x envs per runner
     make_env(args.env, hyperparams["env_kwargs"]).close()  # bad env kwargs: a ValueError here, not in a worker
     return {
         "env": args.env,
@@ -122,6 +134,7 @@ def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
         "device": args.device,
         "hyperparams_file": str(args.hyperparams) if args.hyperparams else "wadgym/agents/hyperparams/ppo.yml",
         "hyperparams": hyperparams,
+        **({"backend": "rllib", "rllib": rllib} if rllib is not None else {}),
     }
 
 
