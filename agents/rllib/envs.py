@@ -34,21 +34,26 @@ def make_vector_env(env_id: str, env_kwargs: dict[str, Any], num_envs: int) -> g
     return gym.vector.SyncVectorEnv([lambda: make_env(env_id, env_kwargs) for _ in range(num_envs)])
 
 
-RLLIB_ENV = "wadgym"  # the name create_env is registered under with Ray (see register)
+def create_vector_env(num_envs: int, env_id: str, env_kwargs: dict[str, Any] | None = None,
+                      seed: int | None = None, failure_log: str | None = None) -> gym.vector.VectorEnv:
+    """What env runners build (a RunnerEnv): `num_envs` envs of `env_id`, seeded as SB3's would be,
+    failures reported to the FailureLog actor named `failure_log`. Env runners ignore Ctrl-C, and so do
+    the ViZDoom engines they start: the trainer alone decides when to stop."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return RunnerEnv(make_vector_env(env_id, dict(env_kwargs or {}), num_envs), seed, failure_log)
 
 
-def create_env(config: dict[str, Any]):
-    """RLlib's env creator, for env_config {"env_id", "env_kwargs"}: with "num_envs" in the config (what
-    env runners ask for) the vector env, without it one env. Env runners ignore Ctrl-C, and so do the
-    ViZDoom engines they start: the trainer alone decides when to stop."""
+def create_env(env_id: str, env_kwargs: dict[str, Any] | None = None, **_) -> gym.Env:
     from wadgym.agents.vec import make_env
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    env_id, env_kwargs = config["env_id"], dict(config.get("env_kwargs") or {})
-    if config.get("num_envs") is None:
-        return make_env(env_id, env_kwargs)
-    venv = make_vector_env(env_id, env_kwargs, int(config["num_envs"]))
-    return ReportFailures(venv, config["failure_log"]) if config.get("failure_log") else venv
+    return make_env(env_id, dict(env_kwargs or {}))
+
+
+# RLlib's env runners call gym.make_vec(RLLIB_ENV, num_envs, vectorization_mode="vector_entry_point",
+# **env_config); the "module:" prefix makes them import this module, which registers the id. (Ray's own
+# env registry is per job: a second run in one process would not find its registration.)
+RLLIB_ENV = f"{__name__}:WadgymRLlib-v0"
+gym.register("WadgymRLlib-v0", entry_point=create_env, vector_entry_point=create_vector_env)
 
 
 class FailureLog:
@@ -66,17 +71,25 @@ class FailureLog:
         return list(self.reports)
 
 
-class ReportFailures(gym.vector.VectorWrapper):
-    """Sends the traceback of an exception in reset or step to the FailureLog named `log_name`, then
-    lets it propagate as before."""
+class RunnerEnv(gym.vector.VectorWrapper):
+    """An env runner's vector env, with SB3's seeding and failure reports.
 
-    def __init__(self, env: gym.vector.VectorEnv, log_name: str):
+    Seeding: RLlib resets env runner w's vector env with seed + w, so with K envs per runner the runners'
+    envs would share seeds (runner 1: seed+1 .. seed+K, runner 2: seed+2 ..). Here runner w's envs get
+    seed + (w-1)*K .. seed + w*K - 1: every env its own seed, the first N those of N SB3 envs.
+    Failures: the traceback of an exception in reset or step goes to the FailureLog named `log_name`,
+    then the exception propagates as before."""
+
+    def __init__(self, env: gym.vector.VectorEnv, base_seed: int | None, log_name: str | None):
         super().__init__(env)
-        self.log_name = log_name
+        self.base_seed, self.log_name = base_seed, log_name
 
-    def reset(self, **kwargs):
+    def reset(self, *, seed=None, options=None):
+        if isinstance(seed, int) and self.base_seed is not None:
+            first = self.base_seed + (seed - self.base_seed - 1) * self.num_envs
+            seed = [first + index for index in range(self.num_envs)]
         try:
-            return self.env.reset(**kwargs)
+            return self.env.reset(seed=seed, options=options)
         except Exception:
             self._report()
             raise
@@ -95,17 +108,11 @@ class ReportFailures(gym.vector.VectorWrapper):
 
         import ray
 
+        if self.log_name is None:
+            return
         text = f"in an env runner on {socket.gethostname()} (node {ray.get_runtime_context().get_node_id()}):\n"
         with contextlib.suppress(Exception):
             ray.get(ray.get_actor(self.log_name).report.remote(text + traceback.format_exc()), timeout=10)
-
-
-def register() -> str:
-    """Register create_env with Ray (config.environment(RLLIB_ENV, env_config=...)); returns the name."""
-    from ray.tune.registry import register_env
-
-    register_env(RLLIB_ENV, create_env)
-    return RLLIB_ENV
 
 
 class EpisodeRecorder(RLlibCallback):

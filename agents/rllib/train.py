@@ -42,6 +42,12 @@ PLACEMENT_TIMEOUT_S = 60
 def settings(args: argparse.Namespace, hp: dict[str, Any]) -> dict[str, Any]:
     """The `rllib` section of config.yml from the command line; sets hp["n_envs"] to runners x envs.
     Bad values are ValueErrors, raised before anything starts."""
+    import importlib.util
+
+    if importlib.util.find_spec("ray") is None:  # the CLI turns this into "pip install 'wadgym[rllib]'"
+        raise ModuleNotFoundError("No module named 'ray'", name="ray")
+    if args.address:
+        check_address(args.address)
     runners = args.num_env_runners if args.num_env_runners is not None else DEFAULT_ENV_RUNNERS
     if runners < 1:
         raise ValueError(f"--num-env-runners must be >= 1, got {runners}")
@@ -95,7 +101,7 @@ def algorithm_config(config: dict[str, Any], num_gpus: int, failure_log: str | N
     from ray.rllib.connectors.learner.frame_stacking import FrameStackingLearner
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    from wadgym.agents.rllib.envs import EpisodeRecorder, register
+    from wadgym.agents.rllib.envs import RLLIB_ENV, EpisodeRecorder
     from wadgym.agents.rllib.module import SB3PolicyModule
 
     hp, rllib = config["hyperparams"], config["rllib"]
@@ -105,8 +111,8 @@ def algorithm_config(config: dict[str, Any], num_gpus: int, failure_log: str | N
         training["train_batch_size_per_learner"] = max(1, training["train_batch_size_per_learner"] // num_gpus)
     ppo = (
         PPOConfig()
-        .environment(register(), env_config={"env_id": config["env"], "env_kwargs": hp["env_kwargs"],
-                                             "failure_log": failure_log})
+        .environment(RLLIB_ENV, env_config={"env_id": config["env"], "env_kwargs": hp["env_kwargs"],
+                                             "seed": config["seed"], "failure_log": failure_log})
         .env_runners(num_env_runners=rllib["num_env_runners"], num_envs_per_env_runner=rllib["envs_per_runner"],
                      num_cpus_per_env_runner=1, gym_env_vectorize_mode="vector_entry_point",
                      env_to_module_connector=(lambda env, spaces, device: FrameStackingEnvToModule(num_frames=frames))
@@ -177,6 +183,20 @@ class Trainer:
         self.algo.stop()
 
 
+def check_address(address: str, timeout: float = 5.0) -> None:
+    """A ValueError unless something listens at HOST:PORT (ray.init would retry for minutes)."""
+    import socket
+
+    host, _, port = address.replace("ray://", "").rpartition(":")
+    if not host or not port.isdigit():
+        raise ValueError(f"--address {address!r}: expected HOST:PORT, e.g. 10.0.0.1:6379 (what `ray start --head` prints)")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise ValueError(f"--address {address}: no Ray cluster answers there ({exc}); start one with "
+                         f"`ray start --head --port={port}` on that machine") from None
+
+
 def connect(address: str | None, cpus_needed: int) -> bool:
     """ray.init: join the cluster at `address`, else start a Ray instance here with enough logical CPUs
     for the run (a 2-core machine may run more env runners than cores). Returns whether Ray started here."""
@@ -186,14 +206,15 @@ def connect(address: str | None, cpus_needed: int) -> bool:
 
     logging.getLogger("ray.rllib").setLevel(logging.ERROR)  # RLlib's notices to developers, not users
     if address:
+        check_address(address)
         try:
             ray.init(address=address, log_to_driver=False, logging_level="ERROR")
         except (ConnectionError, RuntimeError, ValueError) as exc:
             raise ValueError(f"--address {address}: could not join a Ray cluster there ({exc}); start one with "
                              f"`ray start --head` and pass the address it prints") from None
         return False
-    ray.init(num_cpus=max(cpus_needed, os.cpu_count() or 1), include_dashboard=False, log_to_driver=False,
-             logging_level="ERROR")
+    ray.init(address="local", num_cpus=max(cpus_needed, os.cpu_count() or 1), include_dashboard=False,
+             log_to_driver=False, logging_level="ERROR")
     return True
 
 
