@@ -1,5 +1,5 @@
 """What RLlib's env runners run: wadgym envs made by id as a Gymnasium vector env, and a callback that
-records every finished episode (score, return, length, which env runner on which node)."""
+records every finished episode (its score, return, length, which env runner on which node)."""
 
 from __future__ import annotations
 
@@ -116,7 +116,7 @@ class RunnerEnv(gym.vector.VectorWrapper):
 
 
 class EpisodeRecorder(RLlibCallback):
-    """Logs one record per finished episode (items, return, length, env_runner, node) as an item series,
+    """Logs one record per finished episode (score, return, length, env_runner, node) as an item series,
     which RLlib gathers from every env runner into the training result."""
 
     def on_episode_end(self, *, episode, prev_episode_chunks=None, env_runner=None, metrics_logger=None,
@@ -126,7 +126,7 @@ class EpisodeRecorder(RLlibCallback):
         chunks = [*(prev_episode_chunks or []), episode]
         info = episode.get_infos(-1)
         metrics_logger.log_value(EPISODES_KEY, {
-            "items": info.get("items_collected"),
+            "score": info.get("score", None),
             "return": float(sum(chunk.get_return() for chunk in chunks)),
             "length": int(sum(len(chunk) for chunk in chunks)),
             "env_runner": getattr(env_runner, "worker_index", None),

@@ -455,9 +455,9 @@ class TrainingLoop:
         new = [{"timesteps": self.timesteps, **episode} for episode in result["episodes"]]
         self.episodes.extend(new)
         scalars = dict(result["scalars"], **{"time/steps_per_second": steps_per_second})
-        items = [e["items"] for e in new if e.get("items") is not None]
-        if items:
-            scalars["rollout/ep_items_mean"] = float(np.mean(items))
+        scores = [e["score"] for e in new if e.get("score") is not None]
+        if scores:
+            scalars["rollout/ep_score_mean"] = float(np.mean(scores))
         for key, value in scalars.items():
             writer.add_scalar(key, value, self.timesteps)
 
@@ -486,12 +486,13 @@ class TrainingLoop:
 
     def plot(self, env_id: str) -> None:
         from wadgym.agents.plots import plot_learning_curve
+        from wadgym.envs.registration import score_name
 
         plot_learning_curve(self.episodes, self.run_dir / "learning_curve.png",
-                            title=f"{env_id} PPO, RLlib ({self.run_dir.name})")
+                            title=f"{env_id} PPO, RLlib ({self.run_dir.name})", score_name=score_name(env_id))
 
 
-EPISODE_FIELDS = ("timesteps", "items", "return", "length", "env_runner", "node")
+EPISODE_FIELDS = ("timesteps", "score", "return", "length", "env_runner", "node")
 
 
 def failure_of(error: Exception, reports: list[str]) -> dict[str, str]:

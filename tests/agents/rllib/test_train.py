@@ -46,7 +46,7 @@ def test_env_runners_on_both_nodes_collected_episodes(cluster, cluster_run):
         episodes = list(csv.DictReader(f))
     assert {e["node"] for e in episodes} == nodes  # recorded by the env runners themselves
     assert {e["env_runner"] for e in episodes} == {"1", "2"}
-    assert all(int(e["length"]) == 40 and e["items"] != "" for e in episodes)
+    assert all(int(e["length"]) == 40 and e["score"] != "" for e in episodes)
 
 
 def test_run_folder_is_complete(cluster_run):
