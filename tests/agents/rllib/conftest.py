@@ -70,8 +70,12 @@ def pytest_collection_modifyitems(config, items):
     here = Path(__file__).parent
     skip = pytest.mark.skip(reason="needs pip install 'wadgym[rllib]'; `make test` runs these in .venv-rllib")
     for item in items:
-        if here in Path(item.fspath).parents:
+        if here in Path(item.fspath).parents and item.get_closest_marker("without_ray") is None:
             item.add_marker(skip)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "without_ray: an RLlib-backend test that runs without Ray installed too")
 
 
 @pytest.fixture(scope="session")
