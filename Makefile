@@ -7,6 +7,7 @@ BIN := $(VENV)/bin
 RLLIB_VENV ?= .venv-rllib
 RLLIB_BIN := $(RLLIB_VENV)/bin
 RLLIB_TESTS := tests/agents/rllib
+comma := ,
 
 .PHONY: setup setup-rllib train test test-rllib
 setup: $(VENV)/.installed
@@ -14,19 +15,20 @@ setup-rllib: $(RLLIB_VENV)/.installed
 
 # torch==2.13.0 first, pinned: the training extras would otherwise take whatever torch pip picks (on the
 # project's CI machines 2.13.0 is a CPU build on local disk; elsewhere PyPI's default build for the platform).
+# $(1): the venv folder, $(2): the extras.
+define make_venv
+	$(PYTHON) -m venv $(1)
+	$(1)/bin/python -m pip install -q --upgrade pip
+	$(1)/bin/python -m pip install -q torch==2.13.0
+	$(1)/bin/python -m pip install -q -e '.[$(2)]'
+	touch $(1)/.installed
+endef
+
 $(VENV)/.installed: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q torch==2.13.0
-	$(BIN)/python -m pip install -q -e '.[train,test]'
-	touch $@
+	$(call make_venv,$(VENV),train$(comma)test)
 
 $(RLLIB_VENV)/.installed: pyproject.toml
-	$(PYTHON) -m venv $(RLLIB_VENV)
-	$(RLLIB_BIN)/python -m pip install -q --upgrade pip
-	$(RLLIB_BIN)/python -m pip install -q torch==2.13.0
-	$(RLLIB_BIN)/python -m pip install -q -e '.[rllib,test]'
-	touch $@
+	$(call make_venv,$(RLLIB_VENV),rllib$(comma)test)
 
 train: setup
 	$(BIN)/wadgym train

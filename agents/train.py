@@ -326,8 +326,8 @@ def _resume_point(run_dir: Path) -> Path | None:
     latest = runfolder.latest_checkpoint(run_dir)
     if latest is not None:
         return latest[1]
-    final = run_dir / "model.zip"
-    return final if final.is_file() else None
+    finals = [path for path in (run_dir / "model.zip", run_dir / "model") if path.exists()]  # SB3, RLlib
+    return finals[0] if finals else None
 
 
 def _append_command(run_dir: Path) -> None:

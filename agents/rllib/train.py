@@ -58,6 +58,9 @@ def settings(args: argparse.Namespace, hp: dict[str, Any]) -> dict[str, Any]:
         raise ValueError(f"--num-gpus must be >= 0, got {args.num_gpus}")
     hp["n_envs"] = runners * per_runner
     ppo_settings(hp)  # refuse what RLlib cannot do now, not after the cluster started
+    if int(hp.get("frame_stack") or 0) > 1 and hp["env_kwargs"].get("color"):
+        raise ValueError("--backend rllib stacks one-channel frames only (RLlib's frame-stacking connectors): "
+                         "use color=False, or frame_stack 1 with color=True")
     return {"num_env_runners": runners, "envs_per_runner": per_runner,
             "num_gpus": "auto" if args.num_gpus is None else args.num_gpus}
 
@@ -175,7 +178,7 @@ class Trainer:
     def learner_device(self) -> str:
         from wadgym.agents.system import device_description
 
-        learner = self.algo.learner_group._learner
+        learner = getattr(self.algo.learner_group, "_learner", None)  # None: remote learners
         device = str(learner._device) if learner is not None else "cuda"
         return device_description(device) if learner is not None else "cuda (remote GPU learners)"
 
@@ -287,10 +290,11 @@ def train(run_dir: Path, config: dict[str, Any], args: argparse.Namespace, resum
     import ray
 
     from wadgym.agents import runfolder
-    from wadgym.agents.train import TrainingFailed, _append_command, _failure_message, _finish_meta, _start_meta
+    from wadgym.agents.train import (TrainingFailed, _append_command, _failure_message, _finish_meta, _resume_point,
+                                     _start_meta)
 
     run_dir = Path(run_dir).resolve()  # the trainer actor writes checkpoints there
-    saved = resume_point(run_dir) if resume else None
+    saved = _resume_point(run_dir) if resume else None
     if resume and saved is None:
         raise ValueError(f"{run_dir} has no checkpoint to resume from")
     hp, rllib = config["hyperparams"], config["rllib"]
@@ -383,17 +387,6 @@ def shut_down(trainer, group, started_here: bool) -> None:
         with contextlib.suppress(Exception):
             remove_placement_group(group)
     ray.shutdown()
-
-
-def resume_point(run_dir: Path) -> Path | None:
-    """The latest checkpoint folder, else the final model folder, else None."""
-    from wadgym.agents import runfolder
-
-    latest = runfolder.latest_checkpoint(run_dir)
-    if latest is not None:
-        return latest[1]
-    final = run_dir / "model"
-    return final if final.is_dir() else None
 
 
 class TrainingLoop:

@@ -37,7 +37,11 @@ class FailAfter(gym.Wrapper):
         return self.env.step(action)
 
 
-gym.register("DoomItemsFailing-v0", entry_point=FailAfter)
+def make(**kwargs):  # a function, not the class: gymnasium 1.2 (what Ray RLlib pins) rejects a Wrapper class here
+    return FailAfter(**kwargs)
+
+
+gym.register("DoomItemsFailing-v0", entry_point=make)
 '''
 ENV_ID = "failing_env:DoomItemsFailing-v0"
 

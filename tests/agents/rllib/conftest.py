@@ -12,54 +12,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-ENV_ID = "DoomItems-v0"
-FAILING_ENV_ID = "failing_env:DoomItemsFailing-v0"
+from ..conftest import ENV_ID, TINY
+from ..test_failure import ENV_ID as FAILING_ENV_ID
+from ..test_failure import FAILING_ENV, live_processes
 
-# Seconds-long runs: 2 env runners x 1 env, 64-step rollouts, short episodes so that some finish.
-TINY = {
-    "n_envs": 2,
-    "n_timesteps": 256,
-    "policy": "CnnPolicy",
-    "frame_stack": 2,
-    "n_steps": 64,
-    "batch_size": 64,
-    "n_epochs": 1,
-    "learning_rate": "lin_3e-4",
-    "policy_kwargs": "dict(features_extractor_class=SmallCNN, features_extractor_kwargs=dict(features_dim=32), net_arch=[])",
-    "env_kwargs": {"resolution": [30, 40], "max_episode_steps": 40},
-}
-
-# DoomItems, except that the copy reset with an odd seed raises after FAIL_AFTER steps. Env runners import
-# it as gym.make("failing_env:..."), so the cluster's processes get its folder on PYTHONPATH.
-FAILING_ENV = '''
-import gymnasium as gym
-
-FAIL_AFTER = 100
-
-
-class FailAfter(gym.Wrapper):
-    def __init__(self, **kwargs):
-        super().__init__(gym.make("wadgym:DoomItems-v0", **kwargs))
-        self.steps, self.doomed = 0, False
-
-    def reset(self, *, seed=None, options=None):
-        if seed is not None:
-            self.doomed = seed % 2 == 1
-        return self.env.reset(seed=seed, options=options)
-
-    def step(self, action):
-        self.steps += 1
-        if self.doomed and self.steps > FAIL_AFTER:
-            raise RuntimeError(f"scenario failure after {FAIL_AFTER} steps")
-        return self.env.step(action)
-
-
-def make(**kwargs):
-    return FailAfter(**kwargs)
-
-
-gym.register("DoomItemsFailing-v0", entry_point=make)
-'''
+# Seconds-long runs as tests/agents' TINY, with short episodes so that some finish in a few iterations.
+TINY_RLLIB = {**TINY, "env_kwargs": {**TINY["env_kwargs"], "max_episode_steps": 40}}
 
 
 def pytest_collection_modifyitems(config, items):
@@ -81,7 +39,7 @@ def pytest_configure(config):
 @pytest.fixture(scope="session")
 def hyperparams(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("hyperparams") / "tiny.yml"
-    path.write_text(yaml.safe_dump({ENV_ID: TINY, FAILING_ENV_ID: TINY}))
+    path.write_text(yaml.safe_dump({ENV_ID: TINY_RLLIB, FAILING_ENV_ID: TINY_RLLIB}))
     return path
 
 
@@ -93,24 +51,15 @@ def failing_env_dir(tmp_path_factory) -> Path:
 
 
 def descendants(pid: int) -> list[str]:
-    """'pid name' of every live process below `pid`, from /proc."""
-    parents, names = {}, {}
-    for entry in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2:].split()
-        if fields[0] != "Z":
-            parents[int(entry)], names[int(entry)] = int(fields[1]), stat[stat.index("(") + 1:stat.rindex(")")]
+    """'pid name' of every live process below `pid`."""
+    processes = live_processes()  # pid -> (name, parent, session)
     found, frontier = [], [pid]
     while frontier:
         parent = frontier.pop()
-        children = [p for p, pp in parents.items() if pp == parent]
+        children = [p for p, (_, ppid, _) in processes.items() if ppid == parent]
         found += children
         frontier += children
-    return [f"{p} {names[p]}" for p in found]
+    return [f"{p} {processes[p][0]}" for p in found]
 
 
 @pytest.fixture(scope="module")

@@ -35,6 +35,7 @@ def test_without_ray_the_rllib_backend_names_the_extra(tmp_path):
         (["--hp", "clip_range=lin_0.2"], "clip_range as a number"),
         (["--address", "127.0.0.1:9"], "no Ray cluster answers there"),
         (["--address", "nowhere"], "expected HOST:PORT"),
+        (["--env-kwargs", "color=True"], "one-channel frames only"),
     ],
 )
 def test_bad_rllib_options_are_usage_errors(extra, message, capsys, tmp_path, monkeypatch):

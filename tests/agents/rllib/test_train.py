@@ -18,7 +18,8 @@ import yaml
 
 from wadgym.agents.cli import main
 
-from .conftest import ENV_ID, FAILING_ENV_ID, descendants
+from ..test_failure import processes_in_session as session_processes
+from .conftest import ENV_ID, FAILING_ENV_ID
 
 
 def train_args(hyperparams, run, *extra):
@@ -144,17 +145,3 @@ def test_ctrl_c_checkpoints_and_resume_finishes(cluster, hyperparams, tmp_path):
     assert meta["status"] == "finished" and meta["timesteps"] >= 1024
     assert [s["from_steps"] for s in meta["sessions"]] == [0, stopped_at]
     assert (run / "model").is_dir()
-
-
-def session_processes(session: int) -> list[str]:
-    found = []
-    for entry in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2:].split()
-        if fields[0] != "Z" and int(fields[3]) == session:
-            found.append(f"{entry} {stat[stat.index('(') + 1:stat.rindex(')')]}")
-    return found
