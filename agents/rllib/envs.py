@@ -9,7 +9,6 @@ from typing import Any
 import gymnasium as gym
 from ray.rllib.callbacks.callbacks import RLlibCallback
 
-EPISODES_KEY = "wadgym_episodes"  # the per-episode records in a training result's "env_runners"
 
 
 def make_vector_env(env_id: str, env_kwargs: dict[str, Any], num_envs: int) -> gym.vector.VectorEnv:
@@ -115,20 +114,28 @@ class RunnerEnv(gym.vector.VectorWrapper):
             ray.get(ray.get_actor(self.log_name).report.remote(text + traceback.format_exc()), timeout=10)
 
 
-class EpisodeRecorder(RLlibCallback):
-    """Logs one record per finished episode (score, return, length, env_runner, node) as an item series,
-    which RLlib gathers from every env runner into the training result."""
+RECORDS = "wadgym_episodes"  # the env runner attribute holding its finished episodes' records
 
-    def on_episode_end(self, *, episode, prev_episode_chunks=None, env_runner=None, metrics_logger=None,
-                       **kwargs) -> None:
+
+class EpisodeRecorder(RLlibCallback):
+    """Keeps one record per finished episode (score, return, length, env_runner, node) on the env
+    runner, for the trainer to collect with pop_episodes after each iteration (lossless, unlike
+    RLlib's windowed episode metrics)."""
+
+    def on_episode_end(self, *, episode, prev_episode_chunks=None, env_runner=None, **kwargs) -> None:
         import ray
 
         chunks = [*(prev_episode_chunks or []), episode]
         info = episode.get_infos(-1)
-        metrics_logger.log_value(EPISODES_KEY, {
-            "score": info.get("score", None),
+        env_runner.__dict__.setdefault(RECORDS, []).append({
+            "score": info.get("score"),
             "return": float(sum(chunk.get_return() for chunk in chunks)),
             "length": int(sum(len(chunk) for chunk in chunks)),
-            "env_runner": getattr(env_runner, "worker_index", None),
+            "env_runner": env_runner.worker_index,
             "node": ray.get_runtime_context().get_node_id(),
-        }, reduce="item_series")
+        })
+
+
+def pop_episodes(env_runner) -> list[dict[str, Any]]:
+    """The records EpisodeRecorder kept on `env_runner` since the last call (foreach_env_runner's func)."""
+    return env_runner.__dict__.pop(RECORDS, [])

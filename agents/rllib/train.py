@@ -153,9 +153,10 @@ class Trainer:
             self.algo.restore_from_path(restore_from)
 
     def train(self) -> dict[str, Any]:
-        from wadgym.agents.rllib.envs import EPISODES_KEY
+        from wadgym.agents.rllib.envs import pop_episodes
 
         result = self.algo.train()
+        batches = self.algo.env_runner_group.foreach_env_runner(pop_episodes, local_env_runner=False)
         runners = result.get("env_runners", {})
         learner = result.get("learners", {}).get("default_policy", {})
         scalars = {f"rollout/{key}": runners[key] for key in ("episode_return_mean", "episode_len_mean")
@@ -163,7 +164,7 @@ class Trainer:
         scalars.update({f"train/{key}": value for key, value in learner.items()
                         if isinstance(value, (int, float)) and not isinstance(value, bool)})
         return {"timesteps": int(result.get("num_env_steps_sampled_lifetime", 0)),
-                "episodes": list(runners.get(EPISODES_KEY) or []),
+                "episodes": [episode for batch in batches for episode in batch],
                 "scalars": {key: float(value) for key, value in scalars.items()}}
 
     def timesteps(self) -> int:
