@@ -51,6 +51,10 @@ def load_hyperparams(env_id: str, path: str | Path | None = None) -> dict[str, A
         table = yaml.safe_load(f) or {}
     if not isinstance(table, dict):
         raise ValueError(f"{path}: expected a mapping of env id -> hyperparameters")
+    if env_id not in table and str(env_id).endswith(".py"):
+        entry = task_file_hyperparams(env_id, table)
+        check_keys(entry, where=f"{env_id} [HYPERPARAMS]")
+        return entry
     if env_id not in table:
         raise ValueError(
             f"{path}: no hyperparameters for env {env_id!r}; env ids in this file: {', '.join(sorted(table))}"
@@ -58,6 +62,18 @@ def load_hyperparams(env_id: str, path: str | Path | None = None) -> dict[str, A
     entry = dict(table[env_id] or {})
     check_keys(entry, where=f"{path} [{env_id}]")
     return entry
+
+
+def task_file_hyperparams(path: str, table: dict[str, Any]) -> dict[str, Any]:
+    """A task file's own HYPERPARAMS dict, else the default env's entry without its env_kwargs."""
+    from wadgym.envs.scenarios import load_scenario
+
+    own = getattr(load_scenario(str(path)), "HYPERPARAMS", None)
+    if own is not None:
+        if not isinstance(own, dict):
+            raise ValueError(f"{path}: HYPERPARAMS must be a dict of hyperparameters, not {type(own).__name__}")
+        return dict(own)
+    return {k: v for k, v in (table.get(DEFAULT_ENV) or {}).items() if k != "env_kwargs"}
 
 
 def check_keys(entry: dict[str, Any], where: str) -> None:

@@ -285,12 +285,13 @@ def _finish_meta(run_dir: Path, meta: dict[str, Any], session: dict[str, Any], f
 def evaluate_run(run_dir: Path, episodes: int, seed: int) -> dict[str, Any]:
     """Trained vs random on fixed seeds; the result goes into metrics.json."""
     from wadgym.agents import runfolder
-    from wadgym.agents.evaluate import compare_with_random
+    from wadgym.agents.evaluate import compare_with_random, default_split
     from wadgym.agents.plots import plot_learning_curve
     from wadgym.agents.policy import SavedPolicy
 
     meta = runfolder.read_json(run_dir / "meta.json")
-    comparison = compare_with_random(SavedPolicy(run_dir), episodes, seed)
+    policy = SavedPolicy(run_dir)
+    comparison = compare_with_random(policy, episodes, seed, levels=default_split(policy.env_id, policy.env_kwargs))
     metrics = {
         "env": comparison["env"],
         "timesteps": meta.get("timesteps"),

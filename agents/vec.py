@@ -39,8 +39,12 @@ def register_envs(env_id: str) -> None:
 
 
 def gym_make(env_id: str, env_kwargs: dict[str, Any] | None = None, render_mode: str | None = None) -> gym.Env:
-    """gym.make with wadgym's registrations loaded; an unknown id is a ValueError naming the Doom envs."""
+    """gym.make with wadgym's registrations loaded (a task family's .py file registered too); an unknown
+    id is a ValueError naming the Doom envs."""
+    from wadgym.envs.registration import env_id_for
+
     register_envs(env_id)
+    env_id = env_id_for(env_id)
     if env_id not in gym.registry and ":" not in env_id:
         known = sorted(k for k in gym.registry if k.startswith(("Doom", "Vizdoom")))
         raise ValueError(f"unknown env {env_id!r}; registered Doom envs: {', '.join(known)}")
