@@ -21,6 +21,8 @@ from typing import Iterator, Sequence
 
 import vizdoom as vzd
 
+from wadgym.wads.wad import write_atomic
+
 from . import watchdog
 from .cache import cache_dir
 
@@ -222,6 +224,4 @@ def _seed_settings(path: Path) -> None:
         if "[Doom.AutoExec]" in path.read_text(errors="replace"):
             return
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_text(SETTINGS_SEED)
-    os.replace(temporary, path)
+    write_atomic(path, SETTINGS_SEED.encode())

@@ -140,10 +140,11 @@ def write_wad(path: str | os.PathLike, data: bytes) -> None:
 
 
 def write_atomic(path: str | os.PathLike, data: bytes) -> None:
-    """Write `data` to `path` atomically: a temporary file in the same folder, then a rename."""
+    """Write `data` to `path` atomically: a temporary file in the same folder (`.<name>.<random>.tmp`,
+    so that a killed writer's leftover names its target), then a rename."""
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
-    fd, temporary = tempfile.mkstemp(prefix=".wadgym-", suffix=".tmp", dir=folder)
+    fd, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as f:
             os.fchmod(f.fileno(), 0o666 & ~_umask())
