@@ -111,6 +111,18 @@ def start_engine(game: vzd.DoomGame) -> None:
             vzd.DoomGame.init(game)
 
 
+def child_engines(pid: int | None = None) -> list:
+    """The ViZDoom engines (psutil.Process) process `pid` (default: this one) started and that still run."""
+    import psutil
+
+    engines = []
+    for child in psutil.Process(pid).children():
+        with contextlib.suppress(psutil.Error):
+            if watchdog.instance_id(child.cmdline()) is not None and child.status() != psutil.STATUS_ZOMBIE:
+                engines.append(child)
+    return engines
+
+
 def _watched_token() -> str:
     """This process's engine token; its watchdog is started (again, should it have died) first."""
     global _watchdog, _token

@@ -30,12 +30,16 @@ def engines_of(token: str) -> list:
     found = []
     for process in psutil.process_iter(["cmdline", "environ"]):
         cmdline, environ = process.info["cmdline"] or [], process.info["environ"] or {}
-        if environ.get(OWNER_VAR) == token and "+viz_instance_id" in cmdline:
+        if environ.get(OWNER_VAR) == token and instance_id(cmdline) is not None:
             found.append(process)
     return found
 
 
 def instance_id(cmdline: list[str]) -> str | None:
+    """The instance id on a ViZDoom engine's command line (its segments' names end with it); None when
+    the command line is not an engine's."""
+    if "+viz_instance_id" not in cmdline:
+        return None
     index = cmdline.index("+viz_instance_id")
     return cmdline[index + 1] if index + 1 < len(cmdline) else None
 

@@ -72,12 +72,12 @@ class ProcessSession:
         engines = []
         for process in self.processes():
             try:
-                cmdline = process.cmdline()
+                instance = watchdog.instance_id(process.cmdline())
             except psutil.Error:
                 continue
-            if "+viz_instance_id" in cmdline:
+            if instance is not None:
                 engines.append(process)
-                self.instances.add(cmdline[cmdline.index("+viz_instance_id") + 1])
+                self.instances.add(instance)
         return engines
 
     def segments(self) -> list[str]:

@@ -97,13 +97,14 @@ def test_a_worker_that_does_not_answer_is_killed_with_its_engine(tmp_path, monke
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
     from wadgym.agents.vec import EnvFactory, close_vec_env
+    from wadgym.envs.engine import child_engines
 
     (tmp_path / "hanging_env.py").write_text(HANGING_ENV)
     monkeypatch.syspath_prepend(str(tmp_path))  # workers start with this process's sys.path
     venv = SubprocVecEnv([EnvFactory("hanging_env:DoomItemsHanging-v0", {}, in_worker=True)])
     venv.reset()
     worker = venv.processes[0]
-    (engine,) = [p for p in psutil.Process(worker.pid).children() if "+viz_instance_id" in p.cmdline()]
+    (engine,) = child_engines(worker.pid)
     venv.step_async([0])  # the worker never answers
     close_vec_env(venv, timeout=0.5)
     assert not worker.is_alive() and venv.closed

@@ -27,10 +27,6 @@ time.sleep(120)
 """
 
 
-def engines_of(pid: int) -> list[psutil.Process]:
-    return [p for p in psutil.Process(pid).children(recursive=True) if "+viz_instance_id" in p.cmdline()]
-
-
 @pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
 def test_a_killed_env_holder_takes_its_engine_and_segments_along(process_session, signum):
     holder = subprocess.Popen([sys.executable, "-c", HOLDER], stdout=subprocess.PIPE, text=True,
@@ -52,7 +48,7 @@ def test_the_engine_holds_no_descriptor_of_its_process(start_game):
     os.set_inheritable(write_end, True)  # as multiprocessing leaves a worker's pipe to its parent
     try:
         start_game(None)
-        (engine_process,) = engines_of(os.getpid())
+        (engine_process,) = engine.child_engines()
         pipe = os.fstat(write_end).st_ino
         held = [os.stat(f"/proc/{engine_process.pid}/fd/{fd}").st_ino for fd in os.listdir(f"/proc/{engine_process.pid}/fd")]
         assert pipe not in held
@@ -64,7 +60,7 @@ def test_the_engine_holds_no_descriptor_of_its_process(start_game):
 
 def test_the_engine_ignores_the_groups_ctrl_c_and_sigterm(start_game):
     game = start_game(None, buttons=[vzd.Button.MOVE_FORWARD])
-    (engine_process,) = engines_of(os.getpid())
+    (engine_process,) = engine.child_engines()
     for signum in (signal.SIGINT, signal.SIGTERM):
         engine_process.send_signal(signum)
     game.make_action([1], 4)  # still answering
