@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import hashlib
 import os
@@ -85,14 +86,8 @@ def _load(scenario: str):
     """load_scenario(scenario); a scenario file that fails or exits while loading is a ValueError."""
     from wadgym.envs.scenarios import load_scenario
 
-    try:
+    with _scenario_code(scenario, f"scenario {scenario!r} ", "while loading", "failed while loading:"):
         return load_scenario(scenario)
-    except (ValueError, TypeError):
-        raise
-    except SystemExit as error:
-        raise ValueError(f"scenario {scenario!r} called exit({_exit_code(error)}) while loading") from None
-    except Exception as error:
-        raise ValueError(f"scenario {scenario!r} failed while loading: {_describe(error, scenario)}") from None
 
 
 def _build_levels(module, scenario: str, params, seed: int) -> list:
@@ -100,24 +95,29 @@ def _build_levels(module, scenario: str, params, seed: int) -> list:
     from wadgym.envs.scenarios import build_scenario_levels
     from wadgym.wads import Level
 
-    call = f"scenario {scenario!r}: build(rng, params)"
-    try:
+    call = f"scenario {scenario!r}: build(rng, params) "
+    with _scenario_code(scenario, call, "instead of returning its Levels", "raised"):
         levels = build_scenario_levels(module, params, seed)
-    except (ValueError, TypeError):
-        raise
-    except SystemExit as error:
-        raise ValueError(f"{call} called exit({_exit_code(error)}); it must return its Levels") from None
-    except Exception as error:
-        raise ValueError(f"{call} raised {_describe(error, scenario)}") from None
     wrong = [level for level in levels if not isinstance(level, Level)]
     if wrong or not levels:
         got = type(wrong[0]).__name__ if wrong and wrong[0] is not None else "None" if wrong else "no levels"
-        raise ValueError(f"{call} returned {got}; it must return a wadgym.wads.Level or a list of Levels")
+        raise ValueError(f"{call}returned {got}; it must return a wadgym.wads.Level or a list of Levels")
     return levels
 
 
-def _exit_code(error: SystemExit) -> str:
-    return "" if error.code is None else repr(error.code)
+@contextlib.contextmanager
+def _scenario_code(scenario: str, who: str, when_exiting: str, raised: str):
+    """Around a scenario's own code: its ValueError and TypeError pass as they are (they name what is
+    wrong); exit() and any other exception become a ValueError saying so, without a traceback."""
+    try:
+        yield
+    except (ValueError, TypeError):
+        raise
+    except SystemExit as error:
+        code = "" if error.code is None else repr(error.code)
+        raise ValueError(f"{who}called exit({code}) {when_exiting}") from None
+    except Exception as error:
+        raise ValueError(f"{who}{raised} {_describe(error, scenario)}") from None
 
 
 def _describe(error: BaseException, scenario: str) -> str:

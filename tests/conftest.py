@@ -15,6 +15,31 @@ import vizdoom as vzd
 from wadgym.envs import engine, watchdog
 
 
+# A scenario file as a user writes one (`wadgym build my_map.py`): Params, PRESETS, build(rng, params).
+USER_SCENARIO = '''
+from dataclasses import dataclass
+from wadgym.wads import Level, MapBuilder
+
+@dataclass(frozen=True)
+class Params:
+    size: int = 512
+
+PRESETS = {"default": Params()}
+
+def build(rng, p):
+    m = MapBuilder()
+    m.add_room(0, 0, p.size, p.size)
+    m.add_player_start(p.size / 2, p.size / 2, angle=int(rng.integers(0, 360)))
+    return Level(map=m)
+'''
+
+
+@pytest.fixture(scope="session")
+def user_scenario() -> str:
+    """The source of a small scenario file (USER_SCENARIO); `return Level(map=m)` is its last line."""
+    return USER_SCENARIO
+
+
 @pytest.fixture(scope="session", autouse=True)
 def session_wad_cache(tmp_path_factory) -> str:
     """The session's WAD cache folder: envs made without cache_dir (and the processes tests start) build
