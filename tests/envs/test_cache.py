@@ -16,8 +16,8 @@ import time
 import gymnasium as gym
 import pytest
 
-from wadgym.envs import cache
-from wadgym.envs.scenarios import build_scenario_wad, items
+from wadgym.envs import cache, items
+from wadgym.envs.scenarios import build_scenario_wad
 
 
 def test_built_once_then_reused(tmp_path):
