@@ -67,8 +67,9 @@ def make_env(env_id: str, env_kwargs: dict[str, Any] | None = None, render_mode:
 
 class ReportFailure(gym.Wrapper):
     """In a SubprocVecEnv worker: when reset or step raises, write the traceback to `folder` (the trainer
-    only sees the worker's pipe close) and close the env, whose engine would otherwise outlive the
-    worker (multiprocessing ends a failed worker with os._exit, which runs no cleanup)."""
+    only sees the worker's pipe close) and close the env, so that its engine stops now rather than when
+    the worker's engine watchdog sees the worker gone (multiprocessing ends a failed worker with
+    os._exit, which runs no cleanup)."""
 
     def __init__(self, env: gym.Env, folder: str):
         super().__init__(env)
