@@ -88,7 +88,7 @@ class Game(vzd.DoomGame):
 # forever on its message queue, and it catches SIGTERM. So each engine is started
 # - with no descriptor but stdin/stdout/stderr to inherit;
 # - with SIGINT and SIGTERM blocked: signals meant for the process group are for its owner, which
-#   closes the engine (DoomGame.close kills it with SIGKILL);
+#   closes the engine (DoomGame.close);
 # - with OWNER_VAR=<this process's token> in its environment, which this process's watchdog
 #   (envs/watchdog.py) looks for when this process is gone, to kill the engine and free its segments.
 
