@@ -180,7 +180,7 @@ def train(run_dir: Path, config: dict[str, Any], save_freq: int = 25_000, progre
 def _learn(model, callback, steps: int, progress_bar: bool, failure_dir: str) -> dict[str, str] | None:
     """PPO.learn for `steps` more steps; None when it ends (done, or stopped by a signal), else the
     failure: {"error": its last line, "traceback": the env worker's when a worker failed, else ours}."""
-    from wadgym.agents.vec import worker_failures
+    from wadgym.agents.vec import worker_deaths, worker_failures
 
     callback.install_signal_handlers()
     try:
@@ -192,6 +192,8 @@ def _learn(model, callback, steps: int, progress_bar: bool, failure_dir: str) ->
     except Exception:  # a worker's failure reaches us as a closed pipe (EOFError): its report says what
         reports = worker_failures(failure_dir)
         text = (reports[0] if reports else traceback.format_exc()).strip()
+        if not reports:  # a worker killed outright (the OOM killer's SIGKILL) wrote nothing: say how it ended
+            text = "\n".join([text, *worker_deaths(model.get_env())])
         return {"error": text.splitlines()[-1], "traceback": text}
     finally:
         callback.restore_signal_handlers()
