@@ -55,16 +55,20 @@ def run_episodes(
     env_id: str,
     env_kwargs: dict[str, Any],
     seeds: list[int],
-    policy: Callable[[np.ndarray], int] | None,
+    policy: Callable[[np.ndarray], int] | str | None,
     video: str | Path | None = None,
 ) -> list[dict[str, Any]]:
-    """One episode per seed with `policy` (None: the random policy). Returns per-episode seed, level seed,
-    score, return and length; records the first episode's frames to `video`."""
-    from wadgym.agents.episodes import RandomPolicy, play_episode, video_fps, write_video
+    """One episode per seed with `policy` (None or "random": the random policy; "scripted": the env's
+    scripted reference). Returns per-episode seed, level seed, score, return and length; records the first
+    episode's frames to `video`."""
+    from wadgym.agents.episodes import RandomPolicy, ScriptedPolicy, play_episode, video_fps, write_video
     from wadgym.agents.vec import make_env
 
     env = make_env(env_id, env_kwargs, render_mode="rgb_array" if video else None)
-    policy = policy if policy is not None else RandomPolicy(env.action_space)
+    if policy is None or policy == "random":
+        policy = RandomPolicy(env.action_space)
+    elif policy == "scripted":
+        policy = ScriptedPolicy(env)
     frames: list | None = [] if video else None
     try:
         episodes = [play_episode(env, policy, seed, frames if index == 0 else None)

@@ -109,7 +109,7 @@ def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
 
     overrides = parse_assignments(args.hp, "--hp")
     if args.timesteps is not None:
-        overrides["n_timesteps"] = int(args.timesteps)
+        overrides["n_timesteps"] = args.timesteps  # checked with the other hyperparameters
     if args.n_envs is not None:
         overrides["n_envs"] = args.n_envs
     hyperparams = resolve(args.env, args.hyperparams, overrides, parse_assignments(args.env_kwargs, "--env-kwargs"))
@@ -128,6 +128,8 @@ def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
 def prepare_run_dir(run_dir: Path, config: dict[str, Any]) -> None:
     from wadgym.agents import runfolder
 
+    if run_dir.exists() and not run_dir.is_dir():
+        raise ValueError(f"--run-dir {run_dir} is a file, not a folder")
     if (run_dir / "config.yml").exists():
         raise ValueError(f"{run_dir} already holds a run; use --resume {run_dir} or another --run-dir")
     run_dir.mkdir(parents=True, exist_ok=True)

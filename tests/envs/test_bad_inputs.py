@@ -34,6 +34,8 @@ def scenario_files(good: str) -> dict[str, str]:
         "fails_when_loaded.py": good + "\nimport no_such_module_here\n",
         "syntax_error.py": good.replace("def build(rng, p):", "def build(rng, p)"),
         "afile": "not a folder\n",
+        "bad.yml": "DoomItems-v1:\n  n_steps: [64\n",
+        "brokenrun/config.yml": "env: {unclosed\n",
     }
 
 
@@ -84,6 +86,56 @@ BAD_INPUTS = [
 ]
 
 
+TRAIN = ("train", "--no-progress", "--eval-episodes", "0")
+BAD_INPUTS += [
+    # wadgym train: everything checkable is checked before any engine starts or any run folder exists
+    BadInput("train --hp batch_size=0", (*TRAIN, "--hp", "batch_size=0"), "batch_size=0 is out of range; valid: 2 or more"),
+    BadInput("train --hp n_steps=abc", (*TRAIN, "--hp", "n_steps=abc"), "n_steps='abc' is not a number"),
+    BadInput("train --hp n_epochs=0", (*TRAIN, "--hp", "n_epochs=0"), "n_epochs=0 is out of range; valid: 1 or more"),
+    BadInput("train --hp gamma=1.5", (*TRAIN, "--hp", "gamma=1.5"), "gamma=1.5 is out of range; valid: 0.0 to 1.0"),
+    BadInput("train --hp frame_stack=-1", (*TRAIN, "--hp", "frame_stack=-1"), "frame_stack=-1 is out of range; valid: 0 to 64"),
+    BadInput("train --hp torch_threads=0", (*TRAIN, "--hp", "torch_threads=0"), "torch_threads=0 is out of range"),
+    BadInput("train --hp normalize=maybe", (*TRAIN, "--hp", "normalize=maybe"), "normalize='maybe' is not valid"),
+    BadInput("train --hp learning_rate=abc", (*TRAIN, "--hp", "learning_rate=abc"),
+             "learning_rate='abc' is not valid: a positive number or 'lin_<start>'"),
+    BadInput("train --hp learning_rate=-1", (*TRAIN, "--hp", "learning_rate=-1"), "learning_rate=-1 is not valid"),
+    BadInput("train --hp policy_kwargs='dict('", (*TRAIN, "--hp", "policy_kwargs='dict('"),
+             "policy_kwargs 'dict(' is not a valid dict expression"),
+    BadInput("train --hp policy_kwargs runs code", (*TRAIN, "--hp", "policy_kwargs='__import__(\"os\").getcwd()'"),
+             "is not allowed (only literals, dict(...) and known names)"),
+    BadInput("train --hp policy=NoSuchPolicy", (*TRAIN, "--hp", "policy=NoSuchPolicy"),
+             "policy='NoSuchPolicy' is not valid; choose one of CnnPolicy, MlpPolicy, MultiInputPolicy"),
+    BadInput("train --timesteps -5", (*TRAIN, "--timesteps", "-5"), "n_timesteps=-5 is out of range; valid: 1 or more"),
+    BadInput("train --timesteps nan", (*TRAIN, "--timesteps", "nan"), "n_timesteps=nan must be a whole number"),
+    BadInput("train --hyperparams unparsable YAML", (*TRAIN, "--hyperparams", "{tmp}/bad.yml"),
+             "{tmp}/bad.yml: line 3 is not valid YAML"),
+    BadInput("train --run-dir onto a file", (*TRAIN, "--run-dir", "{tmp}/afile"), "--run-dir {tmp}/afile is a file, not a folder"),
+    BadInput("train --resume a run whose config.yml is broken", (*TRAIN, "--resume", "{tmp}/brokenrun"),
+             "{tmp}/brokenrun/config.yml: line 2 is not valid YAML"),
+    # wadgym rollout
+    BadInput("rollout --video into a missing folder", ("rollout", "DoomItems-v1", "--video", "{tmp}/nosuch/out.mp4"),
+             "--video {tmp}/nosuch/out.mp4: the folder '{tmp}/nosuch' does not exist"),
+    BadInput("rollout --video onto a folder", ("rollout", "DoomItems-v1", "--video", "{tmp}/adir"),
+             "--video {tmp}/adir: is a folder, not a file"),
+    BadInput("rollout an unimportable module", ("rollout", "no_such_module_here:Thing-v0"),
+             "cannot import the env's module: No module named 'no_such_module_here'"),
+    BadInput("rollout -k cache_dir onto a file", ("rollout", "DoomItems-v1", "-k", "cache_dir={tmp}/afile"),
+             "cache_dir='{tmp}/afile' is a file, not a folder"),
+    # gym.make arguments, through rollout
+    BadInput("rollout -k wall=123", ("rollout", "DoomItems-v1", "-k", "wall=123"), "wall=123 is not a wall texture"),
+    BadInput("rollout -k game_variables=null", ("rollout", "DoomItems-v1", "-k", "game_variables=null"),
+             "game_variables=None must be a sequence of GameVariable names"),
+    BadInput("rollout -k action_set=[...]", ("rollout", "DoomItems-v1", "-k", "action_set=[MOVE_FORWARD]"),
+             "action_set=['MOVE_FORWARD'] is not valid; choose one of basic, extended"),
+    BadInput("rollout -k resolution=(60.5, 80)", ("rollout", "DoomItems-v1", "-k", "resolution=(60.5, 80)"),
+             "resolution=(60.5, 80) is not reachable"),
+    BadInput("rollout -k too many pillars", ("rollout", "DoomItems-v1", "-k", "n_obstacles=64", "-k", "obstacle_size=256"),
+             "n_obstacles=64 pillars of obstacle_size=256 do not fit"),
+    # wadgym runs
+    BadInput("runs on a file", ("runs", "{tmp}/afile"), "'{tmp}/afile' is not a folder"),
+]
+
+
 def problem_line(text: str, good: str) -> int:
     """The number of the first line of `text` that is not blank and not `good`'s."""
     pairs = itertools.zip_longest(text.splitlines(), good.splitlines(), fillvalue="")
@@ -95,19 +147,35 @@ def snapshot(folder) -> dict[str, bytes | None]:
 
 
 @pytest.mark.parametrize("case", BAD_INPUTS, ids=[case.id for case in BAD_INPUTS])
-def test_bad_input_is_a_clear_message_with_exit_2_and_nothing_written(case, tmp_path, capsys, user_scenario):
+def test_bad_input_is_a_clear_message_with_exit_2_and_nothing_written(case, tmp_path, capsys, user_scenario,
+                                                                      monkeypatch):
+    monkeypatch.chdir(tmp_path)  # a run folder made by default (runs/...) would show in the snapshot
     files = scenario_files(user_scenario)
     for name, text in files.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
         (tmp_path / name).write_text(textwrap.dedent(text))
     (tmp_path / "adir").mkdir()
     before = snapshot(tmp_path)
     code = main([arg.format(tmp=tmp_path) for arg in case.argv])
     out, err = capsys.readouterr()
     assert code == 2, out + err
-    line = {name: problem_line(text, user_scenario) for name, text in files.items() if name != "good.py"}
+    line = {name: problem_line(text, user_scenario) for name, text in files.items()
+            if name.endswith(".py") and name != "good.py"}
     assert case.message.format(tmp=tmp_path, line=line) in err
     assert "Traceback" not in out + err
     assert snapshot(tmp_path) == before
+
+
+def test_runs_names_a_broken_run_and_lists_the_others(tmp_path, capsys):
+    for name, config in (("broken", "env: {unclosed\n"), ("good", "env: DoomItems-v1\ndevice: cpu\n"),
+                         ("foreign", "- a list\n")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "config.yml").write_text(config)
+    (tmp_path / "good" / "meta.json").write_text('{"timesteps": 64, "status": "finished", "device": "cpu"}')
+    assert main(["runs", str(tmp_path)]) == 0
+    out, err = capsys.readouterr()
+    assert "skipped broken:" in err and "not valid YAML" in err and "skipped foreign:" in err
+    assert any(line.startswith("good ") and "DoomItems-v1" in line for line in out.splitlines())
 
 
 def test_the_good_scenario_builds(tmp_path, user_scenario):
