@@ -14,7 +14,7 @@ import yaml
 
 from ..conftest import ENV_ID, TINY
 from ..test_failure import ENV_ID as FAILING_ENV_ID
-from ..test_failure import FAILING_ENV, live_processes
+from ..test_failure import FAILING_ENV
 
 # Seconds-long runs as tests/agents' TINY, with short episodes so that some finish in a few iterations.
 TINY_RLLIB = {**TINY, "env_kwargs": {**TINY["env_kwargs"], "max_episode_steps": 40}}
@@ -50,18 +50,6 @@ def failing_env_dir(tmp_path_factory) -> Path:
     return folder
 
 
-def descendants(pid: int) -> list[str]:
-    """'pid name' of every live process below `pid`."""
-    processes = live_processes()  # pid -> (name, parent, session)
-    found, frontier = [], [pid]
-    while frontier:
-        parent = frontier.pop()
-        children = [p for p, (_, ppid, _) in processes.items() if ppid == parent]
-        found += children
-        frontier += children
-    return [f"{p} {processes[p][0]}" for p in found]
-
-
 @pytest.fixture(scope="module")
 def cluster(failing_env_dir):
     """A real two-node Ray cluster on this machine: a head node and a second node that joins it by
@@ -84,7 +72,9 @@ def cluster(failing_env_dir):
             os.environ.pop("PYTHONPATH", None)
         else:
             os.environ["PYTHONPATH"] = previous
+    import psutil
+
     deadline = time.monotonic() + 15  # raylets, workers and engines of both nodes
-    while descendants(os.getpid()) and time.monotonic() < deadline:
+    while psutil.Process().children(recursive=True) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert descendants(os.getpid()) == []
+    assert [f"{p.pid} {p.name()}" for p in psutil.Process().children(recursive=True)] == []

@@ -18,7 +18,6 @@ import yaml
 
 from wadgym.agents.cli import main
 
-from ..test_failure import processes_in_session as session_processes
 from .conftest import ENV_ID, FAILING_ENV_ID
 
 
@@ -104,7 +103,7 @@ def test_a_failing_env_runner_fails_the_run_with_its_traceback(cluster, hyperpar
     assert not (run / "model").exists() and 0 < meta["timesteps"] < 2048
 
 
-def test_ctrl_c_checkpoints_and_resume_finishes(cluster, hyperparams, tmp_path):
+def test_ctrl_c_checkpoints_and_resume_finishes(cluster, hyperparams, tmp_path, process_session):
     """Ctrl-C reaches the whole foreground process group (the trainer, its own Ray instance and the
     engines): the run saves a checkpoint and exits 130, leaving nothing running; --resume finishes it,
     here on the two-node cluster."""
@@ -114,23 +113,16 @@ def test_ctrl_c_checkpoints_and_resume_finishes(cluster, hyperparams, tmp_path):
                            "--eval-episodes", "0", "--num-env-runners", "1")]
     process = subprocess.Popen(command, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True)
-    try:
-        deadline = time.monotonic() + 120
-        while not list((run / "checkpoints").glob("model_*_steps")):
-            assert process.poll() is None, process.stdout.read()
-            assert time.monotonic() < deadline, "no checkpoint within 120 s"
-            time.sleep(0.1)
-        os.killpg(process.pid, signal.SIGINT)
-        out, _ = process.communicate(timeout=60)
-        deadline = time.monotonic() + 15
-        while session_processes(process.pid) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        leftovers = session_processes(process.pid)
-    finally:
-        if process.poll() is None or session_processes(process.pid):
-            os.killpg(process.pid, signal.SIGKILL)
+    session = process_session(process.pid)
+    deadline = time.monotonic() + 120
+    while not list((run / "checkpoints").glob("model_*_steps")):
+        assert process.poll() is None, process.stdout.read()
+        assert time.monotonic() < deadline, "no checkpoint within 120 s"
+        time.sleep(0.1)
+    os.killpg(process.pid, signal.SIGINT)
+    out, _ = process.communicate(timeout=60)
+    assert session.leftovers(timeout=15) == []  # its Ray instance, the trainer, env runners, engines
     assert process.returncode == 130, out
-    assert leftovers == []
     assert "Traceback" not in out and f"--resume {run}" in out
     meta = json.loads((run / "meta.json").read_text())
     stopped_at = meta["timesteps"]
