@@ -72,9 +72,23 @@ def cluster(failing_env_dir):
             os.environ.pop("PYTHONPATH", None)
         else:
             os.environ["PYTHONPATH"] = previous
+    deadline = time.monotonic() + 15  # raylets, workers and engines of both nodes
+    while started_here() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert started_here() == []
+
+
+def started_here() -> list[str]:
+    """'pid command' of this process's descendants, but for the engine watchdog (wadgym.envs.watchdog),
+    which lives as long as this process because its evaluations started engines."""
     import psutil
 
-    deadline = time.monotonic() + 15  # raylets, workers and engines of both nodes
-    while psutil.Process().children(recursive=True) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert [f"{p.pid} {p.name()}" for p in psutil.Process().children(recursive=True)] == []
+    found = []
+    for process in psutil.Process().children(recursive=True):
+        try:
+            command = " ".join(process.cmdline())
+        except psutil.Error:
+            continue
+        if "watchdog.py" not in command:
+            found.append(f"{process.pid} {command[:120]}")
+    return found
