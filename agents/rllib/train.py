@@ -36,6 +36,7 @@ UNSUPPORTED = {
     "normalize_advantage": "turning advantage normalisation off (RLlib always standardises them)",
 }
 DEFAULT_ENV_RUNNERS = 2
+RAY_TOKEN = Path.home() / ".ray" / "auth_token"  # where `ray start --head` keeps its authentication token
 PLACEMENT_TIMEOUT_S = 60
 
 
@@ -215,7 +216,8 @@ def connect(address: str | None, cpus_needed: int) -> bool:
             ray.init(address=address, log_to_driver=False, logging_level="ERROR")
         except (ConnectionError, RuntimeError, ValueError) as exc:
             raise ValueError(f"--address {address}: could not join a Ray cluster there ({exc}); start one with "
-                             f"`ray start --head` and pass the address it prints") from None
+                             f"`ray start --head`, pass the address it prints, and have the head's "
+                             f"{RAY_TOKEN} here (or RAY_AUTH_TOKEN set)") from None
         return False
     ray.init(address="local", num_cpus=max(cpus_needed, os.cpu_count() or 1), include_dashboard=False,
              log_to_driver=False, logging_level="ERROR")
@@ -288,6 +290,11 @@ def placement_by_node(group) -> dict[str, Any]:
 def train(run_dir: Path, config: dict[str, Any], args: argparse.Namespace, resume: bool) -> dict[str, Any]:
     """Train (or resume) the RLlib run in `run_dir`: the same files and result dict as agents.train.train.
     Nothing stays running: the trainer, env runners, engines and a Ray instance started here end with it."""
+    address = getattr(args, "address", None)
+    # `ray start --head` turns on token authentication when ~/.ray/auth_token exists, but a client only
+    # sends the token with RAY_AUTH_MODE=token (Ray 2.60), read when Ray is imported: set it first.
+    if address and "RAY_AUTH_MODE" not in os.environ and (os.environ.get("RAY_AUTH_TOKEN") or RAY_TOKEN.is_file()):
+        os.environ["RAY_AUTH_MODE"] = "token"
     import ray
 
     from wadgym.agents import runfolder
