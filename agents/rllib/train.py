@@ -325,7 +325,7 @@ def train(run_dir: Path, config: dict[str, Any], args: argparse.Namespace, resum
             trainer = remote_trainer(group, bundles[0], ppo_config, torch_threads(hp), saved)
             device = ray.get(trainer.learner_device.remote())
         except ray.exceptions.RayError as error:  # an env that cannot be made, a module that cannot be built
-            failure = failure_of(error, ray.get(failures.get.remote()))
+            failure = failure_of(error, reports_of(failures))
             _finish_meta(run_dir, meta, session, start_steps, start_steps, time.perf_counter() - start_time,
                          "failed", failure)
             raise TrainingFailed(_failure_message(run_dir, start_steps, failure["error"])) from None
@@ -436,7 +436,7 @@ class TrainingLoop:
         except KeyboardInterrupt:  # a second Ctrl-C: stop at once, still save
             self.stop_signal = self.stop_signal or signal.SIGINT
         except ray.exceptions.RayError as error:
-            return failure_of(error, ray.get(self.failures.get.remote()))
+            return failure_of(error, reports_of(self.failures))
         finally:
             bar.close()
             writer.close()
@@ -501,6 +501,16 @@ def failure_of(error: Exception, reports: list[str]) -> dict[str, str]:
     (envs.FailureLog) when an env failed, else what Ray carried back."""
     text = (reports[0] if reports else str(error)).strip()
     return {"error": text.splitlines()[-1], "traceback": text}
+
+
+def reports_of(failures) -> list[str]:
+    """What env runners told the FailureLog `failures`; none when it cannot answer (the cluster is gone)."""
+    import ray
+
+    try:
+        return ray.get(failures.get.remote(), timeout=30)
+    except ray.exceptions.RayError:
+        return []
 
 
 def start_failure_log():
