@@ -290,10 +290,13 @@ def placement_by_node(group) -> dict[str, Any]:
 def train(run_dir: Path, config: dict[str, Any], args: argparse.Namespace, resume: bool) -> dict[str, Any]:
     """Train (or resume) the RLlib run in `run_dir`: the same files and result dict as agents.train.train.
     Nothing stays running: the trainer, env runners, engines and a Ray instance started here end with it."""
+    import sys
+
     address = getattr(args, "address", None)
     # `ray start --head` turns on token authentication when ~/.ray/auth_token exists, but a client only
-    # sends the token with RAY_AUTH_MODE=token (Ray 2.60), read when Ray is imported: set it first.
-    if address and "RAY_AUTH_MODE" not in os.environ and (os.environ.get("RAY_AUTH_TOKEN") or RAY_TOKEN.is_file()):
+    # sends the token with RAY_AUTH_MODE=token (Ray 2.60), which Ray reads when it is first imported.
+    if (address and "ray" not in sys.modules and "RAY_AUTH_MODE" not in os.environ
+            and (os.environ.get("RAY_AUTH_TOKEN") or RAY_TOKEN.is_file())):
         os.environ["RAY_AUTH_MODE"] = "token"
     import ray
 
