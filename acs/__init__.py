@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -44,39 +45,15 @@ def _folders(include_dirs) -> list:
 
 
 def _compile(source: Source, include_dirs) -> bytes:
-    from .checks import Checker
-    from .codegen import Generator
+    """The pipeline, each stage a function of the one before: tokens, tree, findings, module, bytes."""
+    from .checks import check
+    from .codegen import generate
     from .objfile import write_object
     from .parser import parse
     from .preprocessor import preprocess
 
     program = parse(preprocess(source, include_dirs))
-    compact, wadauthor, encrypt = _directives(program)
-    checker = Checker(compact)
-    checker.check(program)
-    generator = Generator(checker, compact)
-    generator.program(program)
-    return write_object(generator.module(wadauthor, encrypt))
-
-
-def _directives(program) -> tuple[bool, bool, bool]:
-    from . import ast
-
-    compact, wadauthor, encrypt = True, True, False
-    seen_code = False
-    for item in program.items:
-        if isinstance(item, (ast.ScriptDef, ast.FunctionDef)):
-            seen_code = True
-        elif isinstance(item, ast.Directive):
-            if item.name == "nocompact":
-                if seen_code:
-                    raise item.error("#nocompact must come before the first script or function")
-                compact = False
-            elif item.name in ("wadauthor", "nowadauthor"):
-                wadauthor = item.name == "wadauthor"
-            elif item.name == "encryptstrings":
-                encrypt = True
-    return compact, wadauthor, encrypt
+    return write_object(generate(program, check(program)))
 
 
 def _guarded(file: str, compile_step) -> bytes:
@@ -84,6 +61,10 @@ def _guarded(file: str, compile_step) -> bytes:
     old_limit = sys.getrecursionlimit()
     if old_limit < 10000:
         sys.setrecursionlimit(10000)
+    # The tree holds no reference cycles, so the cycle collector would only walk it again and again as it
+    # grows (a third of the time of a large file); it is off while compiling.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         return compile_step()
     except AcsError:
@@ -97,3 +78,5 @@ def _guarded(file: str, compile_step) -> bytes:
                        file=file) from exc
     finally:
         sys.setrecursionlimit(old_limit)
+        if collecting:
+            gc.enable()

@@ -88,11 +88,6 @@ def test_errors(source, line, col, message):
     assert (error.line, error.col) == (line, col), str(error)
 
 
-def test_library_and_import_are_refused():
-    assert "#library is not supported" in error_of('#library "lib"\nscript 1 OPEN {}').message
-    assert "#import \"lib.acs\" is not supported" in error_of('#import "lib.acs"\nscript 1 OPEN {}').message
-
-
 def test_include_resolution_cycles_and_missing_files(tmp_path):
     (tmp_path / "defs.acs").write_text('#define SHARED 7\n#include "sub/more.acs"\n')
     (tmp_path / "sub").mkdir()
