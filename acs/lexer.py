@@ -25,15 +25,15 @@ OPERATORS = ("<<= >>= ++ -- += -= *= /= %= &= |= ^= == != <= >= << >> && || - + 
              "{ } ? : ; , . # @").split()
 
 # One match per token: the spaces and comments before it are skipped inside the match, so findall hands back
-# just the tokens' texts. A lone '/*', '"' or "'" is an unterminated comment, string or character constant;
-# DEL ends the text for acc; the empty match at the very end is the end of file.
+# just the tokens' texts. A comment left open runs to the end of the file, as in acc. A lone '"' or "'" is an
+# unterminated string or character constant; DEL ends the text for acc; the empty match at the very end is
+# the end of file.
 _TOKEN_RE = re.compile(
-    r"""(?:[\x00-\x20]+|//[^\n]*|/\*.*?\*/)*
+    r"""(?:[\x00-\x20]+|//[^\n]*|/\*.*?(?:\*/|\Z))*
     ( [A-Za-z_][A-Za-z0-9_]*
     | 0[xX][0-9A-Fa-f]* | [0-9]+\.[0-9]* | [0-9]+_[0-9A-Za-z]* | [0-9]+
     | "(?:[^"\\\x7f]|\\[^\x7f])*"
     | '(?:\\(?:[0-7]{1,3}|[xX][0-9A-Fa-f]+|[abtvnfr'"\\])|[^'\\\x7f])'
-    | /\*
     | <<= | >>= | \+\+ | -- | \+= | -= | \*= | /= | %= | &= | \|= | \^= | == | != | <= | >= | << | >> | && | \|\|
     | [-+*/%=<>!&|^~()\[\]{}?:;,.\#@]
     | . | \Z )""",
@@ -180,8 +180,6 @@ def _char_value(body: str) -> int:
 def _bad_token_message(text: str) -> str:
     if text == '"':
         return "unterminated string (a '\"' is missing)"
-    if text == "/*":
-        return "unterminated comment ('/*' without '*/')"
     if text == "'":
         return "bad character constant (write one character between single quotes, e.g. 'A' or '\\n')"
     return f"unexpected character {text!r} in script text"
