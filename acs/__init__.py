@@ -9,30 +9,36 @@ from __future__ import annotations
 import gc
 import os
 import sys
+from collections.abc import Mapping
 
 from .errors import AcsError, Source
 
 __all__ = ["AcsError", "compile_source", "compile_file"]
 
 
-def compile_source(text: str | bytes, filename: str | os.PathLike = "<string>", include_dirs=()) -> bytes:
-    """Compile ACS source text to a BEHAVIOR lump. ``#include`` files are looked up beside ``filename``,
-    then in ``include_dirs``; zcommon.acs, zdefs.acs, zspecial.acs and zwvars.acs are built in.
+def compile_source(text: str | bytes, filename: str | os.PathLike = "<string>", include_dirs=(),
+                   files: Mapping[str, str | bytes] | None = None) -> bytes:
+    """Compile ACS source text to a BEHAVIOR lump. ``#include`` and ``#import`` files are looked up beside
+    ``filename``, then in ``include_dirs``; zcommon.acs, zdefs.acs, zspecial.acs and zwvars.acs are built in.
+    ``files`` maps names to source texts that #include and #import find (in any case) before the disk: how a
+    script imports a library that exists only in memory (``files={"mylib.acs": library_source}``).
 
-    Raises AcsError (and nothing else) for any problem in the input.
+    A file that starts with ``#library "name"`` compiles to a library; ``#import "lib.acs"`` reads a library's
+    declarations, as acc does. Raises AcsError (and nothing else) for any problem in the input.
     """
     from .preprocessor import decode_source
 
     name = "<string>" if filename is None else os.fspath(filename)
-    return _guarded(name, lambda: _compile(Source(name, decode_source(text)), _folders(include_dirs)))
+    return _guarded(name, lambda: _compile(Source(name, decode_source(text)), _folders(include_dirs),
+                                           _files(files)))
 
 
-def compile_file(path: str | os.PathLike, include_dirs=()) -> bytes:
+def compile_file(path: str | os.PathLike, include_dirs=(), files: Mapping[str, str | bytes] | None = None) -> bytes:
     """Compile the ACS file at ``path`` (see compile_source)."""
     from .preprocessor import read_source
 
     name = os.fspath(path)
-    return _guarded(name, lambda: _compile(read_source(name), _folders(include_dirs)))
+    return _guarded(name, lambda: _compile(read_source(name), _folders(include_dirs), _files(files)))
 
 
 def _folders(include_dirs) -> list:
@@ -44,7 +50,18 @@ def _folders(include_dirs) -> list:
     return [os.fsdecode(folder) for folder in include_dirs]
 
 
-def _compile(source: Source, include_dirs) -> bytes:
+def _files(files) -> dict:
+    if files is None:
+        return {}
+    if not isinstance(files, Mapping):
+        raise TypeError(f"files must be a mapping of file names to source texts, not {type(files).__name__}")
+    for name, text in files.items():
+        if not isinstance(name, str) or not isinstance(text, (str, bytes)):
+            raise TypeError(f"files: {name!r} must map a file name (str) to its source (str or bytes)")
+    return dict(files)
+
+
+def _compile(source: Source, include_dirs, files) -> bytes:
     """The pipeline, each stage a function of the one before: tokens, tree, findings, module, bytes."""
     from .checks import check
     from .codegen import generate
@@ -52,7 +69,7 @@ def _compile(source: Source, include_dirs) -> bytes:
     from .parser import parse
     from .preprocessor import preprocess
 
-    program = parse(preprocess(source, include_dirs))
+    program = parse(preprocess(source, include_dirs, files))
     return write_object(generate(program, check(program)))
 
 

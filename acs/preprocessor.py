@@ -46,15 +46,19 @@ def read_source(path: str, *, included_from: tuple[Tokens, int] | None = None) -
     return Source(path, decode_source(data))
 
 
-def preprocess(source: Source, include_dirs=()) -> Tokens:
+def preprocess(source: Source, include_dirs=(), files=None) -> Tokens:
     """Tokens of ``source`` with every ``#include`` replaced by the included file's tokens.
 
     ``#include "zcommon.acs"`` (and zspecial/zdefs/zwvars) becomes one ``builtin`` token whose value is the
     header's name, so no file is read for it. ``#import "lib.acs"`` becomes one ``import`` token whose value is
-    an Imported; ``#library`` stays for the parser.
+    an Imported; ``#library`` stays for the parser. ``files`` ({name: source text}) are found by name (in any
+    case) before the disk is searched.
     """
-    expander = _Expander([os.fsdecode(d) for d in include_dirs])
-    root = os.path.realpath(source.name) if os.path.isfile(source.name) else None
+    expander = _Expander([os.fsdecode(d) for d in include_dirs], files)
+    if source.name.lower() in expander.files:
+        root = source.name.lower()
+    else:
+        root = os.path.realpath(source.name) if os.path.isfile(source.name) else None
     expander.expand(source, [root] if root else [])
     return expander.finish()
 
@@ -84,8 +88,9 @@ def library_tokens(source: Source) -> Tokens:
 
 
 class _Expander:
-    def __init__(self, include_dirs: list[str]):
+    def __init__(self, include_dirs: list[str], files=None):
         self.include_dirs = include_dirs
+        self.files = {name.lower(): (name, text) for name, text in (files or {}).items()}
         self.out = Tokens([], [], [], [])
         self.depth = 0  # brace depth, to keep directives out of scripts and functions
         self.last: tuple[Tokens, Source] | None = None
@@ -131,14 +136,21 @@ class _Expander:
             raise tokens.error(at, f"include cycle: {chain}")
         if len(stack) >= MAX_INCLUDE_DEPTH:
             raise tokens.error(at, f"includes nested more than {MAX_INCLUDE_DEPTH} deep")
-        self.expand(read_source(path, included_from=(tokens, at)), stack + [key])
+        self.expand(self.read(path, key, tokens, at), stack + [key])
 
     def library(self, tokens: Tokens, at: int, source: Source, stack: list[str]) -> None:
         path, key = self.find(tokens, at, source, "library")
-        if stack and key == stack[0]:
-            raise tokens.error(at, f"{os.path.basename(path)} imports itself")
-        imported = library_tokens(read_source(path, included_from=(tokens, at)))
+        if key in stack:
+            raise tokens.error(at, f"{os.path.basename(path)} is the file being compiled (or #included by it): "
+                                   "it cannot import itself")
+        imported = library_tokens(self.read(path, key, tokens, at))
         self.token(tokens, at, source, "import", Imported(path, imported))
+
+    def read(self, path: str, key: str, tokens: Tokens, at: int) -> Source:
+        if key in self.files:
+            name, text = self.files[key]
+            return Source(name, decode_source(text))
+        return read_source(path, included_from=(tokens, at))
 
     def token(self, tokens: Tokens, at: int, source: Source, kind: str, value) -> None:
         """One token of ``kind`` standing at token ``at`` of ``tokens`` (where messages about it point)."""
@@ -149,8 +161,11 @@ class _Expander:
         out.texts.append(tokens.texts[at])
 
     def find(self, tokens: Tokens, at: int, source: Source, what: str) -> tuple[str, str]:
-        """(path, real path) of the file a directive names: beside ``source``, then in the -i folders."""
+        """(path, key) of the file a directive names: one of ``files``, else beside ``source``, then in the -i
+        folders (key: the real path)."""
         name = tokens.values[at]
+        if name.lower() in self.files:
+            return self.files[name.lower()][0], name.lower()
         folders = [_dir_of(source.name)] + self.include_dirs
         if os.path.isabs(name):
             candidates = [name]
@@ -160,7 +175,8 @@ class _Expander:
             if os.path.isfile(candidate):
                 return candidate, os.path.realpath(candidate)
         searched = "" if os.path.isabs(name) else f" (searched: {', '.join(folders)})"
-        raise tokens.error(at, f"cannot find {what} {name!r}{searched}")
+        given = f"; given files: {', '.join(sorted(n for n, _ in self.files.values()))}" if self.files else ""
+        raise tokens.error(at, f"cannot find {what} {name!r}{searched}{given}")
 
 
 def _directive_positions(kinds: list[str]):
