@@ -224,7 +224,7 @@ class Checker:
             sym = bi.resolve(key, self.headers)
             if sym is None and locals and self.body is not None:
                 sym = self.body.locals.get(key)
-        elif type(sym) is _Pending:
+        elif type(sym) is _Pending and key in self.pending:
             sym = self.register(key)
         return sym
 
