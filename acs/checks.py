@@ -56,7 +56,8 @@ class Variable:
 
 
 class Function:
-    """A function: defined here (``node``) or imported from a library (``node`` None). ``number`` is its
+    """A function (``name`` as first written): defined here (``node``) or imported from a library (``node``
+    None). ``number`` is its
     entry in the FUNC table, set when acc would add it there: at the end of the definition, or at the first
     mention of an imported one. ``var_count`` and ``array_sizes`` describe a defined function's locals."""
 
@@ -408,7 +409,7 @@ class Checker:
                 if first is not None:
                     raise self.error(node, f"function '{self.text(node)}' is already defined "
                                            f"(line {self.tokens.line(first.node.at)})")
-                self.defined[node.name] = Function(node.name, len(node.params), node.return_type != "void",
+                self.defined[node.name] = Function(self.text(node), len(node.params), node.return_type != "void",
                                                    node, (self.tokens, node.at))
 
     def directive(self, node: ast.Directive) -> None:
@@ -563,14 +564,18 @@ class Checker:
         """``#import``: the library's functions and map variables become known (registered here when
         mentioned), its #libdefines stay defined, its #defines end with it, and its name is loaded (LOAD)."""
         library = node.program
+        name = self.text(node)[1:-1]
         first = self.imported_paths.get(node.path)
         if first is not None:
-            raise self.error(node, f"{self.text(node)!r} is already imported (line {self.tokens.line(first)})")
+            raise self.error(node, f"{name!r} is already imported (line {self.tokens.line(first)})")
         self.imported_paths[node.path] = node.at
         items = library.items
         if not items or type(items[0]) is not ast.Directive or items[0].name != "library":
-            raise self.error(node, f"{self.text(node)!r} is not a library: a file that is #imported must start "
-                                   "with a #library \"name\" line")
+            late = next((item for item in items if type(item) is ast.Directive and item.name == "library"), None)
+            if late is not None:
+                raise library.tokens.error(late.at, "#library must come before anything else")
+            raise self.error(node, f"{name!r} is not a library: a file that is #imported must start with a "
+                                   "#library \"name\" line")
         if len(self.imports) >= MAX_IMPORTS:
             raise self.error(node, f"too many libraries imported (at most {MAX_IMPORTS})")
         self.mention(library.tokens)
@@ -601,7 +606,8 @@ class Checker:
         if len(node.params) > MAX_FUNCTION_PART:
             raise self.error(node.params[MAX_FUNCTION_PART], f"function '{self.text(node)}' takes more than "
                                                              f"{MAX_FUNCTION_PART} arguments")
-        template = Function(node.name, len(node.params), node.return_type != "void", where=(self.tokens, node.at))
+        template = Function(self.text(node), len(node.params), node.return_type != "void",
+                            where=(self.tokens, node.at))
         self.declare_global(node, node.name, _Pending(template))
         self.imported_names[node.name] = template
 

@@ -217,10 +217,10 @@ class Generator:
         functions = []
         for fn in findings.functions:
             if fn.imported:  # the engine finds it in a loaded library by name: address 0
-                functions.append(FunctionInfo(fn.arg_count, fn.arg_count, fn.returns, 0, fn.name))
+                functions.append(FunctionInfo(fn.arg_count, fn.arg_count, fn.returns, 0, fn.name.lower()))
             else:
                 functions.append(FunctionInfo(fn.arg_count, fn.var_count - fn.arg_count, fn.returns,
-                                              self.addresses[fn], fn.name, fn.array_sizes))
+                                              self.addresses[fn], fn.name.lower(), fn.array_sizes))
         return Module(self.out, self.scripts, functions, findings.strings, findings.script_names,
                       findings.map_slots, findings.map_values_given, findings.imports, findings.library is not None,
                       findings.wadauthor, findings.encrypt_strings)
