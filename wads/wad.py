@@ -186,14 +186,12 @@ def _checked_libraries(libraries: Sequence[Library]) -> list[Library]:
 
 
 def _library_behavior(library: Library, compiler: Compiler | None, files: dict[str, str]) -> bytes:
-    from wadgym.acs.dis import parse_behavior  # reads the lump's chunks; knows nothing of compiling
-
     where = f"library {library.name}"
     if library.behavior is not None:
         behavior = bytes(library.behavior)
     else:
         behavior = _compiled(where, library.scripts, library.filename, compiler, files)
-    if not parse_behavior(behavior).library:
+    if b"ALIB" not in _acs_chunks(behavior):
         raise ValueError(f"{where}: the lump is not a compiled ACS library (its source must start with "
                          f"#library \"{library.name.lower()}\")")
     return behavior
@@ -201,16 +199,33 @@ def _library_behavior(library: Library, compiler: Compiler | None, files: dict[s
 
 def _check_imports(objects: list[tuple[str, bytes]], libraries: Sequence[Library]) -> None:
     """Every library a map or library imports (its LOAD chunk) must be one of the WAD's library lumps."""
-    from wadgym.acs.dis import parse_behavior
-
     names = {library.name.upper() for library in libraries}
     for where, behavior in objects:
-        if behavior == EMPTY_BEHAVIOR:
-            continue
-        for name in parse_behavior(behavior).libraries:
+        for name in [name.decode("latin-1") for load in _acs_chunks(behavior).get(b"LOAD", [])
+                     for name in load.split(b"\0") if name]:
             if name.upper() not in names:
                 raise ValueError(f"{where}: its scripts import library {name!r}, which is not among the WAD's "
                                  f"libraries ({', '.join(sorted(names))}); its #library line must name its lump")
+
+
+def _acs_chunks(behavior: bytes) -> dict[bytes, list[bytes]]:
+    """The chunks (tag -> payloads) of a compiled ACS object in ZDoom's layout ('ACS\\0' with 'ACSe'/'ACSE' before
+    the directory, or 'ACSe'/'ACSE' first); none for anything else."""
+    if len(behavior) < 16 or behavior[:3] != b"ACS":
+        return {}
+    directory = struct.unpack_from("<I", behavior, 4)[0]
+    if behavior[3] != 0:
+        start, end = directory, len(behavior)
+    elif 16 <= directory <= len(behavior) and behavior[directory - 4:directory] in (b"ACSe", b"ACSE"):
+        start, end = struct.unpack_from("<I", behavior, directory - 8)[0], directory - 8
+    else:
+        return {}   # Hexen's layout has no chunks
+    chunks: dict[bytes, list[bytes]] = {}
+    while 0 < start and start + 8 <= end:
+        tag, size = behavior[start:start + 4], struct.unpack_from("<I", behavior, start + 4)[0]
+        chunks.setdefault(tag, []).append(behavior[start + 8:start + 8 + size])
+        start += 8 + size
+    return chunks
 
 
 def pack_wad(lumps: Sequence[tuple[str, bytes]]) -> bytes:
