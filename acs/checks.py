@@ -173,8 +173,9 @@ class Checker:
     def __init__(self, tokens: Tokens):
         self.tokens = tokens
         self.facts: dict = {}
-        self.globals: dict[str, object] = {}
+        self.globals: dict[str, object] = {}   # what the file (and its imports) declare
         self.headers: set[str] = set()
+        self.names: dict[str, object] = bi.builtin_names(())  # globals and the built-ins in scope, merged
         self.strings: list[str] = []
         self.string_index: dict[str, int] = {}
         self.map_slots: list[MapVariable] = []
@@ -205,8 +206,8 @@ class Checker:
         return self.tokens.error(node if type(node) is int else node.at, message)
 
     def text(self, node) -> str:
-        """The node's token as written."""
-        return self.tokens.texts[node.at]
+        """The node's token (or token index ``node``'s) as written."""
+        return self.tokens.texts[node if type(node) is int else node.at]
 
     # ---- names ---------------------------------------------------------------------------------
 
@@ -220,14 +221,16 @@ class Checker:
 
     def lookup(self, key: str, locals: bool = True):
         """What ``key`` names at this point, as acc sees it: globals and built-ins before locals."""
-        sym = self.globals.get(key)
+        sym = self.names.get(key)
         if sym is None:
-            sym = bi.resolve(key, self.headers)
-            if sym is None and locals and self.body is not None:
+            if locals and self.body is not None:
                 sym = self.body.locals.get(key)
         elif type(sym) is _Pending and key in self.pending:
             sym = self.register(key)
         return sym
+
+    def set_global(self, key: str, sym) -> None:
+        self.globals[key] = self.names[key] = sym
 
     def register(self, key: str):
         """Give an imported function or map variable its place in this object, as acc does on mentioning it."""
@@ -239,7 +242,7 @@ class Checker:
             index = self.new_map_slot(None, MapVariable(key, imported=True, size=math.prod(template.sizes)
                                                     if template.is_array else 0))
             sym = Variable(template.name, template.kind, index, template.sizes, imported=True)
-        self.globals[key] = sym
+        self.set_global(key, sym)
         return sym
 
     def mention(self, tokens: Tokens) -> None:
@@ -319,21 +322,21 @@ class Checker:
     def declare_global(self, node, key: str, sym) -> None:
         existing = self.lookup(key, locals=False)
         if existing is not None:
-            raise self.error(node, f"'{self.tokens.texts[node if type(node) is int else node.at]}' is already "
-                                   f"defined (as a {_describe(existing)})")
-        self.globals[key] = sym
+            raise self.error(node, f"'{self.text(node)}' is already defined (as a {_describe(existing)})")
+        self.set_global(key, sym)
 
     def declare_local(self, node, key: str, sym: Variable) -> None:
-        existing = self.lookup(key, locals=False)
-        text = self.tokens.texts[node if type(node) is int else node.at]
+        existing = self.names.get(key)
         if existing is not None:
-            raise self.error(node, f"'{text}' is already defined globally (as a {_describe(existing)}); "
+            existing = self.lookup(key, locals=False)
+            raise self.error(node, f"'{self.text(node)}' is already defined globally (as a {_describe(existing)}); "
                                    "a local cannot share its name")
-        if key in self.body.locals:
-            raise self.error(node, f"'{text}' is already declared in this "
+        locals = self.body.locals
+        if key in locals:
+            raise self.error(node, f"'{self.text(node)}' is already declared in this "
                                    f"{'function' if self.body.function else 'script'} (ACS locals are not "
                                    "block-scoped)")
-        self.body.locals[key] = sym
+        locals[key] = sym
 
     # ---- constant expressions ------------------------------------------------------------------
 
@@ -416,6 +419,7 @@ class Checker:
         name = node.name
         if name == "include":
             self.headers.update(bi.BUILTIN_INCLUDES[node.value])
+            self.names = {**bi.builtin_names(self.headers), **self.globals}
         elif name == "library":
             self.library = node.value[:LIBRARY_NAME_LENGTH]
         elif name == "nocompact":
@@ -598,9 +602,10 @@ class Checker:
                 self._TOP_LEVEL[kind](self, item)
         self.tokens, self.importing = outer_tokens, False
         for key in scoped:  # a #define of a library is its own; #libdefine is for its importers too
-            del self.globals[key]
+            del self.globals[key], self.names[key]
         for key, template in self.imported_names.items():  # acc registers them afresh at their next mention
-            self.pending[key] = self.globals[key] = _Pending(template)
+            self.pending[key] = _Pending(template)
+            self.set_global(key, self.pending[key])
 
     def imported_function(self, node: ast.FunctionDef) -> None:
         if len(node.params) > MAX_FUNCTION_PART:

@@ -500,6 +500,10 @@ class Generator:
         kind = type(node)
         if kind is ast.Number:
             self.out.push(node.value)
+        elif kind is ast.Name and type(self.facts[node]) is Variable:  # the commonest case, inlined
+            sym = self.facts[node]
+            self.out.op(VARIABLE_OPS["push", sym.kind])
+            self.out.index(sym.index)
         elif kind is ast.Binary:
             self.binary(node)
         else:

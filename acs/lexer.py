@@ -29,7 +29,7 @@ OPERATORS = ("<<= >>= ++ -- += -= *= /= %= &= |= ^= == != <= >= << >> && || - + 
 # unterminated string or character constant; DEL ends the text for acc; the empty match at the very end is
 # the end of file.
 _TOKEN_RE = re.compile(
-    r"""(?:[\x00-\x20]+|//[^\n]*|/\*.*?(?:\*/|\Z))*
+    r"""[\x00-\x20]*(?:(?://[^\n]*|/\*.*?(?:\*/|\Z))[\x00-\x20]*)*
     ( [A-Za-z_][A-Za-z0-9_]*
     | 0[xX][0-9A-Fa-f]* | [0-9]+\.[0-9]* | [0-9]+_[0-9A-Za-z]* | [0-9]+
     | "(?:[^"\\\x7f]|\\[^\x7f])*"
@@ -106,32 +106,42 @@ def tokenize(source: Source) -> Tokens:
     """All tokens of one source text, ending with an ``eof`` token (at the end, or at a DEL character)."""
     texts = _TOKEN_RE.findall(source.text)
     lowered = list(map(str.lower, texts))
-    kinds = list(map(_FIXED_KINDS.get, lowered))
-    values = lowered
-    stop = len(texts)
-    for i in [i for i, kind in enumerate(kinds) if kind is None or kind == "eof"]:
-        text = texts[i]
+    kind_of = _FIXED_KINDS.copy()
+    for text in set(lowered).difference(kind_of):  # each distinct name, number or string once
         first = text[:1]
-        if first in _NAME_START:
-            kinds[i] = "ident"
-        elif first in _DIGITS:
-            kinds[i] = "number"
-            values[i] = _number(text, source, i)
-        elif first == '"' and len(text) > 1:
-            kinds[i] = "string"
-            values[i] = text[1:-1].translate(_CONTROL_TO_SPACE)  # acc reads control characters as spaces
-        elif first == "'" and len(text) > 1:
-            kinds[i] = "number"
-            values[i] = _char_value(text[1:-1])
-        elif kinds[i] == "eof":
-            values[i] = None
-            stop = i + 1  # acc stops reading at a DEL character
-            break
-        else:
-            raise AcsError(_bad_token_message(text), source, token_offsets(source)[i])
-    if stop < len(texts):
+        kind_of[text] = ("ident" if first in _NAME_START
+                         else "number" if first in _DIGITS or (first == "'" and len(text) > 1)
+                         else "string" if first == '"' and len(text) > 1 else "bad")
+    kinds = list(map(kind_of.__getitem__, lowered))
+    values = lowered
+    if "eof" in kind_of.values() and kinds.index("eof") < len(kinds) - 1:  # a DEL: acc stops reading there
+        stop = kinds.index("eof") + 1
         del kinds[stop:], values[stop:], texts[stop:]
+    values[-1] = None
+    if "bad" in kind_of.values() and "bad" in kinds:
+        at = kinds.index("bad")
+        raise AcsError(_bad_token_message(texts[at]), source, token_offsets(source)[at])
+    numbers: dict[str, int] = {}
+    for at in _positions(kinds, "number"):
+        text = texts[at]
+        value = numbers.get(text)
+        if value is None:
+            value = numbers[text] = _number(text, source, at)
+        values[at] = value
+    for at in _positions(kinds, "string"):
+        values[at] = texts[at][1:-1].translate(_CONTROL_TO_SPACE)  # acc reads control characters as spaces
     return Tokens(kinds, values, texts, [(0, source, 0)])
+
+
+def _positions(kinds: list[str], kind: str):
+    """Indices of the tokens of ``kind``, found at C speed."""
+    at = -1
+    try:
+        while True:
+            at = kinds.index(kind, at + 1)
+            yield at
+    except ValueError:
+        return
 
 
 def token_offsets(source: Source) -> list[int]:
@@ -143,6 +153,8 @@ def token_offsets(source: Source) -> list[int]:
 
 
 def _number(text: str, source: Source, index: int) -> int:
+    if text[0] == "'":
+        return _char_value(text[1:-1])
     if "." in text:
         return fixed_value(text)
     if text[1:2] in ("x", "X"):

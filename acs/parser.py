@@ -59,13 +59,18 @@ class Parser:
 
     def accept(self, kind: str) -> bool:
         if self.kind == kind:
-            self.advance()
+            at = self.pos + 1      # not eof (nothing accepts eof), so there is a next token
+            self.pos = at
+            self.kind = self.kinds[at]
             return True
         return False
 
     def expect(self, kind: str, what: str | None = None) -> int:
+        at = self.pos
         if self.kind == kind:
-            return self.advance()
+            self.pos = at + 1      # as in accept: the expected token is never eof
+            self.kind = self.kinds[at + 1]
+            return at
         raise self.unexpected(what or f"'{kind}'")
 
     def error(self, at: int, message: str):
@@ -658,28 +663,34 @@ class Parser:
     # ---- expressions ---------------------------------------------------------------------------
 
     def expression(self) -> ast.Expr:
-        cond = self.binary(0)
+        left = self.unary()
+        if self.kind in _PRECEDENCE:
+            left = self.binary(left, 0)
         if self.kind != "?":
-            return cond
+            return left
         at = self.advance()
         self.enter(at)
         then = self.expression()
         self.expect(":", "':' in the ?: expression")
         other = self.expression()
         self.leave()
-        return ast.Ternary(at, cond, then, other)
+        return ast.Ternary(at, left, then, other)
 
-    def binary(self, min_level: int) -> ast.Expr:
-        """Precedence climbing over acc's levels: operators of one level associate to the left."""
-        left = self.unary()
+    def binary(self, left: ast.Expr, min_level: int) -> ast.Expr:
+        """Precedence climbing over acc's levels from the operand ``left``: operators of one level associate
+        to the left; a tighter operator after the right operand takes it as its own left operand."""
         precedence = _PRECEDENCE
-        while True:
-            level = precedence.get(self.kind)
-            if level is None or level < min_level:
-                return left
+        level = precedence.get(self.kind)
+        while level is not None and level >= min_level:
             op = self.kind
             at = self.advance()
-            left = ast.Binary(at, op, left, self.binary(level + 1))
+            right = self.unary()
+            tighter = precedence.get(self.kind)
+            if tighter is not None and tighter > level:
+                right = self.binary(right, level + 1)
+            left = ast.Binary(at, op, left, right)
+            level = precedence.get(self.kind)
+        return left
 
     def unary(self) -> ast.Expr:
         kind = self.kind
@@ -694,15 +705,19 @@ class Parser:
     def primary(self) -> ast.Expr:
         at = self.pos
         kind = self.kind
+        kinds = self.kinds
         if kind == "number":
-            self.advance()
+            self.pos = at + 1      # a number is never the last token: eof is
+            self.kind = kinds[at + 1]
             return ast.Number(at, self.values[at])
         if kind == "ident":
-            if self.kinds[at + 1] == "(" and not self.names_only:
+            following = kinds[at + 1]
+            if following == "(" and not self.names_only:
                 return self.call()
-            self.advance()
+            self.pos = at + 1
+            self.kind = following
             target = ast.Name(at, self.values[at])
-            if self.kind == "[":
+            if following == "[":
                 target = self.subscripts(target)
             if self.kind in ("++", "--"):
                 op = self.kind
