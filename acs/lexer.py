@@ -105,43 +105,47 @@ def fixed_value(text: str) -> int:
 def tokenize(source: Source) -> Tokens:
     """All tokens of one source text, ending with an ``eof`` token (at the end, or at a DEL character)."""
     texts = _TOKEN_RE.findall(source.text)
-    lowered = list(map(str.lower, texts))
-    kind_of = _FIXED_KINDS.copy()
-    for text in set(lowered).difference(kind_of):  # each distinct name, number or string once
+    if len(texts) > 1 and texts[-2] == "":
+        texts.pop()  # trailing space ends in an empty match, and the very end in another
+    kind_of: dict[str, str] = {}
+    value_of: dict[str, object] = {}
+    problems: list[tuple[str, AcsError | None]] = []
+    for text in set(texts):  # each distinct spelling is classified (and its value worked out) once
+        lowered = text.lower()
+        kind = _FIXED_KINDS.get(lowered)
         first = text[:1]
-        kind_of[text] = ("ident" if first in _NAME_START
-                         else "number" if first in _DIGITS or (first == "'" and len(text) > 1)
-                         else "string" if first == '"' and len(text) > 1 else "bad")
-    kinds = list(map(kind_of.__getitem__, lowered))
-    values = lowered
-    if "eof" in kind_of.values() and kinds.index("eof") < len(kinds) - 1:  # a DEL: acc stops reading there
-        stop = kinds.index("eof") + 1
-        del kinds[stop:], values[stop:], texts[stop:]
-    values[-1] = None
-    if "bad" in kind_of.values() and "bad" in kinds:
-        at = kinds.index("bad")
-        raise AcsError(_bad_token_message(texts[at]), source, token_offsets(source)[at])
-    numbers: dict[str, int] = {}
-    for at in _positions(kinds, "number"):
-        text = texts[at]
-        value = numbers.get(text)
-        if value is None:
-            value = numbers[text] = _number(text, source, at)
-        values[at] = value
-    for at in _positions(kinds, "string"):
-        values[at] = texts[at][1:-1].translate(_CONTROL_TO_SPACE)  # acc reads control characters as spaces
-    return Tokens(kinds, values, texts, [(0, source, 0)])
+        value = lowered
+        if kind is not None:
+            value = None if kind == "eof" else lowered
+        elif first in _NAME_START:
+            kind = "ident"
+        elif first in _DIGITS or (first == "'" and len(text) > 1):
+            kind = "number"
+            try:
+                value = _number(text, source, texts)
+            except AcsError as error:
+                problems.append((text, error))
+        elif first == '"' and len(text) > 1:
+            kind = "string"
+            value = text[1:-1].translate(_CONTROL_TO_SPACE)  # acc reads control characters as spaces
+        else:
+            problems.append((text, None))
+        kind_of[text] = kind
+        value_of[text] = value
+    if "\x7f" in kind_of:  # DEL: acc stops reading there
+        del texts[texts.index("\x7f") + 1:]
+    if problems:
+        _raise_first(problems, texts, source)
+    return Tokens(list(map(kind_of.__getitem__, texts)), list(map(value_of.__getitem__, texts)), texts,
+                  [(0, source, 0)])
 
 
-def _positions(kinds: list[str], kind: str):
-    """Indices of the tokens of ``kind``, found at C speed."""
-    at = -1
-    try:
-        while True:
-            at = kinds.index(kind, at + 1)
-            yield at
-    except ValueError:
-        return
+def _raise_first(problems: list[tuple[str, AcsError | None]], texts: list[str], source: Source) -> None:
+    """Raise the error of the first token (in the text, before any DEL) that is no token."""
+    found = [(texts.index(text), text, error) for text, error in problems if text in texts]
+    if found:
+        at, text, error = min(found, key=lambda item: item[0])
+        raise error or AcsError(_bad_token_message(text), source, token_offsets(source)[at])
 
 
 def token_offsets(source: Source) -> list[int]:
@@ -152,7 +156,8 @@ def token_offsets(source: Source) -> list[int]:
     return offsets
 
 
-def _number(text: str, source: Source, index: int) -> int:
+def _number(text: str, source: Source, texts: list[str]) -> int:
+    """The value of a number or character constant (``texts``: the source's tokens, to place an error)."""
     if text[0] == "'":
         return _char_value(text[1:-1])
     if "." in text:
@@ -160,20 +165,21 @@ def _number(text: str, source: Source, index: int) -> int:
     if text[1:2] in ("x", "X"):
         return wrap32(int(text[2:] or "0", 16))
     if "_" in text:
-        return _radix_value(text, source, token_offsets(source)[index])
+        return _radix_value(text, source, texts.index(text))
     return wrap32(int(text))
 
 
-def _radix_value(text: str, token_source: Source, offset: int) -> int:
+def _radix_value(text: str, token_source: Source, index: int) -> int:
     base_text, _, digits = text.partition("_")
     base = int(base_text)
     if not 2 <= base <= 36:
-        raise AcsError(f"radix {base} is out of range (2 to 36)", token_source, offset)
+        raise AcsError(f"radix {base} is out of range (2 to 36)", token_source, token_offsets(token_source)[index])
     value = 0
     for i, ch in enumerate(digits):
         digit = int(ch, 36)
         if digit >= base:
-            raise AcsError(f"digit '{ch}' is not valid in base {base}", token_source, offset + len(base_text) + 1 + i)
+            offset = token_offsets(token_source)[index] + len(base_text) + 1 + i
+            raise AcsError(f"digit '{ch}' is not valid in base {base}", token_source, offset)
         value = value * base + digit
     return wrap32(value)
 
