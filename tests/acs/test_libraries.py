@@ -105,3 +105,16 @@ def test_importing_libraries_of_each_other_is_no_cycle(tmp_path):
     (tmp_path / "b.acs").write_text('#library "b"\n#import "a.acs"\nfunction int B(void) { return 2; }\n')
     assert parse_behavior(compile_file(tmp_path / "a.acs")).libraries == ["b"]
     assert parse_behavior(compile_file(tmp_path / "b.acs")).libraries == ["a"]
+
+
+def test_the_files_own_names_keep_their_one_place_after_an_import(tmp_path):
+    # acc gives a function or map variable the file declared before an #import a second FUNC entry or a
+    # fresh map slot at its next mention (losing the variable's value); wadgym keeps one (README).
+    (tmp_path / "lib.acs").write_text(LIB)
+    (tmp_path / "main.acs").write_text('int mine = 5;\nfunction int Own(void) { return mine; }\n#import "lib.acs"\n'
+                                       'script 1 OPEN { mine = Own() + Get(); }\n')
+    lump = parse_behavior(compile_file(tmp_path / "main.acs"))
+    assert [f.name for f in lump.functions] == ["own", "get"]
+    assert lump.map_var_inits == {0: 5} and lump.imports == {}
+    assigns = [i.operands for i in lump.instructions if i.name == "ASSIGNMAPVAR"]
+    assert assigns == [[0]]
