@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
+from typing import Callable
 
 ENV_VAR = "WADGYM_CACHE_DIR"
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
@@ -40,22 +41,35 @@ def code_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def wad_key(scenario: str, params, seed: int) -> str:
-    description = {"scenario": scenario, "params": dataclasses.asdict(params), "seed": int(seed),
-                   "code": code_fingerprint()}
-    return hashlib.sha256(json.dumps(description, sort_keys=True).encode()).hexdigest()[:32]
+def wad_key(description: dict) -> str:
+    """Hash of what a WAD is built from (a JSON-able description) and of the code that builds it."""
+    text = json.dumps({**description, "code": code_fingerprint()}, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def cached_wad(scenario: str, params, seed: int = 0, directory: str | os.PathLike | None = None) -> Path:
-    """Path of the WAD for (scenario, params, seed), building and storing it on first use."""
+def cached_wad(stem: str, description: dict, build: Callable[[], bytes],
+               directory: str | os.PathLike | None = None) -> Path:
+    """Path of `<cache>/<stem>-<key>.wad` for `description` (see wad_key), calling `build()` for its
+    bytes and storing them on first use."""
     folder = cache_dir(directory)
-    path = folder / f"{scenario}-{wad_key(scenario, params, seed)}.wad"
+    path = folder / f"{stem}-{wad_key(description)}.wad"
     if path.is_file():
         return path
-    from wadgym.envs.scenarios import build_scenario_wad
     from wadgym.wads import write_wad
 
-    data = build_scenario_wad(scenario, params, seed)
+    data = build()
     folder.mkdir(parents=True, exist_ok=True)
     write_wad(path, data)  # atomic: a temporary file in `folder`, then a rename
     return path
+
+
+def scenario_description(scenario: str, params, seed: int) -> dict:
+    return {"scenario": scenario, "params": dataclasses.asdict(params), "seed": int(seed)}
+
+
+def scenario_wad(scenario: str, params, seed: int = 0, directory: str | os.PathLike | None = None) -> Path:
+    """The cached WAD of a registered scenario built with (params, seed)."""
+    from wadgym.envs.scenarios import build_scenario_wad
+
+    return cached_wad(scenario, scenario_description(scenario, params, seed),
+                      lambda: build_scenario_wad(scenario, params, seed), directory)

@@ -10,18 +10,19 @@ import sys
 import pytest
 
 from wadgym.envs import cache
-from wadgym.envs.scenarios import build_scenario_wad, items
+from wadgym.envs import items
+from wadgym.envs.scenarios import build_scenario_wad
 
 
 def test_built_once_then_reused(tmp_path):
     params = dataclasses.replace(items.PRESETS["default"], n_items=6)
-    path = cache.cached_wad("items", params, seed=1, directory=tmp_path)
+    path = cache.scenario_wad("items", params, seed=1, directory=tmp_path)
     stamp = path.stat().st_mtime_ns
-    assert cache.cached_wad("items", params, seed=1, directory=tmp_path) == path
+    assert cache.scenario_wad("items", params, seed=1, directory=tmp_path) == path
     assert path.stat().st_mtime_ns == stamp  # not rebuilt
     assert path.read_bytes() == build_scenario_wad("items", params, seed=1)
-    other = cache.cached_wad("items", dataclasses.replace(params, n_items=7), seed=1, directory=tmp_path)
-    assert other != path and cache.cached_wad("items", params, seed=2, directory=tmp_path) not in (path, other)
+    other = cache.scenario_wad("items", dataclasses.replace(params, n_items=7), seed=1, directory=tmp_path)
+    assert other != path and cache.scenario_wad("items", params, seed=2, directory=tmp_path) not in (path, other)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in tmp_path.glob("items-*.wad"))
 
 
@@ -37,16 +38,16 @@ def test_cache_folder_from_argument_environment_and_xdg(tmp_path, monkeypatch):
 BUILD_IN_WORKER = """
 import dataclasses, sys
 from wadgym.envs import cache
-from wadgym.envs.scenarios import items
+from wadgym.envs import items
 params = dataclasses.replace(items.PRESETS["default"], n_items=5)
-print(cache.cached_wad("items", params, seed=0, directory=sys.argv[1]))
+print(cache.scenario_wad("items", params, seed=0, directory=sys.argv[1]))
 """
 
 
 def test_parallel_workers_never_see_a_partial_file(tmp_path):
     params = dataclasses.replace(items.PRESETS["default"], n_items=5)
     expected = build_scenario_wad("items", params, seed=0)
-    target = tmp_path / f"items-{cache.wad_key('items', params, 0)}.wad"
+    target = tmp_path / f"items-{cache.wad_key(cache.scenario_description('items', params, 0))}.wad"
     workers = [subprocess.Popen([sys.executable, "-c", BUILD_IN_WORKER, str(tmp_path)], stdout=subprocess.PIPE,
                                 text=True) for _ in range(4)]
     while any(w.poll() is None for w in workers):  # whenever the file exists, it is whole
@@ -62,5 +63,5 @@ def test_unwritable_cache_folder_is_reported(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
     with pytest.raises(OSError):
-        cache.cached_wad("items", items.PRESETS["default"], directory=blocker / "sub")
+        cache.scenario_wad("items", items.PRESETS["default"], directory=blocker / "sub")
     assert not os.path.exists(blocker / "sub")
