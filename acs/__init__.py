@@ -29,8 +29,8 @@ def compile_source(text: str | bytes, filename: str | os.PathLike = "<string>", 
     from .preprocessor import decode_source
 
     name = "<string>" if filename is None else os.fspath(filename)
-    return _guarded(name, lambda: _compile(Source(name, decode_source(text)), _folders(include_dirs),
-                                           _files(files)))
+    files = _files(files)
+    return _guarded(name, lambda: _compile(Source(name, decode_source(text)), _folders(include_dirs), files))
 
 
 def compile_file(path: str | os.PathLike, include_dirs=(), files: Mapping[str, str | bytes] | None = None) -> bytes:
@@ -38,7 +38,8 @@ def compile_file(path: str | os.PathLike, include_dirs=(), files: Mapping[str, s
     from .preprocessor import read_source
 
     name = os.fspath(path)
-    return _guarded(name, lambda: _compile(read_source(name), _folders(include_dirs), _files(files)))
+    files = _files(files)
+    return _guarded(name, lambda: _compile(read_source(name), _folders(include_dirs), files))
 
 
 def _folders(include_dirs) -> list:

@@ -118,3 +118,9 @@ def test_the_files_own_names_keep_their_one_place_after_an_import(tmp_path):
     assert lump.map_var_inits == {0: 5} and lump.imports == {}
     assigns = [i.operands for i in lump.instructions if i.name == "ASSIGNMAPVAR"]
     assert assigns == [[0]]
+
+
+@pytest.mark.parametrize("files", [["lib.acs"], {"lib.acs": 5}, {3: "x"}])
+def test_files_must_map_names_to_sources(files):
+    with pytest.raises(TypeError, match="files"):
+        compile_source("script 1 OPEN { }", files=files)
