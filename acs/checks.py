@@ -61,15 +61,13 @@ class Function:
     entry in the FUNC table, set when acc would add it there: at the end of the definition, or at the first
     mention of an imported one. ``var_count`` and ``array_sizes`` describe a defined function's locals."""
 
-    __slots__ = ("name", "node", "arg_count", "returns", "number", "var_count", "array_sizes", "where")
+    __slots__ = ("name", "node", "arg_count", "returns", "number", "var_count", "array_sizes")
 
-    def __init__(self, name: str, arg_count: int, returns: bool, node: ast.FunctionDef | None = None,
-                 where: tuple[Tokens, int] | None = None):
+    def __init__(self, name: str, arg_count: int, returns: bool, node: ast.FunctionDef | None = None):
         self.name, self.arg_count, self.returns, self.node = name, arg_count, returns, node
         self.number: int | None = None
         self.var_count = arg_count
         self.array_sizes: list[int] = []
-        self.where = where  # (tokens, index) of the name, for "defined at line N"
 
     @property
     def imported(self) -> bool:
@@ -236,7 +234,7 @@ class Checker:
         """Give an imported function or map variable its place in this object, as acc does on mentioning it."""
         template = self.pending.pop(key).template
         if isinstance(template, Function):
-            sym = Function(template.name, template.arg_count, template.returns, where=template.where)
+            sym = Function(template.name, template.arg_count, template.returns)
             self.add_function(sym, None)
         else:
             index = self.new_map_slot(None, MapVariable(key, imported=True, size=math.prod(template.sizes)
@@ -413,7 +411,7 @@ class Checker:
                     raise self.error(node, f"function '{self.text(node)}' is already defined "
                                            f"(line {self.tokens.line(first.node.at)})")
                 self.defined[node.name] = Function(self.text(node), len(node.params), node.return_type != "void",
-                                                   node, (self.tokens, node.at))
+                                                   node)
 
     def directive(self, node: ast.Directive) -> None:
         name = node.name
@@ -611,8 +609,7 @@ class Checker:
         if len(node.params) > MAX_FUNCTION_PART:
             raise self.error(node.params[MAX_FUNCTION_PART], f"function '{self.text(node)}' takes more than "
                                                              f"{MAX_FUNCTION_PART} arguments")
-        template = Function(self.text(node), len(node.params), node.return_type != "void",
-                            where=(self.tokens, node.at))
+        template = Function(self.text(node), len(node.params), node.return_type != "void")
         self.declare_global(node, node.name, _Pending(template))
         self.imported_names[node.name] = template
 
