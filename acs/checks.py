@@ -32,23 +32,17 @@ class Variable:
     """A variable or array: ``kind`` scriptvar/mapvar/worldvar/globalvar or one of the *array kinds;
     ``imported`` for a map variable another library defines."""
 
-    __slots__ = ("name", "kind", "index", "multipliers", "sizes", "imported")
+    __slots__ = ("name", "kind", "index", "multipliers", "sizes", "imported", "is_array", "ndim")
 
     def __init__(self, name: str, kind: str, index: int, sizes: list[int] | None = None, imported: bool = False):
         self.name, self.kind, self.index, self.imported = name, kind, index, imported
         self.sizes = sizes or []
+        self.is_array = kind in _ARRAY_KINDS
+        self.ndim = max(1, len(self.sizes)) if self.is_array else 0
         # acc's per-dimension multipliers: the last is 1, each earlier one the product of the later sizes.
         self.multipliers = [1] * len(self.sizes)
         for i in range(len(self.sizes) - 2, -1, -1):
             self.multipliers[i] = wrap32(self.multipliers[i + 1] * self.sizes[i + 1])
-
-    @property
-    def is_array(self) -> bool:
-        return self.kind in _ARRAY_KINDS
-
-    @property
-    def ndim(self) -> int:
-        return max(1, len(self.sizes)) if self.is_array else 0
 
     def describe(self) -> str:
         scope = self.kind.replace("var", " variable").replace("array", " array")

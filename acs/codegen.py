@@ -23,6 +23,7 @@ _ASSIGN_PREFIX = {"=": "ASSIGN", "+=": "ADD", "-=": "SUB", "*=": "MUL", "/=": "D
 # (operator, variable kind) -> p-code, e.g. ("+=", "mapvar") -> ADDMAPVAR
 VARIABLE_OPS = {(op, kind): PCD[prefix + suffix]
                 for op, prefix in _ASSIGN_PREFIX.items() for kind, suffix in _SCOPE_SUFFIX.items()}
+PUSH_OPS = {kind: VARIABLE_OPS["push", kind] for kind in _SCOPE_SUFFIX}  # the commonest, by kind alone
 BINARY_OPS = {"||": PCD.ORLOGICAL, "&&": PCD.ANDLOGICAL, "|": PCD.ORBITWISE, "^": PCD.EORBITWISE,
               "&": PCD.ANDBITWISE, "==": PCD.EQ, "!=": PCD.NE, "<": PCD.LT, "<=": PCD.LE, ">": PCD.GT,
               ">=": PCD.GE, "<<": PCD.LSHIFT, ">>": PCD.RSHIFT, "+": PCD.ADD, "-": PCD.SUBTRACT,
@@ -502,7 +503,7 @@ class Generator:
             self.out.push(node.value)
         elif kind is ast.Name and type(self.facts[node]) is Variable:  # the commonest case, inlined
             sym = self.facts[node]
-            self.out.op(VARIABLE_OPS["push", sym.kind])
+            self.out.op(PUSH_OPS[sym.kind])
             self.out.index(sym.index)
         elif kind is ast.Binary:
             self.binary(node)
