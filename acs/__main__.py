@@ -13,7 +13,7 @@ import tempfile
 from . import AcsError, compile_file
 
 USAGE = """usage: wadgym-acc [options] source[.acs] [object[.o]]
-  -i DIR     add an include directory (searched after the source's own directory)
+  -i DIR     add a directory for #include and #import (searched after the source's own directory)
   -d[FILE]   accepted for acc compatibility; ignored
 zcommon.acs, zdefs.acs, zspecial.acs and zwvars.acs are built in."""
 

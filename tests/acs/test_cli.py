@@ -34,6 +34,18 @@ def test_extensions_are_added_like_acc(project):
     assert (project / "out.o").exists()
 
 
+def test_a_map_editor_can_build_a_library_and_its_importer_as_with_acc(project):
+    golden = os.path.join(os.path.dirname(__file__), "data", "libraries")
+    for name in ("mathlib.acs", "usemath.acs", "usedir.acs"):
+        shutil.copy(os.path.join(golden, name), project)
+    (project / "libs").mkdir()
+    shutil.copy(os.path.join(golden, "inc", "dirlib.acs"), project / "libs")
+    assert acc_main(["mathlib.acs"]) == 0 and acc_main(["usemath"]) == 0 and acc_main(["-i", "libs", "usedir"]) == 0
+    for name in ("mathlib", "usemath", "usedir"):
+        with open(os.path.join(golden, f"{name}.o"), "rb") as acc_output:
+            assert (project / f"{name}.o").read_bytes() == acc_output.read()
+
+
 def test_include_dirs_with_and_without_space(project):
     (project / "inc").mkdir()
     (project / "inc" / "defs.acs").write_text("#define VALUE 42\n")
