@@ -21,7 +21,7 @@ from typing import Iterator, Sequence
 
 import vizdoom as vzd
 
-from wadgym.wads.wad import write_atomic
+from wadgym.files import write_atomic
 
 from . import watchdog
 from .cache import cache_dir
