@@ -138,7 +138,9 @@ class MultiplayerEnv(ParallelEnv):
                               screen_format="RGB24" if t._engine_rgb else "GRAY8",
                               buttons=tuple(b.name for b in t._buttons),
                               variables=tuple(v.name for v in t._tracked + t._observed), buffers=t.buffers,
-                              game_args="-netmode 1")  # packet server: the host orders every tic (steadier)
+                              # packet server: the host orders every tic (steadier); the engines' wait for
+                              # each other's tics must outlast a busy machine (default 1 s), ours ends it
+                              game_args=f"-netmode 1 +viz_sync_timeout {int(self.step_timeout * 1000)}")
 
     def _load_level(self, level_seed: int) -> None:
         """Make the game play `level_seed`: a map change within the WAD when it holds the level, else a new game."""
