@@ -244,7 +244,7 @@ class MultiplayerEnv(ParallelEnv):
             gym.logger.warn("render() needs render_mode='rgb_array'")
             return None
         frames = [t._frame for t in self.tasks]
-        gap = np.zeros((frames[0].shape[0], 4, 3), np.uint8)
+        gap = np.zeros((frames[0].shape[0], 8, 3), np.uint8)  # 8: video codecs want widths in blocks of 8
         return np.concatenate([part for f in frames for part in (f, gap)][:-1], axis=1)
 
     def close(self):
