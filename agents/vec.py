@@ -204,13 +204,7 @@ def close_vec_env(venv, timeout: float = 10.0) -> None:
 
 
 def _kill_with_children(pid: int) -> None:
-    """SIGKILL `pid` and its children (a worker and its ViZDoom engine); /proc names the children."""
-    children = []
-    for entry in filter(str.isdigit, os.listdir("/proc") if os.path.isdir("/proc") else ()):
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            with open(f"/proc/{entry}/stat") as f:
-                if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:  # the field after the state: ppid
-                    children.append(int(entry))
-    for process in [*children, pid]:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(process, signal.SIGKILL)
+    """SIGKILL `pid` and everything below it (a worker and its ViZDoom engine)."""
+    from wadgym.envs.netgame import kill_tree
+
+    kill_tree(pid)

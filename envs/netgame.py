@@ -24,7 +24,6 @@ import os
 import signal
 import socket
 import tempfile
-import threading
 import time
 import traceback
 import uuid
@@ -140,20 +139,14 @@ def kill_tree(pid: int) -> None:
 def _make_game(settings: PlayerSettings, args: str):
     import vizdoom as vzd
 
-    from .engine import make_game
+    from .engine import enable_buffers, make_game
 
     game = make_game(settings.wad, settings.map, resolution=getattr(vzd.ScreenResolution, settings.resolution),
                      screen_format=getattr(vzd.ScreenFormat, settings.screen_format),
                      buttons=[getattr(vzd.Button, b) for b in settings.buttons],
                      variables=[getattr(vzd.GameVariable, v) for v in settings.variables])
     game.set_mode(vzd.Mode.PLAYER)
-    game.set_depth_buffer_enabled("depth" in settings.buffers)
-    game.set_labels_buffer_enabled("labels" in settings.buffers)
-    if "automap" in settings.buffers:
-        game.set_automap_buffer_enabled(True)
-        game.set_automap_mode(vzd.AutomapMode.OBJECTS_WITH_SIZE)
-        game.set_automap_rotate(False)
-        game.set_automap_render_textures(False)
+    enable_buffers(game, settings.buffers)
     game.add_game_args(args)
     return game
 
