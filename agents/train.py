@@ -50,7 +50,12 @@ class TrainingFailed(Exception):
 
 def run(args: argparse.Namespace) -> int:
     from wadgym.agents import runfolder
+    from wadgym.agents.selfplay import is_multi
 
+    if is_multi(args.env):  # a multi-agent env: one shared policy trained by self-play
+        from wadgym.agents.selfplay import train as train_selfplay
+
+        return train_selfplay(args)
     try:
         if args.resume:
             run_dir = runfolder.require_run(args.resume)
