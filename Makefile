@@ -25,7 +25,7 @@ define make_venv
 endef
 
 $(VENV)/.installed: pyproject.toml
-	$(call make_venv,$(VENV),train$(comma)test)
+	$(call make_venv,$(VENV),train$(comma)test$(comma)multi)
 
 $(RLLIB_VENV)/.installed: pyproject.toml
 	$(call make_venv,$(RLLIB_VENV),rllib$(comma)test)

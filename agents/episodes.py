@@ -84,7 +84,7 @@ def write_video(path: Path, frames: list[np.ndarray], fps: float) -> None:
     """MP4 (H.264 via imageio-ffmpeg), written under a temporary name then renamed."""
     import imageio.v2 as imageio
 
-    from wadgym.agents.runfolder import atomic_path
+    from wadgym.files import atomic_path
 
     if not frames:
         raise ValueError("no frames to write")

@@ -35,6 +35,11 @@ def run(args: argparse.Namespace) -> int:
     from wadgym.agents import runfolder
     from wadgym.agents.policy import SavedPolicy
 
+    if (Path(args.run) / "config.yml").is_file() and runfolder.load_config(Path(args.run)).get("selfplay"):
+        from wadgym.agents.selfplay import evaluate, format_evaluation
+
+        print(format_evaluation(evaluate(Path(args.run), args.episodes, args.seed)))  # head-to-head matches
+        return 0
     try:
         if args.episodes < 1:
             raise ValueError(f"--episodes must be >= 1, got {args.episodes}")

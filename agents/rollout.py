@@ -37,6 +37,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import gymnasium as gym
 
+    from wadgym.agents.selfplay import is_multi
+
+    if is_multi(args.env_id):  # several players: each one's view side by side in the video
+        from wadgym.agents.selfplay import rollout
+        from wadgym.envs.kwargs import parse_assignments
+
+        try:
+            return rollout(args, parse_assignments(args.env_kwarg, "-k"))
+        except ValueError as error:
+            print(f"wadgym rollout: error: {error}", file=sys.stderr)
+            return 2
+
     from wadgym.agents.episodes import RandomPolicy
     from wadgym.agents.vec import gym_make, make_env
     from wadgym.envs.kwargs import parse_assignments

@@ -13,42 +13,20 @@
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import json
-import os
 import re
-import secrets
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from wadgym.wads.wad import write_atomic
+from wadgym.files import write_atomic
 
 DEFAULT_ROOT = Path("runs")
 EPISODE_FIELDS = ("timesteps", "score", "return", "length")
-
-
-@contextlib.contextmanager
-def atomic_path(path: str | Path) -> Iterator[Path]:
-    """A temporary name in `path`'s folder (same suffix) for a writer that takes a path: renamed over
-    `path` when the block succeeds, removed when it raises. The folder is created.
-
-    The name is unique but not created first (as mkstemp would, mode 0600), so the file gets the
-    usual permissions."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.stem}.{secrets.token_hex(6)}.tmp{path.suffix}")
-    try:
-        yield temporary
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
 
 
 def write_bytes_atomic(path: Path, data: bytes) -> None:

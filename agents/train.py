@@ -53,7 +53,12 @@ class TrainingFailed(Exception):
 
 def run(args: argparse.Namespace) -> int:
     from wadgym.agents import runfolder
+    from wadgym.agents.selfplay import is_multi
 
+    if is_multi(args.env):  # a multi-agent env: one shared policy trained by self-play
+        from wadgym.agents.selfplay import train as train_selfplay
+
+        return train_selfplay(args)
     try:
         if args.resume:
             run_dir = runfolder.require_run(args.resume)
@@ -174,17 +179,19 @@ def train(run_dir: Path, config: dict[str, Any], save_freq: int = 25_000, progre
 
     with tempfile.TemporaryDirectory(prefix="wadgym-workers-") as failure_dir:
         model = _make_model(run_dir, config, device, saved, failure_dir)
-        callback = RunCallback(run_dir, save_freq, episodes=runfolder.read_episodes(run_dir) if resume else [])
-        start_steps, start_time = model.num_timesteps, time.perf_counter()
-        failure = _learn(model, callback, hp["n_timesteps"] - model.num_timesteps, progress_bar, failure_dir)
-    wall = time.perf_counter() - start_time
+        try:
+            callback = RunCallback(run_dir, save_freq, episodes=runfolder.read_episodes(run_dir) if resume else [])
+            start_steps, start_time = model.num_timesteps, time.perf_counter()
+            failure = _learn(model, callback, hp["n_timesteps"] - model.num_timesteps, progress_bar, failure_dir)
+            wall = time.perf_counter() - start_time
+            if failure is None:
+                status = "interrupted" if callback.stop_signal is not None else "finished"
+                _save_results(run_dir, model, callback, final=status == "finished")
+        finally:  # whatever happened, no worker or engine outlives this (workers ignore SIGTERM: close them)
+            close_vec_env(model.get_env())
     if failure is not None:  # the latest checkpoint stays the resume point: the model may be what failed
-        close_vec_env(model.get_env())
         _finish_meta(run_dir, meta, session, start_steps, model.num_timesteps, wall, "failed", failure)
         raise TrainingFailed(_failure_message(run_dir, model.num_timesteps, failure["error"]))
-
-    status = "interrupted" if callback.stop_signal is not None else "finished"
-    _save_results(run_dir, model, callback, final=status == "finished")
     _finish_meta(run_dir, meta, session, start_steps, model.num_timesteps, wall, status)
     plot_learning_curve(callback.episodes, run_dir / "learning_curve.png", title=f"{config['env']} PPO ({run_dir.name})",
                         score_name=score_name(config["env"]))
@@ -202,6 +209,8 @@ def _learn(model, callback, steps: int, progress_bar: bool, failure_dir: str) ->
         if steps > 0:
             model.learn(steps, callback=callback, progress_bar=progress_bar, tb_log_name="PPO",
                         reset_num_timesteps=False)
+        else:  # a resumed run that had already reached its steps: nothing to learn, still save
+            callback.init_callback(model)
     except KeyboardInterrupt:  # a second Ctrl-C: stop at once, still save
         callback.stop_signal = callback.stop_signal or 2
     except Exception:  # a worker's failure reaches us as a closed pipe (EOFError): its report says what
@@ -255,14 +264,12 @@ def _make_model(run_dir: Path, config: dict[str, Any], device: str, saved: Path 
 def _save_results(run_dir: Path, model, callback, final: bool) -> None:
     """A checkpoint always; the final model (and VecNormalize statistics) when training finished."""
     from wadgym.agents.callbacks import save_model, save_vecnormalize
-    from wadgym.agents.vec import close_vec_env
 
     callback.save_checkpoint()
     if final:
         save_model(model, run_dir / "model.zip")
         if model.get_vec_normalize_env() is not None:
             save_vecnormalize(model.get_vec_normalize_env(), run_dir / "vecnormalize.pkl")
-    close_vec_env(model.get_env())
 
 
 def _start_meta(run_dir: Path, device: str, resume: bool) -> tuple[dict[str, Any], dict[str, Any]]:

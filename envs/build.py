@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     from wadgym.envs.scenarios import compile_acs, make_params
     from wadgym.wads import build_wad
     from wadgym.wads.preview import preview_png
-    from wadgym.wads.wad import write_all_atomic
+    from wadgym.files import write_all_atomic
 
     output = args.output or f"{_stem(args.scenario)}.wad"
     try:

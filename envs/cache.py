@@ -90,7 +90,7 @@ def verified(path: Path) -> bool:
 
 def _store(path: Path, data: bytes) -> None:
     """The WAD, then its record, each written atomically: a record never vouches for other bytes."""
-    from wadgym.wads.wad import write_atomic
+    from wadgym.files import write_atomic
 
     if not isinstance(data, (bytes, bytearray)):
         raise TypeError(f"the WAD build for {path.name} returned {type(data).__name__}, not bytes")

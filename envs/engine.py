@@ -21,7 +21,7 @@ from typing import Iterator, Sequence
 
 import vizdoom as vzd
 
-from wadgym.wads.wad import write_atomic
+from wadgym.files import write_atomic
 
 from . import watchdog
 from .cache import cache_dir
@@ -62,6 +62,17 @@ def make_game(
     if seed is not None:
         game.set_seed(seed)
     return game
+
+
+def enable_buffers(game: vzd.DoomGame, buffers: Sequence[str]) -> None:
+    """Turn on the extra screens named in `buffers` ("depth", "labels", "automap": a plain top-down map)."""
+    game.set_depth_buffer_enabled("depth" in buffers)
+    game.set_labels_buffer_enabled("labels" in buffers)
+    if "automap" in buffers:
+        game.set_automap_buffer_enabled(True)
+        game.set_automap_mode(vzd.AutomapMode.OBJECTS_WITH_SIZE)
+        game.set_automap_rotate(False)
+        game.set_automap_render_textures(False)
 
 
 def start_game(wad: str | os.PathLike | None, map_name: str = "MAP01", **settings) -> vzd.DoomGame:

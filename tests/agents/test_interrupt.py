@@ -41,7 +41,7 @@ def test_ctrl_c_checkpoints_and_resume_finishes(tmp_path, tiny_hyperparams, env_
 
     config_before = (run / "config.yml").read_text()
     done = subprocess.run([*wadgym, "train", "--resume", str(run), "--eval-episodes", "0", "--no-progress"],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert (run / "config.yml").read_text() == config_before
     meta = json.loads((run / "meta.json").read_text())

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from wadgym.wads import Actor, Level, MapBuilder, build_wad, write_wad
-from wadgym.wads.wad import write_all_atomic, write_atomic
+from wadgym.files import write_all_atomic, write_atomic
 
 
 def room_with_start(**style) -> tuple[MapBuilder, object]:
