@@ -1,23 +1,43 @@
 # Quick start: `make train` (set up, then train and evaluate on the default env) and `make test`
-# (set up, then run the test suite). Both create .venv on first use.
+# (set up, then run the test suite). Both create .venv on first use; `make test` also creates
+# .venv-rllib for the RLlib backend's tests (Ray RLlib pins gymnasium, .venv stays on the newest).
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+RLLIB_VENV ?= .venv-rllib
+RLLIB_BIN := $(RLLIB_VENV)/bin
+RLLIB_TESTS := tests/agents/rllib
+comma := ,
 
-.PHONY: setup train test
+.PHONY: setup setup-rllib train test test-rllib
 setup: $(VENV)/.installed
+setup-rllib: $(RLLIB_VENV)/.installed
 
 # torch==2.13.0 first, pinned: the training extras would otherwise take whatever torch pip picks (on the
 # project's CI machines 2.13.0 is a CPU build on local disk; elsewhere PyPI's default build for the platform).
+# $(1): the venv folder, $(2): the extras.
+define make_venv
+	$(PYTHON) -m venv $(1)
+	$(1)/bin/python -m pip install -q --upgrade pip
+	$(1)/bin/python -m pip install -q torch==2.13.0
+	$(1)/bin/python -m pip install -q -e '.[$(2)]'
+	touch $(1)/.installed
+endef
+
 $(VENV)/.installed: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q torch==2.13.0
-	$(BIN)/python -m pip install -q -e '.[train,test]'
-	touch $@
+	$(call make_venv,$(VENV),train$(comma)test$(comma)multi)
+
+$(RLLIB_VENV)/.installed: pyproject.toml
+	$(call make_venv,$(RLLIB_VENV),rllib$(comma)test)
 
 train: setup
 	$(BIN)/wadgym train
 
-test: setup
-	$(BIN)/python -m pytest
+# The suite in .venv (newest gymnasium), then the RLlib tests in .venv-rllib, where a missing Ray is an
+# error rather than a skip.
+test: setup setup-rllib
+	$(BIN)/python -m pytest --ignore=$(RLLIB_TESTS)
+	$(MAKE) test-rllib
+
+test-rllib: setup-rllib
+	WADGYM_REQUIRE_RLLIB=1 $(RLLIB_BIN)/python -m pytest $(RLLIB_TESTS)

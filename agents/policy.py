@@ -26,10 +26,15 @@ class SavedPolicy:
         self.run = runfolder.require_run(run)
         self.config = runfolder.load_config(self.run)
         self.model_file = Path(model_file) if model_file else runfolder.model_path(self.run)
-        self.model = PPO.load(self.model_file, device=device, custom_objects=_custom_objects())
+        if self.config.get("backend") == "rllib":  # the same network, from an RLlib checkpoint
+            from wadgym.agents.rllib.policy import load_model
+
+            self.model, self.vec_normalize = load_model(self.model_file, device), None
+        else:
+            self.model = PPO.load(self.model_file, device=device, custom_objects=_custom_objects())
+            self.vec_normalize = _load_vecnormalize(runfolder.vecnormalize_path(self.model_file))
         self.deterministic = deterministic
         self.frame_stack = int(self.config["hyperparams"].get("frame_stack") or 0)
-        self.vec_normalize = _load_vecnormalize(runfolder.vecnormalize_path(self.model_file))
         self._stack = None
         self.on_input = None  # called with each network input (see recorded_inputs)
 

@@ -13,42 +13,20 @@
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import json
-import os
 import re
-import secrets
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from wadgym.wads.wad import write_atomic
+from wadgym.files import write_atomic
 
 DEFAULT_ROOT = Path("runs")
 EPISODE_FIELDS = ("timesteps", "score", "return", "length")
-
-
-@contextlib.contextmanager
-def atomic_path(path: str | Path) -> Iterator[Path]:
-    """A temporary name in `path`'s folder (same suffix) for a writer that takes a path: renamed over
-    `path` when the block succeeds, removed when it raises. The folder is created.
-
-    The name is unique but not created first (as mkstemp would, mode 0600), so the file gets the
-    usual permissions."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.stem}.{secrets.token_hex(6)}.tmp{path.suffix}")
-    try:
-        yield temporary
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
 
 
 def write_bytes_atomic(path: Path, data: bytes) -> None:
@@ -98,8 +76,12 @@ def require_run(path: str | Path) -> Path:
 
 
 def load_config(run: Path) -> dict[str, Any]:
-    with open(require_run(run) / "config.yml") as f:
-        return yaml.safe_load(f)
+    from wadgym.agents.config import read_yaml
+
+    config = read_yaml(require_run(run) / "config.yml")
+    if not isinstance(config, dict) or "env" not in config:
+        raise ValueError(f"{run}/config.yml is not a wadgym run configuration (no env)")
+    return config
 
 
 def checkpoint_paths(run: Path, steps: int) -> tuple[Path, Path]:
@@ -108,19 +90,22 @@ def checkpoint_paths(run: Path, steps: int) -> tuple[Path, Path]:
 
 
 def latest_checkpoint(run: Path) -> tuple[int, Path] | None:
+    """(steps, path) of the newest checkpoint: model_<steps>_steps.zip (SB3) or the folder
+    model_<steps>_steps (RLlib)."""
     found = []
-    for path in (Path(run) / "checkpoints").glob("model_*_steps.zip"):
-        match = re.fullmatch(r"model_(\d+)_steps\.zip", path.name)
+    for path in (Path(run) / "checkpoints").glob("model_*_steps*"):
+        match = re.fullmatch(r"model_(\d+)_steps(\.zip)?", path.name)
         if match:
             found.append((int(match.group(1)), path))
     return max(found) if found else None
 
 
 def model_path(run: Path) -> Path:
-    """The final model, or the latest checkpoint when training did not finish."""
-    final = Path(run) / "model.zip"
-    if final.is_file():
-        return final
+    """The final model (model.zip, or an RLlib run's model/ folder), or the latest checkpoint when
+    training did not finish."""
+    for final in (Path(run) / "model.zip", Path(run) / "model"):
+        if final.exists():
+            return final
     latest = latest_checkpoint(run)
     if latest is None:
         raise ValueError(f"run {str(run)!r} has no model.zip and no checkpoint")
@@ -134,11 +119,11 @@ def vecnormalize_path(model: Path) -> Path:
     return model.with_name(model.name.replace("model_", "vecnormalize_").replace(".zip", ".pkl"))
 
 
-def write_episodes(run: Path, episodes: list[dict[str, Any]]) -> None:
+def write_episodes(run: Path, episodes: list[dict[str, Any]], fields: tuple[str, ...] = EPISODE_FIELDS) -> None:
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=EPISODE_FIELDS, lineterminator="\n")
+    writer = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
-    writer.writerows({k: e.get(k) for k in EPISODE_FIELDS} for e in episodes)
+    writer.writerows({k: e.get(k) for k in fields} for e in episodes)
     write_text_atomic(Path(run) / "episodes.csv", buf.getvalue())
 
 
@@ -150,11 +135,13 @@ def read_episodes(run: Path) -> list[dict[str, Any]]:
         return [{k: _number(v) for k, v in row.items()} for row in csv.DictReader(f)]
 
 
-def _number(text: str | None) -> int | float | None:
-    """A CSV cell as written: "12" -> 12, "0.5" -> 0.5, "" -> None."""
+def _number(text: str | None) -> int | float | str | None:
+    """A CSV cell as written: "12" -> 12, "0.5" -> 0.5, "" -> None, other text as it is."""
     if text in ("", None):
         return None
-    try:
-        return int(text)
-    except ValueError:
-        return float(text)
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            continue
+    return text

@@ -1,4 +1,5 @@
-"""List training runs as a table: env, steps, score per episode (trained vs random), device, date.
+"""List training runs as a table: env, steps, score per episode (trained vs random), device, date, status,
+backend (sb3 or rllib).
 
     wadgym runs [DIR]      (default ./runs)
 """
@@ -20,7 +21,13 @@ def run(args: argparse.Namespace) -> int:
     if not root.is_dir():
         print(f"wadgym runs: {str(root)!r} is not a folder", file=sys.stderr)
         return 2
-    rows = [describe(path) for path in sorted(root.iterdir()) if (path / "config.yml").is_file()]
+    rows = []
+    for path in sorted(root.iterdir()):
+        if (path / "config.yml").is_file():
+            try:
+                rows.append(describe(path))
+            except (ValueError, OSError, KeyError, TypeError, AttributeError) as exc:  # one broken run, not the list
+                print(f"wadgym runs: skipped {path.name}: {exc}", file=sys.stderr)
     if not rows:
         print(f"no runs in {root}")
         return 0
@@ -46,6 +53,7 @@ def describe(run: Path) -> dict[str, Any]:
         "score_name": evaluation.get("score_name", ""),
         "random": (evaluation.get("random") or {}).get("score_mean"),
         "device": (meta.get("device") or config.get("device", "?")).split(" ")[0],
+        "backend": config.get("backend", "sb3"),
         "date": (meta.get("started") or "").replace("T", " ")[:16],
         "status": status,
     }
@@ -55,10 +63,10 @@ def format_table(rows: list[dict[str, Any]]) -> str:
     def cell(value, fmt="{}"):
         return "-" if value is None else fmt.format(value)
 
-    header = ("run", "env", "steps", "score/ep", "random", "score", "device", "date", "status")
+    header = ("run", "env", "steps", "score/ep", "random", "score", "device", "date", "status", "backend")
     body = [
         (r["run"], r["env"], cell(r["steps"]), cell(r["score"], "{:.2f}"), cell(r["random"], "{:.2f}"),
-         r["score_name"] or "-", r["device"], r["date"], r["status"])
+         r["score_name"] or "-", r["device"], r["date"], r["status"], r["backend"])
         for r in rows
     ]
     widths = [max(len(str(x)) for x in column) for column in zip(header, *body)]

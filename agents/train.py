@@ -42,6 +42,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--eval-episodes", type=int, default=20, help="final evaluation episodes; 0 skips (default 20)")
     parser.add_argument("--eval-seed", type=int, default=0, help="final evaluation uses seeds EVAL_SEED.. (default 0)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    from wadgym.agents.rllib import add_arguments as add_rllib_arguments
+
+    add_rllib_arguments(parser)
 
 
 class TrainingFailed(Exception):
@@ -50,7 +53,12 @@ class TrainingFailed(Exception):
 
 def run(args: argparse.Namespace) -> int:
     from wadgym.agents import runfolder
+    from wadgym.agents.selfplay import is_multi
 
+    if is_multi(args.env):  # a multi-agent env: one shared policy trained by self-play
+        from wadgym.agents.selfplay import train as train_selfplay
+
+        return train_selfplay(args)
     try:
         if args.resume:
             run_dir = runfolder.require_run(args.resume)
@@ -93,6 +101,10 @@ def start(run_dir: Path, config: dict[str, Any], args: argparse.Namespace, resum
     """Print the plan, then train (see train) with the checkpoint frequency and progress bar of `args`."""
     from wadgym.agents.system import select_device
 
+    if config.get("backend") == "rllib":
+        from wadgym.agents.rllib.train import train as train_rllib
+
+        return train_rllib(run_dir, config, args, resume)
     hp = config["hyperparams"]
     print(f"{'resuming' if resume else 'training'} PPO on {config['env']}: {hp['n_timesteps']} steps, "
           f"{hp['n_envs']} envs, device {select_device(config['device'])}, seed {config['seed']}; "
@@ -109,11 +121,16 @@ def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
 
     overrides = parse_assignments(args.hp, "--hp")
     if args.timesteps is not None:
-        overrides["n_timesteps"] = int(args.timesteps)
+        overrides["n_timesteps"] = args.timesteps  # checked with the other hyperparameters
     if args.n_envs is not None:
         overrides["n_envs"] = args.n_envs
     hyperparams = resolve(args.env, args.hyperparams, overrides, parse_assignments(args.env_kwargs, "--env-kwargs"))
     select_device(args.device)  # fail now, not after the envs started
+    rllib = None
+    if getattr(args, "backend", "sb3") == "rllib":
+        from wadgym.agents.rllib.train import settings
+
+        rllib = settings(args, hyperparams)  # sets n_envs to env runners x envs per runner
     make_env(args.env, hyperparams["env_kwargs"]).close()  # bad env kwargs: a ValueError here, not in a worker
     return {
         "env": args.env,
@@ -122,12 +139,15 @@ def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
         "device": args.device,
         "hyperparams_file": str(args.hyperparams) if args.hyperparams else "wadgym/agents/hyperparams/ppo.yml",
         "hyperparams": hyperparams,
+        **({"backend": "rllib", "rllib": rllib} if rllib is not None else {}),
     }
 
 
 def prepare_run_dir(run_dir: Path, config: dict[str, Any]) -> None:
     from wadgym.agents import runfolder
 
+    if run_dir.exists() and not run_dir.is_dir():
+        raise ValueError(f"--run-dir {run_dir} is a file, not a folder")
     if (run_dir / "config.yml").exists():
         raise ValueError(f"{run_dir} already holds a run; use --resume {run_dir} or another --run-dir")
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -159,17 +179,19 @@ def train(run_dir: Path, config: dict[str, Any], save_freq: int = 25_000, progre
 
     with tempfile.TemporaryDirectory(prefix="wadgym-workers-") as failure_dir:
         model = _make_model(run_dir, config, device, saved, failure_dir)
-        callback = RunCallback(run_dir, save_freq, episodes=runfolder.read_episodes(run_dir) if resume else [])
-        start_steps, start_time = model.num_timesteps, time.perf_counter()
-        failure = _learn(model, callback, hp["n_timesteps"] - model.num_timesteps, progress_bar, failure_dir)
-    wall = time.perf_counter() - start_time
+        try:
+            callback = RunCallback(run_dir, save_freq, episodes=runfolder.read_episodes(run_dir) if resume else [])
+            start_steps, start_time = model.num_timesteps, time.perf_counter()
+            failure = _learn(model, callback, hp["n_timesteps"] - model.num_timesteps, progress_bar, failure_dir)
+            wall = time.perf_counter() - start_time
+            if failure is None:
+                status = "interrupted" if callback.stop_signal is not None else "finished"
+                _save_results(run_dir, model, callback, final=status == "finished")
+        finally:  # whatever happened, no worker or engine outlives this (workers ignore SIGTERM: close them)
+            close_vec_env(model.get_env())
     if failure is not None:  # the latest checkpoint stays the resume point: the model may be what failed
-        close_vec_env(model.get_env())
         _finish_meta(run_dir, meta, session, start_steps, model.num_timesteps, wall, "failed", failure)
         raise TrainingFailed(_failure_message(run_dir, model.num_timesteps, failure["error"]))
-
-    status = "interrupted" if callback.stop_signal is not None else "finished"
-    _save_results(run_dir, model, callback, final=status == "finished")
     _finish_meta(run_dir, meta, session, start_steps, model.num_timesteps, wall, status)
     plot_learning_curve(callback.episodes, run_dir / "learning_curve.png", title=f"{config['env']} PPO ({run_dir.name})",
                         score_name=score_name(config["env"]))
@@ -180,18 +202,22 @@ def train(run_dir: Path, config: dict[str, Any], save_freq: int = 25_000, progre
 def _learn(model, callback, steps: int, progress_bar: bool, failure_dir: str) -> dict[str, str] | None:
     """PPO.learn for `steps` more steps; None when it ends (done, or stopped by a signal), else the
     failure: {"error": its last line, "traceback": the env worker's when a worker failed, else ours}."""
-    from wadgym.agents.vec import worker_failures
+    from wadgym.agents.vec import worker_deaths, worker_failures
 
     callback.install_signal_handlers()
     try:
         if steps > 0:
             model.learn(steps, callback=callback, progress_bar=progress_bar, tb_log_name="PPO",
                         reset_num_timesteps=False)
+        else:  # a resumed run that had already reached its steps: nothing to learn, still save
+            callback.init_callback(model)
     except KeyboardInterrupt:  # a second Ctrl-C: stop at once, still save
         callback.stop_signal = callback.stop_signal or 2
     except Exception:  # a worker's failure reaches us as a closed pipe (EOFError): its report says what
         reports = worker_failures(failure_dir)
         text = (reports[0] if reports else traceback.format_exc()).strip()
+        if not reports:  # a worker killed outright (the OOM killer's SIGKILL) wrote nothing: say how it ended
+            text = "\n".join([text, *worker_deaths(model.get_env())])
         return {"error": text.splitlines()[-1], "traceback": text}
     finally:
         callback.restore_signal_handlers()
@@ -238,14 +264,12 @@ def _make_model(run_dir: Path, config: dict[str, Any], device: str, saved: Path 
 def _save_results(run_dir: Path, model, callback, final: bool) -> None:
     """A checkpoint always; the final model (and VecNormalize statistics) when training finished."""
     from wadgym.agents.callbacks import save_model, save_vecnormalize
-    from wadgym.agents.vec import close_vec_env
 
     callback.save_checkpoint()
     if final:
         save_model(model, run_dir / "model.zip")
         if model.get_vec_normalize_env() is not None:
             save_vecnormalize(model.get_vec_normalize_env(), run_dir / "vecnormalize.pkl")
-    close_vec_env(model.get_env())
 
 
 def _start_meta(run_dir: Path, device: str, resume: bool) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -285,12 +309,13 @@ def _finish_meta(run_dir: Path, meta: dict[str, Any], session: dict[str, Any], f
 def evaluate_run(run_dir: Path, episodes: int, seed: int) -> dict[str, Any]:
     """Trained vs random on fixed seeds; the result goes into metrics.json."""
     from wadgym.agents import runfolder
-    from wadgym.agents.evaluate import compare_with_random
+    from wadgym.agents.evaluate import compare_with_random, default_split
     from wadgym.agents.plots import plot_learning_curve
     from wadgym.agents.policy import SavedPolicy
 
     meta = runfolder.read_json(run_dir / "meta.json")
-    comparison = compare_with_random(SavedPolicy(run_dir), episodes, seed)
+    policy = SavedPolicy(run_dir)
+    comparison = compare_with_random(policy, episodes, seed, levels=default_split(policy.env_id, policy.env_kwargs))
     metrics = {
         "env": comparison["env"],
         "timesteps": meta.get("timesteps"),
@@ -313,8 +338,8 @@ def _resume_point(run_dir: Path) -> Path | None:
     latest = runfolder.latest_checkpoint(run_dir)
     if latest is not None:
         return latest[1]
-    final = run_dir / "model.zip"
-    return final if final.is_file() else None
+    finals = [path for path in (run_dir / "model.zip", run_dir / "model") if path.exists()]  # SB3, RLlib
+    return finals[0] if finals else None
 
 
 def _append_command(run_dir: Path) -> None:

@@ -1,0 +1,528 @@
+"""Train PPO with Ray RLlib into a wadgym run folder (`wadgym train --backend rllib`).
+
+The Algorithm (with its learner, unless GPUs hold remote learners) runs in one Ray actor; env runners
+are actors of their own, one CPU each. All of them share one placement group with the SPREAD strategy,
+so env runners go to different nodes where the cluster has several; its first bundle (the Algorithm) is
+pinned to this machine's node, because that is where the run folder is. The driver (this process)
+asks for one training iteration at a time, records episodes, TensorBoard scalars and checkpoints,
+and decides when to stop: at the step budget, on Ctrl-C (checkpoint, exit 130) or when an env
+runner fails (status failed, the runner's traceback in meta.json).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import shutil
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+# SB3 PPO hyperparameter -> RLlib PPO setting; what RLlib cannot do is refused (UNSUPPORTED).
+RENAMED = {"batch_size": "minibatch_size", "n_epochs": "num_epochs", "clip_range": "clip_param",
+           "ent_coef": "entropy_coeff", "vf_coef": "vf_loss_coeff", "max_grad_norm": "grad_clip",
+           "gamma": "gamma", "gae_lambda": "lambda_"}
+SB3_DEFAULTS = {"n_steps": 2048, "batch_size": 64, "n_epochs": 10, "learning_rate": 3e-4, "clip_range": 0.2,
+                "ent_coef": 0.0, "vf_coef": 0.5, "max_grad_norm": 0.5, "gamma": 0.99, "gae_lambda": 0.95}
+WADGYM_KEYS = {"n_envs", "n_timesteps", "policy", "policy_kwargs", "frame_stack", "env_kwargs", "torch_threads",
+               "learning_rate", "n_steps", "clip_range_vf", "normalize", "normalize_advantage", "target_kl",
+               "use_sde", "sde_sample_freq", "stats_window_size"}
+UNSUPPORTED = {
+    "normalize": "VecNormalize statistics",
+    "target_kl": "stopping an update's epochs early at a KL target",
+    "use_sde": "state-dependent exploration",
+    "normalize_advantage": "turning advantage normalisation off (RLlib always standardises them)",
+}
+DEFAULT_ENV_RUNNERS = 2
+RAY_TOKEN = Path.home() / ".ray" / "auth_token"  # where `ray start --head` keeps its authentication token
+PLACEMENT_TIMEOUT_S = 60
+
+
+def settings(args: argparse.Namespace, hp: dict[str, Any]) -> dict[str, Any]:
+    """The `rllib` section of config.yml from the command line; sets hp["n_envs"] to runners x envs.
+    Bad values are ValueErrors, raised before anything starts."""
+    import importlib.util
+
+    if importlib.util.find_spec("ray") is None:  # the CLI turns this into "pip install 'wadgym[rllib]'"
+        raise ModuleNotFoundError("No module named 'ray'", name="ray")
+    if args.address:
+        check_address(args.address)
+    runners = args.num_env_runners if args.num_env_runners is not None else DEFAULT_ENV_RUNNERS
+    if runners < 1:
+        raise ValueError(f"--num-env-runners must be >= 1, got {runners}")
+    per_runner = args.envs_per_runner if args.envs_per_runner is not None else max(1, math.ceil(hp["n_envs"] / runners))
+    if per_runner < 1:
+        raise ValueError(f"--envs-per-runner must be >= 1, got {per_runner}")
+    if args.num_gpus is not None and args.num_gpus < 0:
+        raise ValueError(f"--num-gpus must be >= 0, got {args.num_gpus}")
+    hp["n_envs"] = runners * per_runner
+    ppo_settings(hp)  # refuse what RLlib cannot do now, not after the cluster started
+    if int(hp.get("frame_stack") or 0) > 1 and hp["env_kwargs"].get("color"):
+        raise ValueError("--backend rllib stacks one-channel frames only (RLlib's frame-stacking connectors): "
+                         "use color=False, or frame_stack 1 with color=True")
+    return {"num_env_runners": runners, "envs_per_runner": per_runner,
+            "num_gpus": "auto" if args.num_gpus is None else args.num_gpus}
+
+
+def ppo_settings(hp: dict[str, Any]) -> dict[str, Any]:
+    """PPOConfig.training(...) arguments for resolved SB3-style hyperparameters, SB3's defaults where
+    the YAML says nothing, so both backends train the same PPO: no KL penalty, no value clipping
+    unless clip_range_vf, gradient clipping by global norm, a linear learning-rate decay for lin_*."""
+    from wadgym.agents.config import ZOO_KEYS
+
+    refused = sorted(key for key in UNSUPPORTED if hp.get(key) not in (None, False, 0)
+                     and not (key == "normalize_advantage" and hp[key] is True))
+    if refused:
+        raise ValueError("--backend rllib cannot do " + "; ".join(f"{key} ({UNSUPPORTED[key]})" for key in refused))
+    unknown = sorted(set(hp) - set(RENAMED) - WADGYM_KEYS - set(ZOO_KEYS))
+    if unknown:
+        raise ValueError(f"--backend rllib does not know the PPO hyperparameter(s) {', '.join(unknown)}; "
+                         f"it maps {', '.join(sorted({*RENAMED, 'learning_rate', 'n_steps', 'clip_range_vf'}))}")
+    values = {**SB3_DEFAULTS, **{k: v for k, v in hp.items() if v is not None}}
+    for key in ("clip_range", "clip_range_vf"):
+        if isinstance(values.get(key), str):
+            raise ValueError(f"--backend rllib takes {key} as a number, not the schedule {values[key]!r}")
+    training = {RENAMED[key]: values[key] for key in RENAMED}
+    learning_rate = values["learning_rate"]
+    if isinstance(learning_rate, str):
+        from wadgym.agents.config import schedule
+
+        start = schedule(learning_rate).start
+        learning_rate = [[0, start], [hp["n_timesteps"], 0.0]]  # RLlib interpolates by env steps sampled
+    training.update(lr=learning_rate, use_kl_loss=False, grad_clip_by="global_norm",
+                    vf_clip_param=float(hp["clip_range_vf"]) if hp.get("clip_range_vf") else float("inf"),
+                    train_batch_size_per_learner=int(values["n_steps"]) * int(hp["n_envs"]))
+    return training
+
+
+def algorithm_config(config: dict[str, Any], num_gpus: int, failure_log: str | None = None):
+    """The PPOConfig of a run's configuration, with `num_gpus` GPU learners (0: one learner on a CPU);
+    env runners report env failures to the envs.FailureLog actor named `failure_log`."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.connectors.env_to_module.frame_stacking import FrameStackingEnvToModule
+    from ray.rllib.connectors.learner.frame_stacking import FrameStackingLearner
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from wadgym.agents.rllib.envs import RLLIB_ENV, EpisodeRecorder
+    from wadgym.agents.rllib.module import SB3PolicyModule
+
+    hp, rllib = config["hyperparams"], config["rllib"]
+    frames = int(hp.get("frame_stack") or 0)
+    training = ppo_settings(hp)
+    if num_gpus > 1:  # each learner takes its share of the batch
+        training["train_batch_size_per_learner"] = max(1, training["train_batch_size_per_learner"] // num_gpus)
+    ppo = (
+        PPOConfig()
+        .environment(RLLIB_ENV, env_config={"env_id": config["env"], "env_kwargs": hp["env_kwargs"],
+                                             "seed": config["seed"], "failure_log": failure_log})
+        .env_runners(num_env_runners=rllib["num_env_runners"], num_envs_per_env_runner=rllib["envs_per_runner"],
+                     num_cpus_per_env_runner=1, gym_env_vectorize_mode="vector_entry_point",
+                     env_to_module_connector=(lambda env, spaces, device: FrameStackingEnvToModule(num_frames=frames))
+                     if frames > 1 else None)
+        .learners(num_learners=num_gpus, num_gpus_per_learner=1 if num_gpus else 0,
+                  learner_connector=(lambda obs_space, act_space: FrameStackingLearner(num_frames=frames))
+                  if frames > 1 else None)
+        .training(num_epochs=training.pop("num_epochs"), **training)
+        .rl_module(rl_module_spec=RLModuleSpec(module_class=SB3PolicyModule, model_config={
+            "policy": hp.get("policy", "CnnPolicy"), "policy_kwargs": hp.get("policy_kwargs")}))
+        .callbacks(EpisodeRecorder)
+        .fault_tolerance(restart_failed_env_runners=False, restart_failed_sub_environments=False)
+        .resources(num_cpus_for_main_process=torch_threads(hp))
+        .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
+        .debugging(seed=config["seed"], log_level="ERROR")
+    )
+    return ppo
+
+
+def torch_threads(hp: dict[str, Any]) -> int:
+    threads = hp.get("torch_threads", "auto")
+    return 1 if threads in (None, "auto") else int(threads)
+
+
+class Trainer:
+    """The Algorithm, inside a Ray actor (ray.remote(Trainer) at use): one training iteration per call,
+    results trimmed to what the run records; saving and restoring checkpoints at run-folder paths."""
+
+    def __init__(self, ppo_config, threads: int, restore_from: str | None):
+        import torch
+
+        torch.set_num_threads(threads)
+        self.algo = ppo_config.build_algo()
+        if restore_from:
+            self.algo.restore_from_path(restore_from)
+
+    def train(self) -> dict[str, Any]:
+        from wadgym.agents.rllib.envs import pop_episodes
+
+        result = self.algo.train()
+        batches = self.algo.env_runner_group.foreach_env_runner(pop_episodes, local_env_runner=False)
+        runners = result.get("env_runners", {})
+        learner = result.get("learners", {}).get("default_policy", {})
+        scalars = {f"rollout/{key}": runners[key] for key in ("episode_return_mean", "episode_len_mean")
+                   if key in runners}
+        scalars.update({f"train/{key}": value for key, value in learner.items()
+                        if isinstance(value, (int, float)) and not isinstance(value, bool)})
+        return {"timesteps": int(result.get("num_env_steps_sampled_lifetime", 0)),
+                "episodes": [episode for batch in batches for episode in batch],
+                "scalars": {key: float(value) for key, value in scalars.items()}}
+
+    def timesteps(self) -> int:
+        from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME
+
+        return int(self.algo.metrics.peek((ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME), default=0))
+
+    def save(self, path: str) -> str:
+        self.algo.save_to_path(path)
+        return path
+
+    def learner_device(self) -> str:
+        from wadgym.agents.system import device_description
+
+        learner = getattr(self.algo.learner_group, "_learner", None)  # None: remote learners
+        device = str(learner._device) if learner is not None else "cuda"
+        return device_description(device) if learner is not None else "cuda (remote GPU learners)"
+
+    def stop(self) -> None:
+        self.algo.stop()
+
+
+def check_address(address: str, timeout: float = 5.0) -> None:
+    """A ValueError unless something listens at HOST:PORT (ray.init would retry for minutes)."""
+    import socket
+
+    host, _, port = address.replace("ray://", "").rpartition(":")
+    if not host or not port.isdigit():
+        raise ValueError(f"--address {address!r}: expected HOST:PORT, e.g. 10.0.0.1:6379 (what `ray start --head` prints)")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise ValueError(f"--address {address}: no Ray cluster answers there ({exc}); start one with "
+                         f"`ray start --head --port={port}` on that machine") from None
+
+
+def connect(address: str | None, cpus_needed: int) -> bool:
+    """ray.init: join the cluster at `address`, else start a Ray instance here with enough logical CPUs
+    for the run (a 2-core machine may run more env runners than cores). Returns whether Ray started here."""
+    import logging
+
+    import ray
+
+    logging.getLogger("ray.rllib").setLevel(logging.ERROR)  # RLlib's notices to developers, not users
+    if address:
+        check_address(address)
+        try:
+            ray.init(address=address, log_to_driver=False, logging_level="ERROR")
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            raise ValueError(f"--address {address}: could not join a Ray cluster there ({exc}); start one with "
+                             f"`ray start --head`, pass the address it prints, and have the head's "
+                             f"{RAY_TOKEN} here (or RAY_AUTH_TOKEN set)") from None
+        return False
+    ray.init(address="local", num_cpus=max(cpus_needed, os.cpu_count() or 1), include_dashboard=False,
+             log_to_driver=False, logging_level="ERROR")
+    return True
+
+
+def cluster_nodes() -> list[dict[str, Any]]:
+    """Every live node of the cluster: id, address, whether it is the head, its resources."""
+    import ray
+
+    nodes = []
+    for node in ray.nodes():
+        if not node.get("Alive"):
+            continue
+        resources = node.get("Resources", {})
+        nodes.append({"node_id": node["NodeID"], "address": node.get("NodeManagerAddress"),
+                      "head": "node:__internal_head__" in resources,
+                      "resources": {k: v for k, v in resources.items() if not k.startswith("node:")}})
+    return nodes
+
+
+def gpus_for(requested: Any, device: str) -> int:
+    """GPU learners: the number asked for, else 1 when the cluster has a GPU and the device allows it."""
+    import ray
+
+    available = int(ray.cluster_resources().get("GPU", 0))
+    if requested == "auto":
+        if device == "cpu":
+            return 0
+        if device.startswith("cuda") and not available:
+            raise ValueError(f"--device {device}: the Ray cluster has no GPU")
+        return 1 if available else 0
+    if int(requested) > available:
+        raise ValueError(f"--num-gpus {requested}: the Ray cluster has {available} GPU(s)")
+    return int(requested)
+
+
+def placement(ppo_config, timeout: float = PLACEMENT_TIMEOUT_S):
+    """A SPREAD placement group with RLlib's own bundles for this config (Algorithm, env runners,
+    learners), its first bundle on this node; a ValueError when the cluster cannot hold it."""
+    import ray
+    from ray.rllib.algorithms.ppo import PPO
+    from ray.util.placement_group import placement_group, remove_placement_group
+
+    bundles = [dict(b) for b in PPO.default_resource_request(ppo_config).bundles]
+    bundles = [{k: v for k, v in b.items() if v} or {"CPU": 0.01} for b in bundles]
+    here = ray.get_runtime_context().get_node_id()
+    group = placement_group(bundles, strategy="SPREAD",
+                            bundle_label_selector=[{"ray.io/node-id": here}] + [{} for _ in bundles[1:]])
+    try:
+        ray.get(group.ready(), timeout=timeout)
+    except ray.exceptions.GetTimeoutError:
+        remove_placement_group(group)
+        total = {key: sum(b.get(key, 0) for b in bundles) for key in ("CPU", "GPU")}
+        raise ValueError(
+            f"the Ray cluster cannot hold this run within {timeout:.0f} s: it needs {total['CPU']:g} CPUs "
+            f"({bundles[0].get('CPU', 0):g} on this node for the trainer, 1 per env runner) and "
+            f"{total['GPU']:g} GPUs; it has {ray.cluster_resources()}. Use fewer --num-env-runners, or add nodes"
+        ) from None
+    return group, bundles
+
+
+def placement_by_node(group) -> dict[str, Any]:
+    """Which node holds each bundle of the placement group (bundle 0: the trainer)."""
+    from ray.util.placement_group import placement_group_table
+
+    return {str(index): node for index, node in placement_group_table(group).get("bundles_to_node_id", {}).items()}
+
+
+def train(run_dir: Path, config: dict[str, Any], args: argparse.Namespace, resume: bool) -> dict[str, Any]:
+    """Train (or resume) the RLlib run in `run_dir`: the same files and result dict as agents.train.train.
+    Nothing stays running: the trainer, env runners, engines and a Ray instance started here end with it."""
+    import sys
+
+    address = getattr(args, "address", None)
+    # `ray start --head` turns on token authentication when ~/.ray/auth_token exists, but a client only
+    # sends the token with RAY_AUTH_MODE=token (Ray 2.60), which Ray reads when it is first imported.
+    if (address and "ray" not in sys.modules and "RAY_AUTH_MODE" not in os.environ
+            and (os.environ.get("RAY_AUTH_TOKEN") or RAY_TOKEN.is_file())):
+        os.environ["RAY_AUTH_MODE"] = "token"
+    import ray
+
+    from wadgym.agents import runfolder
+    from wadgym.agents.train import (TrainingFailed, _append_command, _failure_message, _finish_meta, _resume_point,
+                                     _start_meta)
+
+    run_dir = Path(run_dir).resolve()  # the trainer actor writes checkpoints there
+    saved = _resume_point(run_dir) if resume else None
+    if resume and saved is None:
+        raise ValueError(f"{run_dir} has no checkpoint to resume from")
+    hp, rllib = config["hyperparams"], config["rllib"]
+    started_here = connect(getattr(args, "address", None),
+                           rllib["num_env_runners"] + torch_threads(hp))
+    trainer = group = None
+    try:
+        num_gpus = gpus_for(rllib["num_gpus"], config["device"])
+        failures, failures_name = start_failure_log()
+        ppo_config = algorithm_config(config, num_gpus, failures_name)
+        group, bundles = placement(ppo_config)
+        print(f"{'resuming' if resume else 'training'} PPO (RLlib {ray.__version__}) on {config['env']}: "
+              f"{hp['n_timesteps']} steps, {rllib['num_env_runners']} env runners x {rllib['envs_per_runner']} envs, "
+              f"{num_gpus or 'no'} GPU learner(s), {len(cluster_nodes())} node(s), seed {config['seed']}; "
+              f"run folder {run_dir}", flush=True)
+        _append_command(run_dir)
+        meta, session = _start_meta(run_dir, "cpu", resume)
+        start_time, start_steps = time.perf_counter(), int(meta.get("timesteps") or 0)
+        try:
+            trainer = remote_trainer(group, bundles[0], ppo_config, torch_threads(hp), saved)
+            device = ray.get(trainer.learner_device.remote())
+        except ray.exceptions.RayError as error:  # an env that cannot be made, a module that cannot be built
+            failure = failure_of(error, reports_of(failures))
+            _finish_meta(run_dir, meta, session, start_steps, start_steps, time.perf_counter() - start_time,
+                         "failed", failure)
+            raise TrainingFailed(_failure_message(run_dir, start_steps, failure["error"])) from None
+        record_cluster(meta, session, device, group, getattr(args, "address", None))
+        runfolder.write_json(run_dir / "meta.json", meta)
+        loop = TrainingLoop(run_dir, trainer, failures, hp["n_timesteps"], args.save_freq, not args.no_progress,
+                            resume)
+        failure = loop.run()
+        wall = time.perf_counter() - loop.start_time
+        if failure is not None:
+            _finish_meta(run_dir, meta, session, loop.start_steps, loop.timesteps, wall, "failed", failure)
+            raise TrainingFailed(_failure_message(run_dir, loop.timesteps, failure["error"]))
+        status = "interrupted" if loop.stop_signal is not None else "finished"
+        loop.save(run_dir / "model" if status == "finished" else None)
+        _finish_meta(run_dir, meta, session, loop.start_steps, loop.timesteps, wall, status)
+        loop.plot(config["env"])
+        return {"interrupted": status == "interrupted", "timesteps": loop.timesteps, "wall_time_s": wall,
+                "device": meta["device"], "steps_per_second": meta["steps_per_second"] or 0.0}
+    finally:
+        shut_down(trainer, group, started_here)
+
+
+def remote_trainer(group, bundle: dict[str, float], ppo_config, threads: int, restore_from: Path | None):
+    """The Trainer actor in the placement group's first bundle; its env runners and learners (child
+    actors) are placed in the group's other bundles."""
+    import ray
+    from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
+
+    strategy = PlacementGroupSchedulingStrategy(group, placement_group_bundle_index=0,
+                                                placement_group_capture_child_tasks=True)
+    actor = ray.remote(Trainer).options(num_cpus=bundle.get("CPU", 0), num_gpus=bundle.get("GPU", 0),
+                                        scheduling_strategy=strategy, max_restarts=0)
+    trainer = actor.remote(ppo_config, threads, str(restore_from) if restore_from else None)
+    ray.get(trainer.timesteps.remote())  # construction errors surface here
+    return trainer
+
+
+def record_cluster(meta: dict[str, Any], session: dict[str, Any], device: str, group, address: str | None) -> None:
+    """backend, Ray's version, the cluster's nodes and where the run's bundles went, into meta.json."""
+    import ray
+
+    cluster = {"address": address or "local (started by this run)", "nodes": cluster_nodes(),
+               "bundles_to_node_id": placement_by_node(group)}
+    session.update(device=device, cluster=cluster)
+    session["versions"]["ray"] = ray.__version__
+    meta.setdefault("backend", "rllib")
+    meta["device"] = meta.get("device") if meta.get("sessions") else device
+    meta["versions"].setdefault("ray", ray.__version__)
+    meta.setdefault("cluster", cluster)
+
+
+def shut_down(trainer, group, started_here: bool) -> None:
+    """Stop the trainer (its env runners, learners and their engines go with it), free the placement
+    group, and stop a Ray instance this run started."""
+    import contextlib
+
+    import ray
+
+    if trainer is not None:
+        with contextlib.suppress(Exception):
+            ray.get(trainer.stop.remote(), timeout=30)
+        with contextlib.suppress(Exception):
+            ray.kill(trainer)
+    if group is not None:
+        from ray.util.placement_group import remove_placement_group
+
+        with contextlib.suppress(Exception):
+            remove_placement_group(group)
+    ray.shutdown()
+
+
+class TrainingLoop:
+    """Iterations until the step budget, a signal or a failure; episodes.csv, TensorBoard and
+    checkpoints as it goes."""
+
+    def __init__(self, run_dir: Path, trainer, failures, total: int, save_freq: int, progress: bool, resume: bool):
+        import ray
+
+        from wadgym.agents import runfolder
+
+        self.run_dir, self.trainer, self.failures, self.total = run_dir, trainer, failures, total
+        self.save_freq = max(int(save_freq), 1)
+        self.episodes = runfolder.read_episodes(run_dir) if resume else []
+        self.timesteps = self.start_steps = self.last_checkpoint = ray.get(trainer.timesteps.remote())
+        self.progress = progress
+        self.stop_signal: int | None = None
+        self.start_time = time.perf_counter()
+
+    def run(self) -> dict[str, str] | None:
+        """None when training ended (done or stopped by a signal), else the failure."""
+        from torch.utils.tensorboard import SummaryWriter
+        from tqdm import tqdm
+
+        import ray
+
+        previous = {s: signal.signal(s, self._ask_to_stop) for s in (signal.SIGINT, signal.SIGTERM)}
+        writer = SummaryWriter(str(self.run_dir / "tb" / "RLlib_PPO"))
+        bar = tqdm(total=self.total, initial=self.timesteps, unit="step", disable=not self.progress)
+        try:
+            while self.timesteps < self.total and self.stop_signal is None:
+                iteration_start, steps_before = time.perf_counter(), self.timesteps
+                result = ray.get(self.trainer.train.remote())
+                self.timesteps = result["timesteps"]
+                self._record(result, writer, (self.timesteps - steps_before) / (time.perf_counter() - iteration_start))
+                bar.update(self.timesteps - steps_before)
+                if self.timesteps - self.last_checkpoint >= self.save_freq:
+                    self.save(None)
+        except KeyboardInterrupt:  # a second Ctrl-C: stop at once, still save
+            self.stop_signal = self.stop_signal or signal.SIGINT
+        except ray.exceptions.RayError as error:
+            return failure_of(error, reports_of(self.failures))
+        finally:
+            bar.close()
+            writer.close()
+            for s, handler in previous.items():
+                signal.signal(s, handler)
+        return None
+
+    def _ask_to_stop(self, signum, frame):
+        if self.stop_signal is not None:
+            raise KeyboardInterrupt
+        self.stop_signal = signum
+        print(f"\n{signal.Signals(signum).name}: stopping after this iteration, saving a checkpoint ...", flush=True)
+
+    def _record(self, result: dict[str, Any], writer, steps_per_second: float) -> None:
+        import numpy as np
+
+        new = [{"timesteps": self.timesteps, **episode} for episode in result["episodes"]]
+        self.episodes.extend(new)
+        scalars = dict(result["scalars"], **{"time/steps_per_second": steps_per_second})
+        scores = [e["score"] for e in new if e.get("score") is not None]
+        if scores:
+            scalars["rollout/ep_score_mean"] = float(np.mean(scores))
+        for key, value in scalars.items():
+            writer.add_scalar(key, value, self.timesteps)
+
+    def save(self, final: Path | None) -> Path:
+        """A checkpoint (checkpoints/model_<steps>_steps/, older ones removed) and episodes.csv; with
+        `final`, also the final model there. Written under a temporary name, then renamed."""
+        import ray
+
+        from wadgym.agents import runfolder
+
+        checkpoint, _ = runfolder.checkpoint_paths(self.run_dir, self.timesteps)
+        checkpoint = checkpoint.with_suffix("")
+        targets = [checkpoint] + ([final] if final is not None else [])
+        for target in targets:
+            temporary = target.with_name(f".{target.name}.tmp")
+            shutil.rmtree(temporary, ignore_errors=True)
+            ray.get(self.trainer.save.remote(str(temporary)))
+            shutil.rmtree(target, ignore_errors=True)
+            os.replace(temporary, target)
+        for old in checkpoint.parent.glob("model_*_steps"):
+            if old != checkpoint:
+                shutil.rmtree(old, ignore_errors=True)
+        runfolder.write_episodes(self.run_dir, self.episodes, fields=EPISODE_FIELDS)
+        self.last_checkpoint = self.timesteps
+        return checkpoint
+
+    def plot(self, env_id: str) -> None:
+        from wadgym.agents.plots import plot_learning_curve
+        from wadgym.envs.registration import score_name
+
+        plot_learning_curve(self.episodes, self.run_dir / "learning_curve.png",
+                            title=f"{env_id} PPO, RLlib ({self.run_dir.name})", score_name=score_name(env_id))
+
+
+EPISODE_FIELDS = ("timesteps", "score", "return", "length", "env_runner", "node")
+
+
+def failure_of(error: Exception, reports: list[str]) -> dict[str, str]:
+    """{"error": its last line, "traceback": ...} of a failed iteration: the first env runner's report
+    (envs.FailureLog) when an env failed, else what Ray carried back."""
+    text = (reports[0] if reports else str(error)).strip()
+    return {"error": text.splitlines()[-1], "traceback": text}
+
+
+def reports_of(failures) -> list[str]:
+    """What env runners told the FailureLog `failures`; none when it cannot answer (the cluster is gone)."""
+    import ray
+
+    try:
+        return ray.get(failures.get.remote(), timeout=30)
+    except ray.exceptions.RayError:
+        return []
+
+
+def start_failure_log():
+    """A named envs.FailureLog actor (no resources) for this run's env runners to report to, and its name."""
+    import uuid
+
+    import ray
+
+    from wadgym.agents.rllib.envs import FailureLog
+
+    name = f"wadgym-failures-{uuid.uuid4().hex[:12]}"
+    return ray.remote(FailureLog).options(name=name, num_cpus=0).remote(), name
