@@ -1,11 +1,13 @@
-"""Writing files so that no reader ever sees half of one: the one atomic writer every wadgym package uses
-(acs, wads, envs and agents all import it; it imports nothing of wadgym's)."""
+"""Files every wadgym package reads and writes, in one place acs, wads, envs and agents all import (it
+imports nothing of wadgym's): the one atomic writer, so that no reader ever sees half of a file, and the
+one reader of a WAD's lump directory."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import secrets
+import struct
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -63,3 +65,29 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
+
+
+def wad_directory(data: bytes) -> list[tuple[str, int, int]]:
+    """(upper-case name, offset, size) of every lump of the IWAD or PWAD held in `data`. A file that is
+    not a WAD, or whose directory or lumps lie beyond its end, is a ValueError saying which."""
+    if len(data) < 12 or data[:4] not in (b"IWAD", b"PWAD"):
+        raise ValueError(f"not a WAD: it starts with {bytes(data[:4])!r}, expected 'IWAD' or 'PWAD'")
+    count, table = struct.unpack_from("<II", data, 4)
+    if table + 16 * count > len(data):
+        raise ValueError(f"WAD directory of {count} entries at {table} runs past the end ({len(data)} bytes)")
+    entries = []
+    for i in range(count):
+        offset, size, raw = struct.unpack_from("<II8s", data, table + 16 * i)
+        name = raw.split(b"\0", 1)[0].decode("latin-1").upper()
+        if offset + size > len(data):
+            raise ValueError(f"lump {i} ({name}) at {offset}, {size} bytes, runs past the end ({len(data)} bytes)")
+        entries.append((name, offset, size))
+    return entries
+
+
+def read_wad(wad: bytes | str | os.PathLike) -> list[tuple[str, bytes]]:
+    """(upper-case name, data) of every lump of a WAD given as bytes or a path, in directory order."""
+    if not isinstance(wad, (bytes, bytearray)):
+        wad = Path(wad).read_bytes()
+    data = bytes(wad)
+    return [(name, data[offset:offset + size]) for name, offset, size in wad_directory(data)]

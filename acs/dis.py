@@ -12,6 +12,8 @@ import struct
 from dataclasses import dataclass, field
 from typing import Optional, Union
 
+from wadgym.files import read_wad
+
 from . import builtins
 from .format import DEFAULT_SCRIPT_VARIABLES, SCRIPT_FLAGS, SCRIPT_TYPES
 from .pcodes import ACC_ONLY_OPERANDS, ACC_ONLY_PCODES, NO_FALLTHROUGH, PCD, PCODE_COUNT, PCODES, Arg, decode_opcode
@@ -604,7 +606,7 @@ def map_lumps(wad: Union[bytes, str, os.PathLike], lump_name: str) -> list[tuple
     """(map name, lump) for each lump called ``lump_name`` in a map of a WAD given as bytes or a path."""
     found = []
     previous = current_map = None
-    for name, lump in _lumps(wad):
+    for name, lump in read_wad(wad):
         if name in _MAP_LUMPS and previous is not None:
             current_map = previous
         elif name == lump_name.upper():
@@ -622,7 +624,7 @@ def library_lumps(wad: Union[bytes, str, os.PathLike]) -> list[tuple[str, bytes]
     """(lump name, lump) for each ACS library of a WAD: the lumps between A_START and A_END."""
     found = []
     inside = False
-    for name, lump in _lumps(wad):
+    for name, lump in read_wad(wad):
         if name == "A_START":
             inside = True
         elif name == "A_END":
@@ -630,23 +632,6 @@ def library_lumps(wad: Union[bytes, str, os.PathLike]) -> list[tuple[str, bytes]
         elif inside:
             found.append((name, lump))
     return found
-
-
-def _lumps(wad: Union[bytes, str, os.PathLike]) -> list[tuple[str, bytes]]:
-    """(upper-case name, data) of every lump of a WAD given as bytes or a path."""
-    data = wad if isinstance(wad, (bytes, bytearray)) else open(wad, "rb").read()
-    reader = _Reader(bytes(data), "WAD")
-    if data[:4] not in (b"IWAD", b"PWAD"):
-        raise ValueError(f"not a WAD: it starts with {bytes(data[:4])!r}, expected 'IWAD' or 'PWAD'")
-    count, dirofs = reader.unpack("<II", 4, "WAD header")
-    reader.need(dirofs, count * 16, f"WAD directory of {count} entries")
-    lumps = []
-    for i in range(count):
-        filepos, size, raw_name = reader.unpack("<II8s", dirofs + 16 * i, "WAD directory entry")
-        name = raw_name.split(b"\0", 1)[0].decode("latin-1").upper()
-        reader.need(filepos, size, f"lump {i} ({name})")
-        lumps.append((name, reader.data[filepos:filepos + size]))
-    return lumps
 
 
 def disassemble_path(path: Union[str, os.PathLike]) -> str:

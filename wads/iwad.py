@@ -15,6 +15,8 @@ import struct
 import zipfile
 from dataclasses import dataclass
 
+from wadgym.files import wad_directory
+
 IWAD_NAME = "freedoom2.wad"
 ENGINE_PK3 = "vizdoom.pk3"
 # The engine reads its Doom 2 game definitions through this MAPINFO file (gameinfo mapinfo=...).
@@ -37,18 +39,6 @@ def iwad_path() -> str:
 
 def engine_pk3_path() -> str:
     return os.path.join(vizdoom_dir(), ENGINE_PK3)
-
-
-def read_wad_directory(data: bytes) -> list[tuple[str, int, int]]:
-    """(name, offset, size) for every lump of a WAD held in `data`."""
-    magic, count, table = struct.unpack_from("<4sii", data, 0)
-    if magic not in (b"IWAD", b"PWAD"):
-        raise ValueError(f"not a WAD file (magic {magic!r})")
-    entries = []
-    for i in range(count):
-        offset, size, raw = struct.unpack_from("<ii8s", data, table + 16 * i)
-        entries.append((raw.split(b"\0", 1)[0].decode("latin-1").upper(), offset, size))
-    return entries
 
 
 def _names_between(entries, start: str, end: str) -> list[str]:
@@ -75,7 +65,7 @@ def _texture_names(lump: bytes) -> list[str]:
 def _iwad_catalogue() -> tuple[frozenset, frozenset, frozenset]:
     with open(iwad_path(), "rb") as f:
         data = f.read()
-    entries = read_wad_directory(data)
+    entries = wad_directory(data)
     textures: set[str] = set()
     for name, offset, size in entries:
         if name in ("TEXTURE1", "TEXTURE2"):

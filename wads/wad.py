@@ -10,7 +10,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from wadgym.files import write_atomic
+from wadgym.files import read_wad, write_atomic
 
 from . import iwad
 from .decorate import Actor, decorate_text
@@ -243,9 +243,7 @@ def pack_wad(lumps: Sequence[tuple[str, bytes]]) -> bytes:
 
 def read_lumps(data: bytes) -> list[tuple[str, bytes]]:
     """(name, bytes) of each lump of a WAD, in order."""
-    from .iwad import read_wad_directory
-
-    return [(name, data[offset:offset + size]) for name, offset, size in read_wad_directory(data)]
+    return read_wad(data)
 
 
 def write_wad(path: str | os.PathLike, data: bytes) -> None:

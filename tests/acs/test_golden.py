@@ -13,27 +13,15 @@ from __future__ import annotations
 
 import glob
 import os
-import struct
 
 import pytest
 import vizdoom
 
 from wadgym.acs import compile_source
+from wadgym.files import read_wad
 
 STALE_SOURCE = {("deathmatch.wad", "MAP01")}
 _MAP_FIRST_LUMPS = {"TEXTMAP", "THINGS"}
-
-
-def read_wad(path: str) -> list[tuple[str, bytes]]:
-    """(name, data) for every lump of a WAD, in directory order."""
-    with open(path, "rb") as handle:
-        data = handle.read()
-    count, directory = struct.unpack_from("<II", data, 4)
-    lumps = []
-    for i in range(count):
-        offset, size, raw = struct.unpack_from("<II8s", data, directory + 16 * i)
-        lumps.append((raw.split(b"\0", 1)[0].decode("ascii"), data[offset:offset + size]))
-    return lumps
 
 
 def map_sources(path: str) -> list[tuple[str, bytes, list[bytes]]]:
