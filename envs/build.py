@@ -12,8 +12,6 @@ import hashlib
 import os
 import sys
 import traceback
-import types
-import typing
 
 DEFAULT_SCENARIO = "items"
 
@@ -32,6 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from wadgym.acs import AcsError
+    from wadgym.envs.kwargs import parse_assignments
     from wadgym.envs.scenarios import compile_acs, make_params
     from wadgym.wads import build_wad
     from wadgym.wads.preview import preview_png
@@ -43,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         module = _load(args.scenario)
         params = make_params(module, args.preset)
         if args.overrides:
-            params = dataclasses.replace(params, **parse_overrides(module.Params, args.overrides))
+            params = dataclasses.replace(params, **parse_assignments(args.overrides, "--set", fields=module.Params))
         levels = [level.built() for level in _build_levels(module, args.scenario, params, args.seed)]  # built once
         data = build_wad(levels, compiler=compile_acs)
         preview = preview_png(levels[0]) if args.preview else None  # before anything is written
@@ -130,44 +129,3 @@ def _describe(error: BaseException, scenario: str) -> str:
 
 def _stem(scenario: str) -> str:
     return os.path.splitext(os.path.basename(scenario))[0] or "scenario"
-
-
-def parse_overrides(params_class, overrides: list[str]) -> dict:
-    """{"n_items": 10} from ["n_items=10"]: each value read as wadgym.envs.kwargs reads it, then checked
-    against (and converted to) the type of `params_class`'s field."""
-    from wadgym.envs.kwargs import parse_value, split_assignment
-
-    fields = [f.name for f in dataclasses.fields(params_class)]
-    hints = typing.get_type_hints(params_class)
-    result = {}
-    for item in overrides:
-        key, text = split_assignment(item, "--set")
-        if key not in fields:
-            raise ValueError(f"unknown parameter {key!r}; valid parameters: {', '.join(fields)}")
-        result[key] = _convert(key, text, parse_value(text, f"--set {item}"), hints.get(key, typing.Any))
-    return result
-
-
-def _convert(key: str, text: str, value, kind):
-    """`value` (parsed from `text`) as a `kind`, a field's type hint; a ValueError names the field and type."""
-    args = typing.get_args(kind)
-    if typing.get_origin(kind) in (typing.Union, types.UnionType) and type(None) in args:  # X | None
-        if value is None:
-            return None
-        kind = next(a for a in args if a is not type(None))
-    number = isinstance(value, (int, float)) and not isinstance(value, bool)
-    if kind is str:
-        return value if isinstance(value, str) else text  # `--set floor=123` is the name "123"
-    if kind is bool and value in (0, 1):  # true/false; 1/0 as well
-        return bool(value)
-    if kind is int and number and float(value).is_integer():
-        return int(value)
-    if kind is float and number:
-        return float(value)
-    if typing.get_origin(kind) is tuple:
-        if isinstance(value, (list, tuple)):
-            item = typing.get_args(kind)[0] if typing.get_args(kind) else typing.Any
-            return tuple(_convert(key, str(v), v, item) for v in value)
-    elif not isinstance(kind, type) or (isinstance(value, kind) and kind not in (int, float, bool)):
-        return value  # typing.Any, other generics, or already the field's class
-    raise ValueError(f"--set {key}={text}: not a valid {getattr(kind, '__name__', kind)}")

@@ -1,13 +1,19 @@
-"""KEY=VALUE arguments of the command line (`build --set`, `rollout -k`, `train --env-kwargs/--hp`),
-parsed one way everywhere.
+"""KEY=VALUE arguments of the command line (`build --set`, `rollout -k`, `train --env-kwargs`, `--hp` and
+rl-zoo's `-params KEY:VALUE`), parsed one way everywhere: this is the one parser.
 
 Values read like YAML scalars, plus Python's tuples: `true`/`false` (also yes/no/on/off, any case),
 `null`/`none`/`~`, integers, floats (`1e-4`, `.5`, `inf`), `(30, 40)` tuples, `[1, 2]` lists,
 `{a: 1}` mappings, 'quoted' or "quoted" strings; anything else is the plain string (`lin_5e-4`).
+(yaml.safe_load alone reads `1e-4`, `inf` and `None` as strings and has no tuples.) Given the
+dataclass a value goes to (`build --set` into a scenario's Params), each value is also converted to
+its field's type: `--set floor=123` is the flat name "123", `--set door=1` is True.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import types
+import typing
 from typing import Any
 
 _TRUE = {"true", "yes", "on"}
@@ -16,23 +22,34 @@ _NULL = {"", "null", "none", "~"}
 _BRACKETS = {"(": ")", "[": "]", "{": "}"}
 
 
-def parse_assignments(items: list[str] | None, option: str) -> dict[str, Any]:
+def parse_assignments(items: list[str] | None, option: str, fields: type | None = None,
+                      separators: str = "=") -> dict[str, Any]:
     """["n_items=5", "resolution=(30, 40)"] -> {"n_items": 5, "resolution": (30, 40)}; `option` names
-    the command-line option in errors."""
+    the command-line option in errors. `fields`: the dataclass the values go to (unknown keys refused,
+    values converted to the fields' types); `separators`: the characters that may end KEY ("=:" also
+    takes rl-zoo's KEY:VALUE)."""
+    names = [f.name for f in dataclasses.fields(fields)] if fields is not None else None
+    hints = typing.get_type_hints(fields) if fields is not None else {}
     result: dict[str, Any] = {}
     for item in items or ():
-        key, text = split_assignment(item, option)
-        result[key] = parse_value(text, f"{option} {item}")
+        key, text = split_assignment(item, option, separators)
+        value = parse_value(text, f"{option} {item}")
+        if names is not None:
+            if key not in names:
+                raise ValueError(f"unknown parameter {key!r}; valid parameters: {', '.join(names)}")
+            value = convert(value, hints.get(key, Any), f"{option} {key}={text}", text)
+        result[key] = value
     return result
 
 
-def split_assignment(item: str, option: str) -> tuple[str, str]:
-    """"n_items=5" -> ("n_items", "5"); a ValueError unless KEY is a name."""
-    key, sep, text = item.partition("=")
-    key = key.strip()
-    if not sep or not key.isidentifier():
-        raise ValueError(f"{option} {item!r}: expected KEY=VALUE, e.g. n_items=5")
-    return key, text.strip()
+def split_assignment(item: str, option: str, separators: str = "=") -> tuple[str, str]:
+    """"n_items=5" -> ("n_items", "5"); a ValueError unless KEY is a name followed by a separator."""
+    end = next((i for i, char in enumerate(item) if char in separators), -1)
+    key = item[:end].strip()
+    if end < 0 or not key.isidentifier():
+        example = " or ".join(f"n_items{sep}5" for sep in separators)
+        raise ValueError(f"{option} {item!r}: expected KEY{separators[0]}VALUE, e.g. {example}")
+    return key, item[end + 1:].strip()
 
 
 def parse_value(text: str, where: str = "value") -> Any:
@@ -89,3 +106,28 @@ def _split_top_level(text: str, where: str) -> list[str]:
     if not parts[-1].strip():  # "(30,)" and "()" as in Python
         parts.pop()
     return parts
+
+
+def convert(value: Any, kind: Any, where: str, text: str | None = None) -> Any:
+    """`value` (parsed from `text`) as a `kind`, a dataclass field's type hint; a ValueError says `where`."""
+    args = typing.get_args(kind)
+    if typing.get_origin(kind) in (typing.Union, types.UnionType) and type(None) in args:  # X | None
+        if value is None:
+            return None
+        kind = next(a for a in args if a is not type(None))
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind is str:
+        return value if isinstance(value, str) else (text if text is not None else str(value))
+    if kind is bool and value in (0, 1):  # true/false; 1/0 as well
+        return bool(value)
+    if kind is int and number and float(value).is_integer():
+        return int(value)
+    if kind is float and number:
+        return float(value)
+    if typing.get_origin(kind) is tuple:
+        if isinstance(value, (list, tuple)):
+            item = typing.get_args(kind)[0] if typing.get_args(kind) else Any
+            return tuple(convert(v, item, where, str(v)) for v in value)
+    elif not isinstance(kind, type) or (isinstance(value, kind) and kind not in (int, float, bool)):
+        return value  # typing.Any, other generics, or already the field's class
+    raise ValueError(f"{where}: not a valid {getattr(kind, '__name__', kind)}")

@@ -47,3 +47,20 @@ def test_bad_assignments_say_what_is_expected(item, message):
     with pytest.raises(ValueError) as info:
         parse_assignments([item], "-k")
     assert message in str(info.value)
+
+
+def test_field_types_and_zoo_separators():
+    import dataclasses
+
+    @dataclasses.dataclass
+    class P:
+        floor: str = "FLOOR0_1"
+        door: bool = False
+        size: tuple[int, ...] = (1, 2)
+
+    assert parse_assignments(["floor=123", "door=1", "size=[3.0, 4]"], "--set", fields=P) == {
+        "floor": "123", "door": True, "size": (3, 4)}
+    assert parse_assignments(["n_epochs:4", "policy_kwargs:dict(a=1)", "x=a:b"], "-params", separators=":=") == {
+        "n_epochs": 4, "policy_kwargs": "dict(a=1)", "x": "a:b"}
+    with pytest.raises(ValueError, match="expected KEY:VALUE, e.g. n_items:5 or n_items=5"):
+        parse_assignments(["n_epochs"], "-params", separators=":=")
