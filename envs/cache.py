@@ -1,7 +1,7 @@
 """WAD cache: a scenario's WAD is built once per (scenario, parameters, seed, wadgym code) and kept under its hash.
 
-The folder is, first found: the `cache_dir` argument, $WADGYM_CACHE_DIR, $XDG_CACHE_HOME/wadgym,
-~/.cache/wadgym. Beside each `<stem>-<key>.wad` a `.json` record holds its size and SHA-256 from
+The folder is, first found: the `cache_dir` argument, $WADGYM_CACHE_DIR, the platform's user cache
+folder for wadgym (platformdirs: $XDG_CACHE_HOME/wadgym, else ~/.cache/wadgym on Linux). Beside each `<stem>-<key>.wad` a `.json` record holds its size and SHA-256 from
 when it was written; a WAD is used only when it matches, and rebuilt otherwise (truncated, damaged,
 replaced, a folder in its place). Builds of one WAD are serialised across processes by a lock file
 (`.<name>.lock`): parallel workers build it once, and since files are written under a temporary
@@ -22,6 +22,8 @@ import time
 from pathlib import Path
 from typing import Callable
 
+import platformdirs
+
 ENV_VAR = "WADGYM_CACHE_DIR"
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 # The code a built WAD depends on: a change to any of it gives new cache keys.
@@ -33,8 +35,7 @@ def cache_dir(override: str | os.PathLike | None = None) -> Path:
         return Path(override).expanduser()
     if os.environ.get(ENV_VAR):
         return Path(os.environ[ENV_VAR]).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(xdg) / "wadgym"
+    return Path(platformdirs.user_cache_dir("wadgym", appauthor=False))
 
 
 @functools.cache

@@ -203,7 +203,7 @@ class ItemsEnv(DoomEnv):
     - frame_skip (1..64, default 4), resolution, render_resolution, downsample ("stride", "mean"), color,
       game_variables, buffers, action_set ("basic", "extended").
     - item_reward (default 1.0), step_penalty (default 0.0).
-    - cache_dir: where built WADs are kept (default: $WADGYM_CACHE_DIR, else $XDG_CACHE_HOME/wadgym).
+    - cache_dir: where built WADs are kept (default: $WADGYM_CACHE_DIR, else the user cache folder, e.g. ~/.cache/wadgym).
     - render_mode: None, "rgb_array" (render() returns the full engine frame in RGB, (h, w, 3) at
       `render_resolution`) or "human" (the engine's own window, paced at game speed; headless, a warning
       says so and the env runs without a window).
