@@ -181,31 +181,21 @@ def _number(key: str, text: str) -> float:
 
 
 def schedule(value: Any, key: str = "schedule") -> Any:
-    """zoo schedules: 'lin_2.5e-4' -> a linear decay from 2.5e-4 to 0; positive numbers pass through."""
+    """zoo schedules: 'lin_2.5e-4' -> SB3's LinearSchedule from 2.5e-4 down to 0 over the whole run;
+    positive numbers pass through."""
+    from stable_baselines3.common.utils import LinearSchedule
+
     from wadgym.envs.checks import check_number
 
     if isinstance(value, str):
         start = value[len("lin_"):] if value.startswith("lin_") else None
         try:
-            return LinearSchedule(check_number(key, float(start), 0.0))
+            return LinearSchedule(check_number(key, float(start), 0.0), 0.0, 1.0)
         except (TypeError, ValueError):
             raise ValueError(f"{key}={value!r} is not valid: a positive number or 'lin_<start>' (e.g. lin_2.5e-4)") from None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or value != value or value == float("inf"):
         raise ValueError(f"{key}={value!r} is not valid: a positive number or 'lin_<start>' (e.g. lin_2.5e-4)")
     return float(value)
-
-
-class LinearSchedule:
-    """progress_remaining (1 -> 0) times the start value; a class so a saved model pickles it by name."""
-
-    def __init__(self, start: float):
-        self.start = start
-
-    def __call__(self, progress_remaining: float) -> float:
-        return progress_remaining * self.start
-
-    def __repr__(self) -> str:
-        return f"lin_{self.start}"
 
 
 def parse_policy_kwargs(text: Any) -> dict[str, Any]:

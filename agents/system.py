@@ -60,16 +60,20 @@ def _git(root: Path, *args: str) -> str:
 
 
 def select_device(requested: str = "auto") -> str:
-    """'auto' -> 'cuda' when torch sees a GPU, else 'cpu'; 'cuda' without a GPU is an error."""
+    """SB3's get_device ('auto' -> 'cuda' when torch sees a GPU, else 'cpu'), except that asking for
+    'cuda' without a GPU is an error rather than a quiet fall back to the CPU."""
     import torch
+    from stable_baselines3.common.utils import get_device
 
     if requested not in ("auto", "cpu", "cuda") and not requested.startswith("cuda:"):
         raise ValueError(f"device {requested!r}: expected auto, cpu, cuda or cuda:N")
-    if requested == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if requested.startswith("cuda") and not torch.cuda.is_available():
+    try:
+        device = get_device(requested)
+    except RuntimeError as exc:  # torch.device("cuda:x")
+        raise ValueError(f"device {requested!r}: expected auto, cpu, cuda or cuda:N ({exc})") from None
+    if requested != "auto" and device.type != torch.device(requested).type:
         raise ValueError(f"device {requested!r} requested but torch {torch.__version__} sees no CUDA GPU")
-    return requested
+    return str(device)
 
 
 def device_description(device: str) -> str:

@@ -248,7 +248,9 @@ def _make_model(run_dir: Path, config: dict[str, Any], device: str, saved: Path 
         config["env"], hp["env_kwargs"], hp["n_envs"], config["seed"], hp["frame_stack"], normalize_kwargs(hp),
         normalize_stats=runfolder.vecnormalize_path(saved) if saved is not None else None, failure_dir=failure_dir)
     if saved is not None:
-        model = PPO.load(saved, env=venv, device=device, tensorboard_log=str(run_dir / "tb"))
+        # the schedules from the run's configuration: a checkpoint's pickled ones may name classes of an older wadgym
+        schedules = {key: value for key, value in ppo_kwargs(hp).items() if key in ("learning_rate", "clip_range")}
+        model = PPO.load(saved, env=venv, device=device, tensorboard_log=str(run_dir / "tb"), custom_objects=schedules)
     else:
         model = PPO(hp["policy"], venv, device=device, seed=config["seed"], tensorboard_log=str(run_dir / "tb"),
                     verbose=0, **ppo_kwargs(hp))
