@@ -28,6 +28,8 @@ import time
 import traceback
 import uuid
 from pathlib import Path
+
+import psutil
 from typing import Any, Sequence
 
 import numpy as np
@@ -103,37 +105,22 @@ def reserve_port():
 # -- processes -------------------------------------------------------------------------------------------
 
 
-def child_pids(pid: int) -> list[int]:
-    """The processes whose parent is `pid` (from /proc; empty where there is none)."""
-    children = []
-    for entry in filter(str.isdigit, os.listdir("/proc") if os.path.isdir("/proc") else ()):
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            with open(f"/proc/{entry}/stat") as f:
-                if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:  # the field after the state: ppid
-                    children.append(int(entry))
-    return children
-
-
 def marked_pids(marker: str) -> list[int]:
-    """The processes with `marker` as one of their command-line arguments (from /proc)."""
+    """The processes with `marker` as one of their command-line arguments."""
     found = []
-    for entry in filter(str.isdigit, os.listdir("/proc") if os.path.isdir("/proc") else ()):
-        with contextlib.suppress(OSError):
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                if marker.encode() in f.read().split(b"\0"):
-                    found.append(int(entry))
+    for process in psutil.process_iter(["cmdline"]):
+        if marker in (process.info["cmdline"] or ()):
+            found.append(process.pid)
     return found
 
 
 def kill_tree(pid: int) -> None:
-    """SIGKILL `pid` and everything below it (a worker and its ViZDoom engine), children first."""
-    for child in child_pids(pid):
-        kill_tree(child)
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.kill(pid, signal.SIGKILL)
-
-
-# -- the worker ----------------------------------------------------------------------------------------
+    """SIGKILL `pid` and everything below it (a worker and its ViZDoom engine), the deepest first."""
+    with contextlib.suppress(psutil.Error):
+        top = psutil.Process(pid)
+        for process in [*reversed(top.children(recursive=True)), top]:
+            with contextlib.suppress(psutil.Error):
+                process.kill()
 
 
 def _make_game(settings: PlayerSettings, args: str):
