@@ -86,10 +86,10 @@ def check_scenario() -> str:
 
 def _build_wad(folder: Path, scenario: str) -> Path:
     from wadgym.envs.scenarios import build_scenario_wad
-    from wadgym.wads import write_wad
+    from wadgym.files import write_atomic
 
     path = folder / "check.wad"
-    write_wad(path, build_scenario_wad(scenario, None, 0))
+    write_atomic(path, build_scenario_wad(scenario, None, 0))
     return path
 
 
