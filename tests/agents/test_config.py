@@ -15,8 +15,10 @@ SHIPPED = yaml.safe_load(config.DEFAULT_HYPERPARAMS.read_text())
 
 @pytest.mark.parametrize("env_id", sorted(SHIPPED))
 def test_shipped_entries_are_valid_for_registered_envs(env_id):
+    from wadgym.envs.multi import MULTI_ENVS
+
     register_envs(env_id)
-    assert env_id in gym.registry
+    assert env_id in gym.registry or env_id in MULTI_ENVS  # multi-agent ids live in their own table, not gym's
     hp = config.resolve(env_id)
     kwargs = config.ppo_kwargs(hp)
     assert hp["n_timesteps"] > 0 and hp["n_envs"] >= 1
@@ -84,9 +86,11 @@ def test_train_reads_key_value_arguments_as_every_command_does(tiny_hyperparams,
 
     from wadgym.agents import train
 
+    from wadgym.cli import train as cli_train
+
     parser = argparse.ArgumentParser()
-    train.add_arguments(parser)
-    args = parser.parse_args(["--env", env_id, "--hyperparams", str(tiny_hyperparams), "--env-kwargs",
+    cli_train.add_arguments(parser)
+    args = parser.parse_args(["--env", env_id, "--conf-file", str(tiny_hyperparams), "--env-kwargs",
                               "resolution=(30, 40)", "color=true", "--hp", "learning_rate=1e-4", "normalize=true",
                               "n_timesteps=1e3"])
     hp = train.resolve_config(args)["hyperparams"]
