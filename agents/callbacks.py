@@ -1,5 +1,5 @@
-"""The training callback: per-episode stats to TensorBoard and episodes.csv, periodic checkpoints,
-and a clean stop on Ctrl-C (SIGINT) or SIGTERM."""
+"""The training callback: SB3's CheckpointCallback (with the VecNormalize statistics), per-episode stats
+to TensorBoard and episodes.csv, and a clean stop on Ctrl-C (SIGINT) or SIGTERM with a checkpoint."""
 
 from __future__ import annotations
 
@@ -9,20 +9,26 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.callbacks import CheckpointCallback
 
 from wadgym.agents import runfolder
 from wadgym.files import atomic_path
 
 
-class RunCallback(BaseCallback):
+class RunCallback(CheckpointCallback):
     """Records every finished episode (score, return, length), logs their means and steps per second
-    at each rollout's end, saves a checkpoint every `save_freq` steps, and stops when a signal asks."""
+    at each rollout's end, saves a checkpoint every `save_freq` env steps and when a signal asks to
+    stop, then stops.
+
+    Checkpoints are SB3's CheckpointCallback's (checkpoints/model_<steps>_steps.zip and, with
+    VecNormalize, model_vecnormalize_<steps>_steps.pkl); it counts calls (n_envs steps each), so it is
+    run when `save_freq` env steps have passed or a signal came. Only the latest checkpoint is kept."""
 
     def __init__(self, run: Path, save_freq: int, episodes: list[dict[str, Any]] | None = None):
-        super().__init__()
+        super().__init__(save_freq=1, save_path=str(Path(run) / "checkpoints"), name_prefix="model",
+                         save_vecnormalize=True)
         self.run = Path(run)
-        self.save_freq = max(int(save_freq), 1)
+        self.save_every = max(int(save_freq), 1)
         self.episodes: list[dict[str, Any]] = list(episodes or [])
         self.stop_signal: int | None = None
         self._last_checkpoint = 0
@@ -54,13 +60,13 @@ class RunCallback(BaseCallback):
             if episode is not None:
                 record = {
                     "timesteps": self.num_timesteps,
-                    "score": info.get("score"),
+                    "score": episode.get("score", info.get("score")),  # Monitor's info_keywords
                     "return": float(episode["r"]),
                     "length": int(episode["l"]),
                 }
                 self.episodes.append(record)
                 self._recent.append(record)
-        if self.num_timesteps - self._last_checkpoint >= self.save_freq:
+        if self.num_timesteps - self._last_checkpoint >= self.save_every:
             self.save_checkpoint()
         return self.stop_signal is None
 
@@ -78,17 +84,16 @@ class RunCallback(BaseCallback):
 
     # --- checkpoints -------------------------------------------------------------------------
     def save_checkpoint(self) -> Path:
-        """model_<steps>_steps.zip (+ VecNormalize stats) and episodes.csv; older checkpoints removed."""
-        steps = self.num_timesteps
-        model_file, norm_file = runfolder.checkpoint_paths(self.run, steps)
-        save_model(self.model, model_file)
-        if self.model.get_vec_normalize_env() is not None:
-            save_vecnormalize(self.model.get_vec_normalize_env(), norm_file)
+        """A checkpoint now (CheckpointCallback's step, whose save_freq of 1 always saves) and
+        episodes.csv; then the older checkpoints are removed."""
+        super()._on_step()
+        model_file = Path(self._checkpoint_path(extension="zip"))
         runfolder.write_episodes(self.run, self.episodes)
+        keep = {model_file, Path(self._checkpoint_path("vecnormalize_", extension="pkl"))}
         for old in model_file.parent.glob("*_steps.*"):
-            if old not in (model_file, norm_file):
+            if old not in keep:
                 old.unlink(missing_ok=True)
-        self._last_checkpoint = steps
+        self._last_checkpoint = self.num_timesteps
         return model_file
 
 

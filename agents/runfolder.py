@@ -4,7 +4,7 @@
      command.txt      the exact command line(s) (one per start: the first, then each --resume)
      meta.json        package versions, git commit and dirtiness, device, start/end times, wall time
      model.zip        the final model (SB3 format); vecnormalize.pkl beside it when normalize is on
-     checkpoints/     model_<steps>_steps.zip (+ vecnormalize_<steps>_steps.pkl), the latest kept
+     checkpoints/     model_<steps>_steps.zip (+ model_vecnormalize_<steps>_steps.pkl), the latest kept
      episodes.csv     every training episode: timesteps, score, return, length
      learning_curve.png  score per episode against steps
      metrics.json     final evaluation (trained vs random on fixed seeds)
@@ -18,6 +18,7 @@ import io
 import json
 import re
 import time
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -85,17 +86,18 @@ def load_config(run: Path) -> dict[str, Any]:
 
 
 def checkpoint_paths(run: Path, steps: int) -> tuple[Path, Path]:
+    """A checkpoint's model and VecNormalize files, as SB3's CheckpointCallback(name_prefix="model") names them."""
     folder = Path(run) / "checkpoints"
-    return folder / f"model_{steps}_steps.zip", folder / f"vecnormalize_{steps}_steps.pkl"
+    return folder / f"model_{steps}_steps.zip", folder / f"model_vecnormalize_{steps}_steps.pkl"
 
 
 def latest_checkpoint(run: Path) -> tuple[int, Path] | None:
-    """(steps, path) of the newest checkpoint: model_<steps>_steps.zip (SB3) or the folder
-    model_<steps>_steps (RLlib)."""
+    """(steps, path) of the newest complete checkpoint: model_<steps>_steps.zip (SB3; a zip cut short by
+    a kill while it was written is passed over) or the folder model_<steps>_steps (RLlib)."""
     found = []
     for path in (Path(run) / "checkpoints").glob("model_*_steps*"):
         match = re.fullmatch(r"model_(\d+)_steps(\.zip)?", path.name)
-        if match:
+        if match and (path.is_dir() or zipfile.is_zipfile(path)):
             found.append((int(match.group(1)), path))
     return max(found) if found else None
 
@@ -113,10 +115,13 @@ def model_path(run: Path) -> Path:
 
 
 def vecnormalize_path(model: Path) -> Path:
-    """The VecNormalize statistics saved beside a model or checkpoint (may not exist)."""
+    """The VecNormalize statistics saved beside a model or checkpoint (may not exist; runs before
+    CheckpointCallback named a checkpoint's vecnormalize_<steps>_steps.pkl)."""
     if model.name == "model.zip":
         return model.with_name("vecnormalize.pkl")
-    return model.with_name(model.name.replace("model_", "vecnormalize_").replace(".zip", ".pkl"))
+    path = model.with_name(model.name.replace("model_", "model_vecnormalize_").replace(".zip", ".pkl"))
+    older = model.with_name(model.name.replace("model_", "vecnormalize_").replace(".zip", ".pkl"))
+    return older if older.is_file() and not path.is_file() else path
 
 
 def write_episodes(run: Path, episodes: list[dict[str, Any]], fields: tuple[str, ...] = EPISODE_FIELDS) -> None:

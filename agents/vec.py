@@ -123,7 +123,7 @@ class EnvFactory:
         if self.in_worker:
             for signum in GROUP_SIGNALS:
                 signal.signal(signum, signal.SIG_IGN)
-        env = Monitor(make_env(self.env_id, self.env_kwargs))
+        env = Monitor(make_env(self.env_id, self.env_kwargs), info_keywords=("score",))  # info["episode"]["score"]
         return ReportFailure(env, self.failure_dir) if self.in_worker and self.failure_dir else env
 
 
