@@ -47,29 +47,24 @@ def train(args) -> int:
     from wadgym.agents import runfolder
     from wadgym.agents.callbacks import RunCallback, save_model
     from wadgym.agents.slots import AgentSlots
-    from wadgym.agents.config import ppo_kwargs, resolve
+    from wadgym.agents.config import ppo_kwargs
     from wadgym.agents.system import select_device
-    from wadgym.agents.train import _append_command, _finish_meta, _start_meta, prepare_run_dir
+    from wadgym.agents.train import (_append_command, _finish_meta, _start_meta, hyperparams_file, hyperparams_of,
+                                     prepare_run_dir)
     from wadgym.agents.vec import wrap_observations
-    from wadgym.envs.kwargs import parse_assignments
 
     if args.resume:
         print("wadgym train: --resume is not supported for multi-agent envs yet", file=sys.stderr)
         return 2
     try:
-        overrides = parse_assignments(args.hp, "--hp")
-        if args.timesteps is not None:
-            overrides["n_timesteps"] = int(args.timesteps)
-        if args.n_envs is not None:
-            overrides["n_envs"] = args.n_envs
-        hp = resolve(args.env, args.hyperparams, overrides, parse_assignments(args.env_kwargs, "--env-kwargs"))
+        hp = hyperparams_of(args)
         device = select_device(args.device)
         make_game_factory(args.env, hp["env_kwargs"])().close()  # bad env kwargs: a ValueError now
     except ValueError as exc:
         print(f"wadgym train: {exc}", file=sys.stderr)
         return 2
     config = {"env": args.env, "algo": "ppo", "selfplay": True, "seed": args.seed, "device": args.device,
-              "hyperparams_file": str(args.hyperparams or "wadgym/agents/hyperparams/ppo.yml"), "hyperparams": hp}
+              "hyperparams_file": hyperparams_file(args), "hyperparams": hp}
     run_dir = Path(args.run_dir) if args.run_dir else runfolder.new_run_dir(args.env)
     prepare_run_dir(run_dir, config)
     if device == "cpu" and hp.get("torch_threads", "auto") != "auto":

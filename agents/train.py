@@ -1,13 +1,8 @@
-"""Train PPO (Stable-Baselines3) on a wadgym env into a run folder, then evaluate it.
+"""Train PPO (Stable-Baselines3) on a wadgym env into a run folder (`wadgym train`, wired in wadgym.cli.train).
 
-    wadgym train [--env ID] [--timesteps N] [--n-envs K] [--seed S] [--device auto|cpu|cuda]
-                 [--hyperparams FILE] [--hp KEY=VALUE ...] [--env-kwargs KEY=VALUE ...]
-                 [--run-dir DIR] [--resume RUN]
-
-With no arguments it trains the default env (wadgym.envs.registration.DEFAULT_ENV) on its default
-hyperparameters (agents/hyperparams/ppo.yml) and compares the trained agent with a random one. Ctrl-C saves a checkpoint; --resume continues it.
-If an env fails, training stops (exit status 1), meta.json records the error and the latest
-checkpoint stays the point to resume from.
+A run's configuration is resolved from the command line's options (resolve_config) before any folder or
+engine exists; Ctrl-C saves a checkpoint and --resume continues it; if an env fails, training stops,
+meta.json records the error and the latest checkpoint stays the point to resume from.
 """
 
 from __future__ import annotations
@@ -23,67 +18,8 @@ from typing import Any
 import numpy as np
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from wadgym.agents.config import DEFAULT_ENV
-
-    parser.add_argument("--env", default=DEFAULT_ENV, help=f"env id (default {DEFAULT_ENV})")
-    parser.add_argument("--timesteps", type=float, help="total env steps (default: n_timesteps from the YAML)")
-    parser.add_argument("--n-envs", type=int, help="parallel envs (default: n_envs from the YAML)")
-    parser.add_argument("--seed", type=int, default=0, help="seed for envs, network and sampling (default 0)")
-    parser.add_argument("--device", default="auto", help="auto (CUDA when available), cpu, cuda or cuda:N")
-    parser.add_argument("--hyperparams", metavar="FILE", help="YAML file of hyperparameters per env id")
-    parser.add_argument("--hp", nargs="+", action="extend", metavar="KEY=VALUE", default=[],
-                        help="override hyperparameters (YAML values), e.g. --hp n_epochs=4 learning_rate=lin_1e-4")
-    parser.add_argument("--env-kwargs", nargs="+", action="extend", metavar="KEY=VALUE", default=[],
-                        help="gym.make keyword arguments, e.g. --env-kwargs frame_skip=4")
-    parser.add_argument("--run-dir", metavar="DIR", help="run folder (default runs/<env>_<timestamp>)")
-    parser.add_argument("--resume", metavar="RUN", help="continue RUN from its last checkpoint, same configuration")
-    parser.add_argument("--save-freq", type=int, default=25_000, help="checkpoint every N env steps (default 25000)")
-    parser.add_argument("--eval-episodes", type=int, default=20, help="final evaluation episodes; 0 skips (default 20)")
-    parser.add_argument("--eval-seed", type=int, default=0, help="final evaluation uses seeds EVAL_SEED.. (default 0)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    from wadgym.agents.rllib import add_arguments as add_rllib_arguments
-
-    add_rllib_arguments(parser)
-
-
 class TrainingFailed(Exception):
     """Training stopped on an error: meta.json records it, model.zip is not written, checkpoints are kept."""
-
-
-def run(args: argparse.Namespace) -> int:
-    from wadgym.agents import runfolder
-    from wadgym.agents.selfplay import is_multi
-
-    if is_multi(args.env):  # a multi-agent env: one shared policy trained by self-play
-        from wadgym.agents.selfplay import train as train_selfplay
-
-        return train_selfplay(args)
-    try:
-        if args.resume:
-            run_dir = runfolder.require_run(args.resume)
-            result = start(run_dir, runfolder.load_config(run_dir), args, resume=True)
-        else:
-            run_dir, result = new_run(args)
-    except ValueError as exc:
-        print(f"wadgym train: {exc}", file=sys.stderr)
-        return 2
-    except TrainingFailed as exc:
-        print(f"wadgym train: {exc}", file=sys.stderr)
-        return 1
-    if result["interrupted"]:
-        print(f"stopped at {result['timesteps']} steps; checkpoint in {run_dir}/checkpoints; "
-              f"continue with: wadgym train --resume {run_dir}")
-        return 130
-    print(f"trained {result['timesteps']} steps in {result['wall_time_s']:.0f} s on {result['device']} "
-          f"({result['steps_per_second']:.0f} steps/s); run folder: {run_dir}")
-    if args.eval_episodes > 0:
-        metrics = evaluate_run(run_dir, args.eval_episodes, args.eval_seed)
-        from wadgym.agents.evaluate import format_comparison
-
-        print(format_comparison(metrics["eval"]))
-    print(f"learning curve: {run_dir / 'learning_curve.png'}; TensorBoard: tensorboard --logdir {run_dir / 'tb'}")
-    return 0
 
 
 def new_run(args: argparse.Namespace) -> tuple[Path, dict[str, Any]]:
@@ -112,19 +48,39 @@ def start(run_dir: Path, config: dict[str, Any], args: argparse.Namespace, resum
     return train(run_dir, config, save_freq=args.save_freq, progress_bar=not args.no_progress, resume=resume)
 
 
-def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
-    """The whole configuration of a new run, as plain data (what config.yml stores)."""
+def hyperparams_of(args: argparse.Namespace) -> dict[str, Any]:
+    """The hyperparameters `wadgym train`'s options give: the entry for --env in -conf/--conf-file (else
+    the shipped ppo.yml), with --hp and -params/--hyperparams overrides, --timesteps and --n-envs, and
+    --env-kwargs; all checked (a ValueError names what is wrong)."""
     from wadgym.agents.config import resolve
-    from wadgym.agents.system import select_device
-    from wadgym.agents.vec import make_env
     from wadgym.envs.kwargs import parse_assignments
 
-    overrides = parse_assignments(args.hp, "--hp")
+    overrides = {**parse_assignments(args.hp, "--hp"), **zoo_overrides(args.hyperparams)}
     if args.timesteps is not None:
         overrides["n_timesteps"] = args.timesteps  # checked with the other hyperparameters
     if args.n_envs is not None:
         overrides["n_envs"] = args.n_envs
-    hyperparams = resolve(args.env, args.hyperparams, overrides, parse_assignments(args.env_kwargs, "--env-kwargs"))
+    return resolve(args.env, args.conf_file, overrides, parse_assignments(args.env_kwargs, "--env-kwargs"))
+
+
+def zoo_overrides(items: list[str] | None) -> dict[str, Any]:
+    """rl-zoo's `-params KEY:VALUE ...` (KEY=VALUE too). A file given there, as wadgym's --hyperparams FILE
+    once took one, is refused with the new spelling."""
+    from wadgym.envs.kwargs import parse_assignments
+
+    for item in items or ():
+        if not any(sep in item for sep in ":=") and (Path(item).suffix in (".yml", ".yaml") or Path(item).is_file()):
+            raise ValueError(f"--hyperparams {item}: -params/--hyperparams now takes rl-zoo's KEY:VALUE overrides "
+                             f"(e.g. -params n_epochs:4); name a hyperparameter file with -conf/--conf-file {item}")
+    return parse_assignments(items, "-params", separators=":=")
+
+
+def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
+    """The whole configuration of a new run, as plain data (what config.yml stores)."""
+    from wadgym.agents.system import select_device
+    from wadgym.agents.vec import make_env
+
+    hyperparams = hyperparams_of(args)
     select_device(args.device)  # fail now, not after the envs started
     rllib = None
     if getattr(args, "backend", "sb3") == "rllib":
@@ -137,10 +93,14 @@ def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
         "algo": "ppo",
         "seed": args.seed,
         "device": args.device,
-        "hyperparams_file": str(args.hyperparams) if args.hyperparams else "wadgym/agents/hyperparams/ppo.yml",
+        "hyperparams_file": hyperparams_file(args),
         "hyperparams": hyperparams,
         **({"backend": "rllib", "rllib": rllib} if rllib is not None else {}),
     }
+
+
+def hyperparams_file(args: argparse.Namespace) -> str:
+    return str(args.conf_file) if args.conf_file else "wadgym/agents/hyperparams/ppo.yml"
 
 
 def prepare_run_dir(run_dir: Path, config: dict[str, Any]) -> None:

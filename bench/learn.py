@@ -72,10 +72,11 @@ def git_commit() -> str:
 def train_one(env_id: str, seed: int, budget: str, run_dir: Path) -> dict[str, Any]:
     """`wadgym train` in-process (no final evaluation: the benchmark's own follows)."""
     from wadgym.agents import train
+    from wadgym.cli import train as cli_train
 
     parser = argparse.ArgumentParser()
-    train.add_arguments(parser)
-    args = parser.parse_args(["--env", env_id, "--seed", str(seed), "--hyperparams", str(hyperparams_file(budget)),
+    cli_train.add_arguments(parser)
+    args = parser.parse_args(["--env", env_id, "--seed", str(seed), "--conf-file", str(hyperparams_file(budget)),
                               "--run-dir", str(run_dir), "--eval-episodes", "0", "--no-progress"])
     _, result = train.new_run(args)
     return result

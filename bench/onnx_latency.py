@@ -34,9 +34,10 @@ def latency(call, inputs: np.ndarray, calls: int) -> tuple[float, float]:
 
 def tiny_run() -> Path:
     from wadgym.agents import train
+    from wadgym.cli import train as cli_train
 
     parser = argparse.ArgumentParser()
-    train.add_arguments(parser)
+    cli_train.add_arguments(parser)
     run_dir = Path(tempfile.mkdtemp(prefix="wadgym-onnx-")) / "run"
     args = parser.parse_args(["--timesteps", "1024", "--device", "cpu", "--no-progress", "--run-dir", str(run_dir)])
     return train.new_run(args)[0]

@@ -20,9 +20,10 @@ BAR = 3.0
 
 def main() -> int:
     from wadgym.agents import runfolder, train
+    from wadgym.cli import train as cli_train
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    train.add_arguments(parser)
+    cli_train.add_arguments(parser)
     parser.set_defaults(device="cpu", no_progress=True, save_freq=10**9)
     parser.add_argument("--episodes", type=int, default=20, help="seeded evaluation episodes (default 20)")
     parser.add_argument("--curve", metavar="PNG", help="also copy the learning curve here (e.g. docs/learning_curve.png)")

@@ -1,8 +1,10 @@
-"""The `wadgym` command line: one entry point, one module per subcommand.
+"""The `wadgym` command line: one entry point, one module per subcommand in this package.
 
-Each subcommand module defines `add_arguments(parser)` and `run(args) -> int`. Only the module of the
-command being run is imported, so `wadgym build` works on an install without the training extras
-and `wadgym --help` stays fast.
+Each subcommand module (wadgym.cli.build, .acs, .rollout, .train, .eval, .runs, .export, .doctor) holds
+that command's argument wiring: `add_arguments(parser)` and `run(args) -> int`, which turns the arguments
+into calls of the code in wadgym.acs, .wads, .envs and .agents and their errors into messages and exit
+statuses. Only the module of the command being run is imported, so `wadgym build` works on an install
+without the training extras and `wadgym --help` stays fast.
 """
 
 from __future__ import annotations
@@ -13,14 +15,14 @@ import sys
 
 # name -> (module, one-line help). Order is the order `wadgym --help` lists them.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "build": ("wadgym.envs.build", "build a scenario's WAD (and a preview PNG) from its name or a Python file"),
-    "acs": ("wadgym.acs.cli", "compile (`acs compile`) or disassemble (`acs dis`) ACS"),
-    "rollout": ("wadgym.agents.rollout", "run episodes headless with a random or saved policy"),
-    "train": ("wadgym.agents.train", "train PPO on a wadgym env"),
-    "eval": ("wadgym.agents.evaluate", "evaluate a training run against a random policy"),
-    "runs": ("wadgym.agents.runs", "list training runs"),
-    "export": ("wadgym.agents.export", "export a run's policy (ONNX)"),
-    "doctor": ("wadgym.agents.doctor", "check the installation: versions, CUDA, a headless game"),
+    "build": ("wadgym.cli.build", "build a scenario's WAD (and a preview PNG) from its name or a Python file"),
+    "acs": ("wadgym.cli.acs", "compile (`acs compile`) or disassemble (`acs dis`) ACS"),
+    "rollout": ("wadgym.cli.rollout", "run episodes headless with a random or saved policy"),
+    "train": ("wadgym.cli.train", "train PPO on a wadgym env"),
+    "eval": ("wadgym.cli.eval", "evaluate a training run against a random policy"),
+    "runs": ("wadgym.cli.runs", "list training runs"),
+    "export": ("wadgym.cli.export", "export a run's policy (ONNX)"),
+    "doctor": ("wadgym.cli.doctor", "check the installation: versions, CUDA, a headless game"),
 }
 
 # Modules that only the training extras bring: a command needing one says how to install it.
@@ -81,6 +83,3 @@ def main(argv: list[str] | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return 130
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -23,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.acs_command == "compile":
-        from .__main__ import compile_to_file
+        from wadgym.acs.__main__ import compile_to_file
 
         output = args.output or os.path.splitext(args.source)[0] + ".o"
         return compile_to_file(args.source, output, args.include_dirs)
@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
 def _disassemble(path: str) -> int:
     import sys
 
-    from .dis import disassemble_path
+    from wadgym.acs.dis import disassemble_path
 
     try:
         listing = disassemble_path(path)

@@ -11,7 +11,7 @@ import pytest
 
 from wadgym.acs import compile_source
 from wadgym.acs.__main__ import main as acc_main
-from wadgym.agents.cli import main as wadgym_main
+from wadgym.cli import main as wadgym_main
 
 SOURCE = '#include "zcommon.acs"\nglobal int 0:reward;\nscript 1 OPEN { reward = 5.0; Print(s:"hi"); }\n'
 

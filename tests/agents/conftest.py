@@ -39,10 +39,10 @@ def tiny_hyperparams(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def trained_run(tmp_path_factory, tiny_hyperparams) -> Path:
     """`wadgym train` end to end (a few hundred steps, final evaluation on 2 seeded episodes)."""
-    from wadgym.agents.cli import main
+    from wadgym.cli import main
 
     run = tmp_path_factory.mktemp("runs") / "tiny"
-    rc = main(["train", "--env", ENV_ID, "--hyperparams", str(tiny_hyperparams), "--run-dir", str(run),
+    rc = main(["train", "--env", ENV_ID, "--conf-file", str(tiny_hyperparams), "--run-dir", str(run),
                "--eval-episodes", "2", "--no-progress", "--seed", "3", "--device", "auto"])
     assert rc == 0
     return run

@@ -10,7 +10,7 @@ import sys
 WITHOUT_EXTRAS = ("import sys\n"
                   "for name in ('yaml', 'torch', 'stable_baselines3', 'tensorboard', 'matplotlib'):\n"
                   "    sys.modules[name] = None\n"
-                  "from wadgym.agents.cli import main\n"
+                  "from wadgym.cli import main\n"
                   "sys.exit(main(sys.argv[1:]))\n")
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from wadgym.agents import doctor
-from wadgym.agents.cli import main
+from wadgym.cli import main
 
 
 def test_doctor_passes_on_this_installation(capsys):

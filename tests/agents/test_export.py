@@ -6,7 +6,7 @@ import numpy as np
 import onnx
 import pytest
 
-from wadgym.agents.cli import main
+from wadgym.cli import main
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +68,7 @@ def test_vecnormalize_statistics_are_inside_the_graph(tmp_path, tiny_hyperparams
     from wadgym.agents.policy import SavedPolicy
 
     run = tmp_path / "normalized"
-    assert main(["train", "--env", env_id, "--hyperparams", str(tiny_hyperparams), "--run-dir", str(run),
+    assert main(["train", "--env", env_id, "--conf-file", str(tiny_hyperparams), "--run-dir", str(run),
                  "--timesteps", "128", "--hp", "normalize=true", "--eval-episodes", "0", "--no-progress"]) == 0
     policy = SavedPolicy(run, deterministic=True)
     # one reset and 64 steps of 2 envs: each observation counted once (no second reset before learning)

@@ -48,7 +48,7 @@ ENV_ID = "failing_env:DoomItemsFailing-v0"
 
 
 def train_command(hyperparams, run, env_id, *extra) -> list[str]:
-    return [sys.executable, "-m", "wadgym.agents.cli", "train", "--env", env_id, "--hyperparams", str(hyperparams),
+    return [sys.executable, "-m", "wadgym.cli", "train", "--env", env_id, "--conf-file", str(hyperparams),
             "--run-dir", str(run), "--save-freq", "128", "--no-progress", "--seed", "0", *extra]
 
 

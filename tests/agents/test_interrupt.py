@@ -15,8 +15,8 @@ import yaml
 
 def test_ctrl_c_checkpoints_and_resume_finishes(tmp_path, tiny_hyperparams, env_id):
     run = tmp_path / "interrupted"
-    wadgym = [sys.executable, "-m", "wadgym.agents.cli"]
-    command = [*wadgym, "train", "--env", env_id, "--hyperparams", str(tiny_hyperparams), "--run-dir", str(run),
+    wadgym = [sys.executable, "-m", "wadgym.cli"]
+    command = [*wadgym, "train", "--env", env_id, "--conf-file", str(tiny_hyperparams), "--run-dir", str(run),
                "--timesteps", "2048", "--save-freq", "128", "--eval-episodes", "0", "--no-progress"]
     process = subprocess.Popen(command, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True)
@@ -60,7 +60,7 @@ def test_sigterm_to_the_process_group_checkpoints_and_leaves_nothing(tmp_path, t
                                                                     process_session):
     """As docker stop, Kubernetes, systemd and SLURM stop a job: SIGTERM to every process of the group."""
     run = tmp_path / "terminated"
-    command = [sys.executable, "-m", "wadgym.agents.cli", "train", "--env", env_id, "--hyperparams",
+    command = [sys.executable, "-m", "wadgym.cli", "train", "--env", env_id, "--conf-file",
                str(tiny_hyperparams), "--run-dir", str(run), "--timesteps", "100000", "--save-freq", "128",
                "--eval-episodes", "0", "--no-progress"]
     process = subprocess.Popen(command, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

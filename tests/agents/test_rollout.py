@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import yaml
 
-from wadgym.agents.cli import main
+from wadgym.cli import main
 
 # episode, seed, level seed, return, score, length (then steps/s)
 ROW = re.compile(r"^\s+(\d+)\s+(\d+)\s+(\d+|-)\s+(-?[\d.]+)\s+(-?[\d.]+)\s+(\d+)\s+\d+$", re.MULTILINE)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import yaml
 
-from wadgym.agents.cli import main
+from wadgym.cli import main
 
 
 def test_run_folder_holds_everything_to_reproduce_the_run(trained_run, env_id):

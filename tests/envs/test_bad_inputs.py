@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from wadgym.agents.cli import main
+from wadgym.cli import main
 
 RETURN = "    return Level(map=m)"
 
@@ -107,8 +107,16 @@ BAD_INPUTS += [
              "policy='NoSuchPolicy' is not valid; choose one of CnnPolicy, MlpPolicy, MultiInputPolicy"),
     BadInput("train --timesteps -5", (*TRAIN, "--timesteps", "-5"), "n_timesteps=-5 is out of range; valid: 1 or more"),
     BadInput("train --timesteps nan", (*TRAIN, "--timesteps", "nan"), "n_timesteps=nan must be a whole number"),
-    BadInput("train --hyperparams unparsable YAML", (*TRAIN, "--hyperparams", "{tmp}/bad.yml"),
+    BadInput("train --conf-file unparsable YAML", (*TRAIN, "--conf-file", "{tmp}/bad.yml"),
              "{tmp}/bad.yml: line 3 is not valid YAML"),
+    BadInput("train --hyperparams FILE (the old spelling)", (*TRAIN, "--hyperparams", "{tmp}/bad.yml"),
+             "--hyperparams {tmp}/bad.yml: -params/--hyperparams now takes rl-zoo's KEY:VALUE overrides "
+             "(e.g. -params n_epochs:4); name a hyperparameter file with -conf/--conf-file {tmp}/bad.yml"),
+    BadInput("train -params without a separator", (*TRAIN, "-params", "n_epochs"),
+             "-params 'n_epochs': expected KEY:VALUE, e.g. n_items:5 or n_items=5"),
+    BadInput("train -params n_epochs:0", (*TRAIN, "-params", "n_epochs:0"), "n_epochs=0 is out of range; valid: 1 or more"),
+    BadInput("train -conf a missing file", (*TRAIN, "-conf", "{tmp}/nosuch.yml"),
+             "hyperparameter file '{tmp}/nosuch.yml' does not exist"),
     BadInput("train --run-dir onto a file", (*TRAIN, "--run-dir", "{tmp}/afile"), "--run-dir {tmp}/afile is a file, not a folder"),
     BadInput("train --resume a run whose config.yml is broken", (*TRAIN, "--resume", "{tmp}/brokenrun"),
              "{tmp}/brokenrun/config.yml: line 2 is not valid YAML"),

@@ -11,7 +11,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
-from wadgym.agents.cli import main
+from wadgym.cli import main
 from wadgym.envs.registration import env_id_for
 
 TASK = str(Path(__file__).resolve().parents[2] / "examples" / "switch_task.py")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from wadgym.agents.cli import main
+from wadgym.cli import main
 
 # episode, seed, level seed, return, score, length (then steps/s)
 ROW = re.compile(r"^\s+(\d+)\s+(\d+)\s+(\d+|-)\s+(-?[\d.]+)\s+(-?[\d.]+)\s+(\d+)\s+\d+$", re.MULTILINE)

@@ -7,7 +7,7 @@ import textwrap
 import pytest
 import vizdoom as vzd
 
-from wadgym.agents.cli import main
+from wadgym.cli import main
 from wadgym.envs.scenarios import build_scenario_wad
 from wadgym.wads import read_lumps
 

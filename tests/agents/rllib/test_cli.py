@@ -8,11 +8,11 @@ import sys
 
 import pytest
 
-from wadgym.agents.cli import main
+from wadgym.cli import main
 
 HIDE_RAY = ("import sys\n"
             "sys.modules['ray'] = None\n"  # as on an install without the rllib extra
-            "from wadgym.agents.cli import main\n"
+            "from wadgym.cli import main\n"
             "sys.exit(main(sys.argv[1:]))\n")
 
 

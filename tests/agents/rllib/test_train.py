@@ -16,13 +16,13 @@ import numpy as np
 import pytest
 import yaml
 
-from wadgym.agents.cli import main
+from wadgym.cli import main
 
 from .conftest import ENV_ID, FAILING_ENV_ID
 
 
 def train_args(hyperparams, run, *extra):
-    return ["train", "--backend", "rllib", "--hyperparams", str(hyperparams), "--run-dir", str(run),
+    return ["train", "--backend", "rllib", "--conf-file", str(hyperparams), "--run-dir", str(run),
             "--no-progress", "--seed", "3", *extra]
 
 
@@ -108,7 +108,7 @@ def test_ctrl_c_checkpoints_and_resume_finishes(cluster, hyperparams, tmp_path, 
     engines): the run saves a checkpoint and exits 130, leaving nothing running; --resume finishes it,
     here on the two-node cluster."""
     run = tmp_path / "interrupted"
-    command = [sys.executable, "-m", "wadgym.agents.cli",
+    command = [sys.executable, "-m", "wadgym.cli",
                *train_args(hyperparams, run, "--env", ENV_ID, "--timesteps", "1024", "--save-freq", "64",
                            "--eval-episodes", "0", "--num-env-runners", "1")]
     process = subprocess.Popen(command, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

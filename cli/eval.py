@@ -1,0 +1,56 @@
+"""Evaluate a training run on fixed seeded episodes, beside a random policy on the same seeds.
+
+    wadgym eval RUN [--episodes 20] [--seed 0] [--levels test|train] [--video out.mp4] [--deterministic]
+
+Episode i of both policies starts with reset(seed=seed+i), so both play the same level and start.
+Each episode's score is the env's own measure (info["score"]: items, kills, ...). `--levels test` (the
+default) plays held-out levels: level seeds from TEST_START_LEVEL on, which no training range reaches;
+`--levels train` plays the levels the run trained on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from wadgym.agents import evaluate
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run", help="run folder (as made by `wadgym train`)")
+    parser.add_argument("--episodes", type=int, default=20, help="number of seeded episodes (default 20)")
+    parser.add_argument("--seed", type=int, default=0, help="episode i uses seed SEED+i (default 0)")
+    parser.add_argument("--video", metavar="MP4", help="write a video of the trained agent's first episode")
+    parser.add_argument("--levels", choices=evaluate.LEVEL_SPLITS, default="test",
+                        help="test: held-out levels (default); train: the run's own training levels")
+    parser.add_argument("--deterministic", action="store_true", help="argmax actions instead of sampling")
+    parser.add_argument("--device", default="cpu", help="device for the policy (default cpu)")
+    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    from wadgym.agents import runfolder
+    from wadgym.agents.policy import SavedPolicy
+
+    if (Path(args.run) / "config.yml").is_file() and runfolder.load_config(Path(args.run)).get("selfplay"):
+        from wadgym.agents import selfplay
+
+        print(selfplay.format_evaluation(selfplay.evaluate(Path(args.run), args.episodes, args.seed)))  # head-to-head
+        return 0
+    try:
+        if args.episodes < 1:
+            raise ValueError(f"--episodes must be >= 1, got {args.episodes}")
+        policy = SavedPolicy(args.run, device=args.device, deterministic=args.deterministic)
+        result = evaluate.compare_with_random(policy, args.episodes, args.seed, video=args.video, levels=args.levels)
+    except ValueError as exc:
+        print(f"wadgym eval: {exc}", file=sys.stderr)
+        return 2
+    print(evaluate.format_comparison(result))
+    if args.video:
+        print(f"video: {args.video}")
+    if args.json:
+        runfolder.write_json(Path(args.json), result)
+    return 0
+
+

@@ -1,0 +1,81 @@
+"""`wadgym rollout ENV_ID`: run episodes headless with a random (or saved) policy, as a CI job would.
+
+Prints per episode the return, the score (the env's own measure: items, kills, ...), length and steps/s; `--video` writes them
+all to one MP4. With `--policy RUN` the env is made as the run's training made it (its env kwargs,
+then any -k on top); the random policy plays episode i with seed SEED+i exactly as `wadgym eval` does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from wadgym.agents import rollout
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("env_id", help="a registered env id, e.g. DoomItems-v1")
+    parser.add_argument("--episodes", type=int, default=3, help="number of episodes (default 3)")
+    parser.add_argument("--seed", type=int, default=None, help="episode i is reset with seed SEED + i")
+    parser.add_argument("--video", metavar="FILE.mp4", help="write every episode's frames to this MP4")
+    parser.add_argument("--policy", default="random", help="'random' (default) or a run folder made by `wadgym train`")
+    parser.add_argument("--env-kwarg", "-k", action="append", default=[], metavar="KEY=VALUE",
+                        help="an env argument, repeatable, e.g. -k n_items=5 -k color=true -k 'resolution=(30, 40)'")
+
+
+def run(args: argparse.Namespace) -> int:
+    import gymnasium as gym
+
+    from wadgym.agents.selfplay import is_multi
+
+    if is_multi(args.env_id):  # several players: each one's view side by side in the video
+        from wadgym.agents.selfplay import rollout as selfplay_rollout
+        from wadgym.envs.kwargs import parse_assignments
+
+        try:
+            return selfplay_rollout(args, parse_assignments(args.env_kwarg, "-k"))
+        except ValueError as error:
+            print(f"wadgym rollout: error: {error}", file=sys.stderr)
+            return 2
+
+    from wadgym.agents.episodes import RandomPolicy
+    from wadgym.agents.vec import gym_make, make_env
+    from wadgym.envs.kwargs import parse_assignments
+
+    try:
+        if args.episodes < 1:
+            raise ValueError(f"--episodes {args.episodes}: must be at least 1")
+        if args.video:
+            rollout.check_output_file(args.video, "--video")
+        policy = rollout.load_policy(args.policy)
+        env_kwargs = {**(policy.env_kwargs if policy else {}), **parse_assignments(args.env_kwarg, "-k")}
+        render_mode = "rgb_array" if args.video else None
+        make = make_env if policy else gym_make  # a policy sees the screen only, as in training
+        env = make(args.env_id, env_kwargs, render_mode)
+    except (ValueError, gym.error.Error) as error:
+        print(f"wadgym rollout: error: {error}", file=sys.stderr)
+        return 2
+    except ImportError as error:  # "module:Env-v0" ids import their module
+        print(f"wadgym rollout: error: cannot import the env's module: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:  # e.g. an unwritable cache folder
+        print(f"wadgym rollout: error: {error}", file=sys.stderr)
+        return 2
+    try:
+        policy = policy.check_env(env) if policy else RandomPolicy(env.action_space)
+        frames: list | None = [] if args.video else None
+        rollout.run_episodes(env, policy, args.episodes, args.seed, frames)
+    except ValueError as error:
+        print(f"wadgym rollout: error: {error}", file=sys.stderr)
+        return 2
+    finally:
+        env.close()
+    if args.video:
+        from wadgym.agents.episodes import video_fps, write_video
+
+        write_video(Path(args.video), frames, video_fps(env))
+        print(f"wrote {args.video} ({len(frames)} frames)")
+    return 0
+
+

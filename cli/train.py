@@ -1,0 +1,101 @@
+"""Train PPO (Stable-Baselines3) on a wadgym env into a run folder, then evaluate it.
+
+    wadgym train [--env ID] [-n/--timesteps N] [--n-envs K] [--seed S] [--device auto|cpu|cuda]
+                 [-conf/--conf-file FILE] [-params/--hyperparams KEY:VALUE ...] [--hp KEY=VALUE ...]
+                 [--env-kwargs KEY=VALUE ...] [--run-dir DIR] [--resume RUN]
+
+With no arguments it trains the default env (wadgym.envs.registration.DEFAULT_ENV) on its default
+hyperparameters (agents/hyperparams/ppo.yml) and compares the trained agent with a random one. The
+hyperparameter options are rl-baselines3-zoo's: -conf/--conf-file names the YAML file, -params/--hyperparams
+overrides entries (KEY:VALUE; --hp KEY=VALUE does the same). Ctrl-C saves a checkpoint; --resume continues it.
+If an env fails, training stops (exit status 1), meta.json records the error and the latest
+checkpoint stays the point to resume from.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+BACKENDS = ("sb3", "rllib")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from wadgym.envs.registration import DEFAULT_ENV
+
+    parser.add_argument("--env", default=DEFAULT_ENV, help=f"env id (default {DEFAULT_ENV})")
+    parser.add_argument("-n", "--timesteps", "--n-timesteps", dest="timesteps", type=float,
+                        help="total env steps (default: n_timesteps from the YAML)")
+    parser.add_argument("--n-envs", type=int, help="parallel envs (default: n_envs from the YAML)")
+    parser.add_argument("--seed", type=int, default=0, help="seed for envs, network and sampling (default 0)")
+    parser.add_argument("--device", default="auto", help="auto (CUDA when available), cpu, cuda or cuda:N")
+    parser.add_argument("-conf", "--conf-file", metavar="FILE",
+                        help="YAML file of hyperparameters per env id, as rl-zoo's (default: the shipped ppo.yml)")
+    parser.add_argument("-params", "--hyperparams", nargs="+", action="extend", metavar="KEY:VALUE", default=[],
+                        help="override hyperparameters, as rl-zoo's -params, e.g. -params n_epochs:4 learning_rate:lin_1e-4")
+    parser.add_argument("--hp", nargs="+", action="extend", metavar="KEY=VALUE", default=[],
+                        help="override hyperparameters (YAML values), e.g. --hp n_epochs=4 learning_rate=lin_1e-4")
+    parser.add_argument("--env-kwargs", nargs="+", action="extend", metavar="KEY=VALUE", default=[],
+                        help="gym.make keyword arguments, e.g. --env-kwargs frame_skip=4")
+    parser.add_argument("--run-dir", metavar="DIR", help="run folder (default runs/<env>_<timestamp>)")
+    parser.add_argument("--resume", metavar="RUN", help="continue RUN from its last checkpoint, same configuration")
+    parser.add_argument("--save-freq", type=int, default=25_000, help="checkpoint every N env steps (default 25000)")
+    parser.add_argument("--eval-episodes", type=int, default=20, help="final evaluation episodes; 0 skips (default 20)")
+    parser.add_argument("--eval-seed", type=int, default=0, help="final evaluation uses seeds EVAL_SEED.. (default 0)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_rllib_arguments(parser)
+
+
+def add_rllib_arguments(parser: argparse.ArgumentParser) -> None:
+    """`wadgym train`'s options for choosing and sizing the RLlib backend (wadgym.agents.rllib)."""
+    group = parser.add_argument_group("RLlib backend (--backend rllib; needs pip install 'wadgym[rllib]')")
+    group.add_argument("--backend", choices=BACKENDS, default="sb3",
+                       help="sb3: Stable-Baselines3 on this machine (default); rllib: Ray RLlib, here or on a cluster")
+    group.add_argument("--num-env-runners", type=int, metavar="N",
+                       help="RLlib env runner processes, one CPU each (default 2)")
+    group.add_argument("--envs-per-runner", type=int, metavar="K",
+                       help="envs each env runner steps (default: n_envs / N, at least 1); "
+                            "n_envs becomes N*K")
+    group.add_argument("--num-gpus", type=int, metavar="G",
+                       help="GPU learners, one GPU each (0: one learner on a CPU; default: 1 when the cluster "
+                            "has a GPU and --device is not cpu, else 0)")
+    group.add_argument("--address", metavar="HOST:PORT",
+                       help="join a running Ray cluster (`ray start --head` prints it); "
+                            "default: a Ray instance of this process on this machine")
+
+
+def run(args: argparse.Namespace) -> int:
+    from wadgym.agents import runfolder, train
+    from wadgym.agents.selfplay import is_multi
+
+    if is_multi(args.env):  # a multi-agent env: one shared policy trained by self-play
+        from wadgym.agents.selfplay import train as train_selfplay
+
+        return train_selfplay(args)
+    try:
+        if args.resume:
+            run_dir = runfolder.require_run(args.resume)
+            result = train.start(run_dir, runfolder.load_config(run_dir), args, resume=True)
+        else:
+            run_dir, result = train.new_run(args)
+    except ValueError as exc:
+        print(f"wadgym train: {exc}", file=sys.stderr)
+        return 2
+    except train.TrainingFailed as exc:
+        print(f"wadgym train: {exc}", file=sys.stderr)
+        return 1
+    if result["interrupted"]:
+        print(f"stopped at {result['timesteps']} steps; checkpoint in {run_dir}/checkpoints; "
+              f"continue with: wadgym train --resume {run_dir}")
+        return 130
+    print(f"trained {result['timesteps']} steps in {result['wall_time_s']:.0f} s on {result['device']} "
+          f"({result['steps_per_second']:.0f} steps/s); run folder: {run_dir}")
+    if args.eval_episodes > 0:
+        metrics = train.evaluate_run(run_dir, args.eval_episodes, args.eval_seed)
+        from wadgym.agents.evaluate import format_comparison
+
+        print(format_comparison(metrics["eval"]))
+    print(f"learning curve: {run_dir / 'learning_curve.png'}; TensorBoard: tensorboard --logdir {run_dir / 'tb'}")
+    return 0
+
+
