@@ -25,7 +25,7 @@ define make_venv
 endef
 
 $(VENV)/.installed: pyproject.toml
-	$(call make_venv,$(VENV),train$(comma)test$(comma)multi)
+	$(call make_venv,$(VENV),train$(comma)test$(comma)multi$(comma)dev)
 
 $(RLLIB_VENV)/.installed: pyproject.toml
 	$(call make_venv,$(RLLIB_VENV),rllib$(comma)test)
@@ -33,9 +33,10 @@ $(RLLIB_VENV)/.installed: pyproject.toml
 train: setup
 	$(BIN)/wadgym train
 
-# The suite in .venv (newest gymnasium), then the RLlib tests in .venv-rllib, where a missing Ray is an
-# error rather than a skip.
+# The linter (ruff, settings in pyproject.toml), the suite in .venv (newest gymnasium), then the RLlib tests
+# in .venv-rllib, where a missing Ray is an error rather than a skip.
 test: setup setup-rllib
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest --ignore=$(RLLIB_TESTS)
 	$(MAKE) test-rllib
 
