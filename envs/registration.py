@@ -9,6 +9,7 @@ from __future__ import annotations
 import gymnasium as gym
 
 ITEMS = "wadgym.envs.items:ItemsEnv"
+EXIT = "wadgym.envs.exit:ExitEnv"
 DEFAULT_ENV = "DoomItems-v1"  # what `wadgym train` trains without --env
 
 ENVS: dict[str, tuple[str, dict, int]] = {
@@ -24,6 +25,10 @@ ENVS: dict[str, tuple[str, dict, int]] = {
     "DoomItems-v0": (ITEMS, {"preset": "classic", "num_levels": 1}, 300),
     "DoomItemsHard-v0": (ITEMS, {"preset": "classic_hard", "num_levels": 1}, 1000),
     "DoomItemsMaze-v0": (ITEMS, {"preset": "classic_maze", "num_levels": 16}, 1000),
+    # Find the exit of a building: 3 x 3 rooms joined by corridors, the exit 2+ doorways from the start.
+    "DoomExit-v0": (EXIT, {}, 300),
+    # 4 x 5 rooms, doors on half the corridors, darker, the exit 4+ doorways away.
+    "DoomExitHard-v0": (EXIT, {"preset": "hard"}, 1000),
 }
 
 
