@@ -310,6 +310,9 @@ class DoomEnv(gym.Env):
         self._window = render_mode == "human" and has_display()
         self._tracked = [getattr(vzd.GameVariable, v) for v in type(self).variables]
         self._observed = [getattr(vzd.GameVariable, v) for v in game_variables]
+        # The engine keeps each variable once: one the task tracks too is read from the tracked one's slot.
+        available = list(dict.fromkeys(self._tracked + self._observed))
+        self._observed_index = np.array([available.index(v) for v in self._observed], np.intp)
         combos = action_sets[action_set]
         bad = sorted({b for combo in combos for b in combo} - set(BUTTONS))
         if bad:
@@ -530,7 +533,7 @@ class DoomEnv(gym.Env):
             for name in self.buffers:
                 observation[name] = self._buffer(state, name)
             if self._observed:
-                observation["gamevariables"] = state.game_variables[len(self._tracked):].astype(np.float32)
+                observation["gamevariables"] = state.game_variables[self._observed_index].astype(np.float32)
         self._last_observation = observation
         return observation
 

@@ -36,6 +36,14 @@ def test_observation_formats(make_env):
     assert color.observation_space.contains(observation)
 
 
+def test_game_variables_the_task_also_tracks_are_observed(make_env):
+    """The engine lists a variable once: asking for one the family tracks (ITEMCOUNT) still fills its slot."""
+    env = make_env("DoomItems-v0", game_variables=("POSITION_X", "ITEMCOUNT", "POSITION_Y"))
+    observation, _ = env.reset(seed=0)
+    assert env.observation_space.contains(observation)
+    assert tuple(observation["gamevariables"]) == (512, 0, 512)
+
+
 def test_gray_observation_is_the_same_with_and_without_rendering(make_env):
     actions = [0, 0, 1, 3, 0, 4, 0, 0]
     plain = rollout(make_env("DoomItems-v0"), 3, actions)[0]
