@@ -98,8 +98,12 @@ def require_run(path: str | Path) -> Path:
 
 
 def load_config(run: Path) -> dict[str, Any]:
-    with open(require_run(run) / "config.yml") as f:
-        return yaml.safe_load(f)
+    from wadgym.agents.config import read_yaml
+
+    config = read_yaml(require_run(run) / "config.yml")
+    if not isinstance(config, dict) or "env" not in config:
+        raise ValueError(f"{run}/config.yml is not a wadgym run configuration (no env)")
+    return config
 
 
 def checkpoint_paths(run: Path, steps: int) -> tuple[Path, Path]:

@@ -109,7 +109,7 @@ def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
 
     overrides = parse_assignments(args.hp, "--hp")
     if args.timesteps is not None:
-        overrides["n_timesteps"] = int(args.timesteps)
+        overrides["n_timesteps"] = args.timesteps  # checked with the other hyperparameters
     if args.n_envs is not None:
         overrides["n_envs"] = args.n_envs
     hyperparams = resolve(args.env, args.hyperparams, overrides, parse_assignments(args.env_kwargs, "--env-kwargs"))
@@ -128,6 +128,8 @@ def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
 def prepare_run_dir(run_dir: Path, config: dict[str, Any]) -> None:
     from wadgym.agents import runfolder
 
+    if run_dir.exists() and not run_dir.is_dir():
+        raise ValueError(f"--run-dir {run_dir} is a file, not a folder")
     if (run_dir / "config.yml").exists():
         raise ValueError(f"{run_dir} already holds a run; use --resume {run_dir} or another --run-dir")
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -180,7 +182,7 @@ def train(run_dir: Path, config: dict[str, Any], save_freq: int = 25_000, progre
 def _learn(model, callback, steps: int, progress_bar: bool, failure_dir: str) -> dict[str, str] | None:
     """PPO.learn for `steps` more steps; None when it ends (done, or stopped by a signal), else the
     failure: {"error": its last line, "traceback": the env worker's when a worker failed, else ours}."""
-    from wadgym.agents.vec import worker_failures
+    from wadgym.agents.vec import worker_deaths, worker_failures
 
     callback.install_signal_handlers()
     try:
@@ -192,6 +194,8 @@ def _learn(model, callback, steps: int, progress_bar: bool, failure_dir: str) ->
     except Exception:  # a worker's failure reaches us as a closed pipe (EOFError): its report says what
         reports = worker_failures(failure_dir)
         text = (reports[0] if reports else traceback.format_exc()).strip()
+        if not reports:  # a worker killed outright (the OOM killer's SIGKILL) wrote nothing: say how it ended
+            text = "\n".join([text, *worker_deaths(model.get_env())])
         return {"error": text.splitlines()[-1], "traceback": text}
     finally:
         callback.restore_signal_handlers()
@@ -285,12 +289,13 @@ def _finish_meta(run_dir: Path, meta: dict[str, Any], session: dict[str, Any], f
 def evaluate_run(run_dir: Path, episodes: int, seed: int) -> dict[str, Any]:
     """Trained vs random on fixed seeds; the result goes into metrics.json."""
     from wadgym.agents import runfolder
-    from wadgym.agents.evaluate import compare_with_random
+    from wadgym.agents.evaluate import compare_with_random, default_split
     from wadgym.agents.plots import plot_learning_curve
     from wadgym.agents.policy import SavedPolicy
 
     meta = runfolder.read_json(run_dir / "meta.json")
-    comparison = compare_with_random(SavedPolicy(run_dir), episodes, seed)
+    policy = SavedPolicy(run_dir)
+    comparison = compare_with_random(policy, episodes, seed, levels=default_split(policy.env_id, policy.env_kwargs))
     metrics = {
         "env": comparison["env"],
         "timesteps": meta.get("timesteps"),

@@ -8,7 +8,7 @@ import re
 import struct
 import tempfile
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from . import iwad
 from .decorate import Actor, decorate_text
@@ -140,20 +140,32 @@ def write_wad(path: str | os.PathLike, data: bytes) -> None:
 
 
 def write_atomic(path: str | os.PathLike, data: bytes) -> None:
-    """Write `data` to `path` atomically: a temporary file in the same folder, then a rename."""
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, temporary = tempfile.mkstemp(prefix=".wadgym-", suffix=".tmp", dir=folder)
+    """Write `data` to `path` atomically (see write_all_atomic)."""
+    write_all_atomic([(path, data)])
+
+
+def write_all_atomic(files: Iterable[tuple[str | os.PathLike, bytes]]) -> None:
+    """Write each (path, data) atomically, all or none: every file first to a temporary one beside it
+    (`.<name>.<random>.tmp`, so that a killed writer's leftover names its target), then the renames.
+    When writing any of them fails, nothing is renamed and the temporary files are removed."""
+    staged: list[tuple[str, str]] = []
     try:
-        with os.fdopen(fd, "wb") as f:
-            os.fchmod(f.fileno(), 0o666 & ~_umask())
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temporary, path)
+        for path, data in files:
+            path = os.fspath(path)
+            folder = os.path.dirname(os.path.abspath(path))
+            fd, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
+            staged.append((temporary, path))
+            with os.fdopen(fd, "wb") as f:
+                os.fchmod(f.fileno(), 0o666 & ~_umask())
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+        for temporary, path in staged:
+            os.replace(temporary, path)
     except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
+        for temporary, _ in staged:
+            if os.path.exists(temporary):
+                os.unlink(temporary)
         raise
 
 
