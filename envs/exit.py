@@ -20,7 +20,7 @@ from wadgym.envs.params import check_fields
 from wadgym.envs.scenarios.acs_template import acs_bool, acs_fixed, acs_list, fill, rect_arrays
 from wadgym.envs.scenarios.building import (
     BUILDING_LIMITS, BuildingFields, GridPlan, add_plan, building_plan, centre, check_grid, room_at, room_distances,
-    route_point,
+    route_length, route_point,
 )
 from wadgym.envs.scenarios.placement import shrink
 from wadgym.envs.scenarios.styles import draw_style
@@ -167,11 +167,12 @@ class ExitEnv(DoomEnv):
 
     ## Rewards
     `exit_reward` (default 1.0) in the step the exit is reached, minus `step_penalty` (default 0.0) every
-    step. Optional shaping (off by default): with `shaping=c`, each step that takes the player into
-    another room adds c times the decrease of that room's distance to the exit's room, in doorways along
-    the room graph (c per room nearer, -c per room farther). It is potential-based (the potential is
-    -c times the rooms still to cross), so over an episode it sums to c times the rooms crossed towards
-    the exit net of those crossed away, and it does not change which policy is best. The score
+    step. Optional shaping (off by default): with `shaping=c`, every step adds c times the decrease of
+    the player's way to the exit along the room graph (`info["way_to_exit"]`: map units, straight to the
+    opening towards the exit's room, through it, room by room, then to the exit), as a fraction of that
+    way at the start; the way is 0 once the exit is reached. It is potential-based (the potential is -c
+    times the fraction of the way still to go), so it sums to c over an episode that reaches the exit,
+    takes back what walking away earned, and does not change which policy is best. The score
     (`info["score"]`, named "exits") is 1 once the exit is reached, else 0.
 
     ## Starting State
@@ -185,7 +186,7 @@ class ExitEnv(DoomEnv):
     `score` and `exit_reached` (bool), `exit_position` and `start_position` (int32 arrays (2,), x, y map
     units), `exit_room` and `start_room` (room indices, row * cols + col), `rooms_apart` (doorways between
     them on the shortest way), `room` (the room the player was last seen in), `rooms_to_exit` (that
-    room's distance to the exit's room, in doorways), `level_seed` and `map`.
+    room's distance to the exit's room, in doorways), `way_to_exit` (see Rewards), `level_seed` and `map`.
 
     ## Levels and seeding
     `num_levels` (0: unlimited) and `start_level` choose the levels, as procgen does: each reset draws a
@@ -231,6 +232,7 @@ class ExitEnv(DoomEnv):
         self._reached = False
         self._room = 0
         self._placed = np.zeros(READY - 1, np.int32)
+        self._way = self._way_at_start = 0.0
 
     def level_plan(self, level_seed: int) -> GridPlan:
         """The building of level `level_seed`: the plan `build` draws first from the level's generator."""
@@ -249,15 +251,24 @@ class ExitEnv(DoomEnv):
         self._items = int(v["ITEMCOUNT"])
         self._reached = False
         self._room = int(self._placed[START_ROOM - 1])
+        self._way = self._way_to_exit(*self._placed[START_X - 1:START_Y])
+        self._way_at_start = max(self._way, 1.0)
+
+    def _way_to_exit(self, x: float, y: float) -> float:
+        placed = self._placed
+        return route_length(self._plan, x, y, int(placed[EXIT_ROOM - 1]), tuple(placed[EXIT_X - 1:EXIT_Y]),
+                            self._distance)
 
     def on_step(self, v) -> tuple[float, bool]:
         self._reached = v["ITEMCOUNT"] > self._items
-        reward = self.exit_reward * self._reached - self.step_penalty
         x, y, _ = self.player_pose()
         room = room_at(self._plan, x, y)
-        if room is not None and room != self._room:
-            reward += self.shaping * (self._distance[self._room] - self._distance[room])
+        if room is not None:
             self._room = room
+        way = 0.0 if self._reached else self._way_to_exit(x, y)
+        reward = (self.exit_reward * self._reached - self.step_penalty
+                  + self.shaping * (self._way - way) / self._way_at_start)
+        self._way = way
         return reward, self._reached
 
     @property
@@ -283,4 +294,5 @@ class ExitEnv(DoomEnv):
             "rooms_apart": int(placed[ROOMS_APART - 1]),
             "room": self._room,
             "rooms_to_exit": self._distance[self._room] if self._distance else 0,
+            "way_to_exit": self._way,
         }

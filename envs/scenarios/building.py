@@ -5,11 +5,12 @@ with probability `extra_doors` (loops). `grid_plan` packs the rooms wall to wall
 them apart so corridors (some with doors) join them. The plan is plain data (rooms, openings, the room
 graph), so a family can place things by graph distance (`room_distances`) before turning it into a map
 (`add_plan`), and a scripted walker can follow the graph through the openings (`room_at`, `next_room`,
-`route_point`).
+`route_point`, `route_length`).
 """
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from dataclasses import dataclass
 
@@ -259,11 +260,8 @@ def route_point(plan: GridPlan, x: float, y: float, goal_room: int, goal: Point,
     if room == goal_room:
         return goal
     if room is None:
-        inside = [o for o in plan.openings if o.corridor_holds(x, y)]
-        if not inside:   # off the plan (cannot happen for a walker inside the map): head for the goal
-            return goal
-        o = inside[0] if distance[inside[0].b] <= distance[inside[0].a] else inside[0].reversed()
-        return _ahead(o.ends[1], o.inward, lead)
+        o = _corridor_towards(plan, x, y, distance)
+        return goal if o is None else _ahead(o.ends[1], o.inward, lead)
     o = plan.opening(room, next_room(plan, room, goal_room, distance))
     ex, ey = o.ends[0]
     depth = (ex - x) * o.inward[0] + (ey - y) * o.inward[1]            # distance in front of a's wall
@@ -271,6 +269,39 @@ def route_point(plan: GridPlan, x: float, y: float, goal_room: int, goal: Point,
     if depth <= lead + 24 and offset <= o.width / 2 - 24:
         return _ahead(o.ends[1], o.inward, lead)
     return _ahead(o.ends[0], o.inward, -lead)
+
+
+def route_length(plan: GridPlan, x: float, y: float, goal_room: int, goal: Point,
+                 distance: list[int] | None = None) -> float:
+    """The length, in map units, of the shortest way along the room graph from (x, y) to `goal`: straight to
+    the centre of the opening towards the goal's room, through it, and so on room by room, then straight
+    to the goal (`distance`: room_distances(plan, goal_room)). It changes continuously as a walker moves,
+    so its decrease can shape a reward."""
+    distance = room_distances(plan, goal_room) if distance is None else distance
+    room, point, length = room_at(plan, x, y), (x, y), 0.0
+    if room is None:
+        o = _corridor_towards(plan, x, y, distance)
+        if o is None:
+            return _gap(point, goal)
+        room, point, length = o.b, o.ends[1], _gap(point, o.ends[1])
+    while room != goal_room:
+        o = plan.opening(room, next_room(plan, room, goal_room, distance))
+        length += _gap(point, o.ends[0]) + _gap(o.ends[0], o.ends[1])
+        room, point = o.b, o.ends[1]
+    return length + _gap(point, goal)
+
+
+def _corridor_towards(plan: GridPlan, x: float, y: float, distance: list[int]) -> Opening | None:
+    """The opening whose corridor holds (x, y), headed for its room nearer the goal (None: in no corridor,
+    which a walker inside the map never is)."""
+    for o in plan.openings:
+        if o.corridor_holds(x, y):
+            return o if distance[o.b] <= distance[o.a] else o.reversed()
+    return None
+
+
+def _gap(p: Point, q: Point) -> float:
+    return math.hypot(q[0] - p[0], q[1] - p[1])
 
 
 def _ahead(point: Point, direction: tuple[int, int], distance: float) -> Point:

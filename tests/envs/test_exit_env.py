@@ -89,31 +89,37 @@ def test_push_doors_open_for_the_walker(make_env):
     assert terminated and info["exit_reached"]
 
 
-def test_shaping_pays_each_room_nearer_the_exit(make_env):
+def test_shaping_pays_the_way_covered_towards_the_exit(make_env):
     off = make_env("DoomExit-v0", num_levels=2)
     off.reset(seed=6)
     rewards, _, _ = play(off, reference, 300)
     assert rewards[:-1] == [0.0] * (len(rewards) - 1) and rewards[-1] == 1.0   # off by default
 
-    env = make_env("DoomExit-v0", num_levels=2, shaping=0.25)
-    env.reset(seed=6)
-    rewards, info, terminated = play(env, reference, 300)
-    assert terminated
-    shaped = [r for r in rewards[:-1] if r]
-    assert shaped == [0.25] * info["rooms_apart"]                     # the walker takes a shortest way
-    assert sum(rewards) == pytest.approx(1 + 0.25 * info["rooms_apart"])
+    env = make_env("DoomExit-v0", num_levels=2, shaping=0.5)
+    _, info = env.reset(seed=6)
+    way, rewards, terminated = [info["way_to_exit"]], [], False
+    while not terminated:
+        _, reward, terminated, _, info = env.step(reference(env))
+        way.append(info["way_to_exit"])
+        rewards.append(reward)
+    assert info["exit_reached"] and way[-1] == 0 and way[0] > 500
+    assert sum(rewards) == pytest.approx(1 + 0.5)                   # the whole way: shaping sums to c
+    drops = -np.diff(way) / way[0] * 0.5
+    assert rewards[:-1] == pytest.approx(drops[:-1].tolist()) and rewards[-1] == pytest.approx(1 + drops[-1])
+    assert sum(drops > 0) > 0.5 * len(drops)                        # most steps get nearer, turns stay put
 
 
 def test_shaping_takes_back_what_walking_away_earned(make_env):
-    """Random steps into rooms nearer and farther: the shaping sums to the drop in rooms to the exit."""
+    """Random steps towards the exit and away: the shaping sums to the drop in the way to the exit."""
     env = make_env("DoomExit-v0", num_levels=2, shaping=1.0, max_episode_steps=300)
-    env.reset(seed=1)
+    _, info = env.reset(seed=1)
+    start = info["way_to_exit"]
     rng = np.random.default_rng(0)
     rewards, info, _ = play(env, lambda e: int(rng.integers(5)))
-    assert {1.0, -1.0} <= set(rewards)                  # it walked both ways (seed chosen so)
+    assert min(rewards) < -0.01 and max(rewards) > 0.01 and not info["exit_reached"]   # both ways
     x, y, _ = env.unwrapped.player_pose()
     assert room_at(env.unwrapped.level_plan(info["level_seed"]), x, y) in (info["room"], None)
-    assert sum(rewards) == pytest.approx(info["rooms_apart"] - info["rooms_to_exit"] + info["exit_reached"])
+    assert sum(rewards) == pytest.approx((start - info["way_to_exit"]) / start)
 
 
 def test_seed_fixes_level_start_and_exit(make_env):
