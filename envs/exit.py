@@ -46,6 +46,7 @@ class Params(BuildingFields):
     cols: int = 3
     cell_size: int = 320
     min_rooms: int = 2
+    max_rooms: int = 0            # 0: no limit
     exit_scale: float = 1.5
     wall_clearance: int = 48
     light_min: int = 144
@@ -55,7 +56,7 @@ class Params(BuildingFields):
     random_start_angle: bool = True
 
     def __post_init__(self):
-        check_fields(self, {**BUILDING_LIMITS, "min_rooms": (1, 14), "exit_scale": (0.5, 3.0),
+        check_fields(self, {**BUILDING_LIMITS, "min_rooms": (1, 14), "max_rooms": (0, 63), "exit_scale": (0.5, 3.0),
                             "wall_clearance": (24, 128), "light_min": (0, 255), "light_max": (0, 255),
                             "player_health": (1, 10000), "player_speed": (0.25, 4.0)},
                      {"random_start_angle": (True, False)})
@@ -65,6 +66,8 @@ class Params(BuildingFields):
             raise ValueError(f"min_rooms={self.min_rooms}: no room is sure to lie that far from another in a "
                              f"building of rows={self.rows} x cols={self.cols} rooms; valid: 1 to {farthest} "
                              f"(or add rows or cols)")
+        if self.max_rooms and self.max_rooms < self.min_rooms:
+            raise ValueError(f"max_rooms={self.max_rooms} must be 0 (no limit) or at least min_rooms={self.min_rooms}")
         if self.light_min > self.light_max:
             raise ValueError(f"light_min={self.light_min} must be at most light_max={self.light_max}")
         smallest = self.door_width + 64    # no room is narrower (see building_plan)
@@ -75,7 +78,8 @@ class Params(BuildingFields):
 
 
 PRESETS: dict[str, Params] = {
-    "default": Params(),
+    # The exit exactly two doorways from the start: through one room (and its corridors) on the way.
+    "default": Params(max_rooms=2),
     # Twice the rooms, doors on half the corridors, longer corridors, dark, the exit 4+ doorways away.
     "hard": Params(rows=4, cols=5, cell_size=384, door_width=96, corridor=96, room_inset=64, door_chance=0.5,
                    extra_doors=0.1, min_rooms=4, light_min=72, light_max=136),
@@ -92,18 +96,20 @@ def build(rng: np.random.Generator, p: Params) -> Level:
     return Level(map=m, scripts=exit_script(p, plan), actors=[exit_actor(p)], title="wadgym exit")
 
 
-def exit_pairs(plan: GridPlan, min_rooms: int) -> list[tuple[int, int, int]]:
-    """(start room, exit room, doorways between them) for every ordered pair at least `min_rooms` apart."""
+def exit_pairs(plan: GridPlan, min_rooms: int, max_rooms: int = 0) -> list[tuple[int, int, int]]:
+    """(start room, exit room, doorways between them) for every ordered pair `min_rooms` to `max_rooms`
+    (0: any number) apart."""
     pairs = []
     for start in range(len(plan.cells)):
         distance = room_distances(plan, start)
-        pairs += [(start, room, d) for room, d in enumerate(distance) if d >= min_rooms]
+        pairs += [(start, room, d) for room, d in enumerate(distance)
+                  if d >= min_rooms and (not max_rooms or d <= max_rooms)]
     return pairs
 
 
 def exit_script(p: Params, plan: GridPlan) -> str:
     """exit.acs filled in with the rooms (shrunk by the clearance) and the pairs far enough apart."""
-    pairs = exit_pairs(plan, p.min_rooms)
+    pairs = exit_pairs(plan, p.min_rooms, p.max_rooms)
     if not pairs:  # Params rules this out; say so rather than write an ACS that draws from nothing
         raise ValueError(f"min_rooms={p.min_rooms}: no two rooms of this building are that far apart")
     return fill("exit.acs", {
