@@ -12,6 +12,7 @@ import gymnasium as gym
 
 ITEMS = "wadgym.envs.items:ItemsEnv"
 HEALTH = "wadgym.envs.health:HealthEnv"
+EXIT = "wadgym.envs.exit:ExitEnv"
 DEFAULT_ENV = "DoomItems-v1"  # what `wadgym train` trains without --env
 
 ENVS: dict[str, tuple[str, dict, int]] = {
@@ -32,6 +33,10 @@ ENVS: dict[str, tuple[str, dict, int]] = {
     "DoomHealth-v0": (HEALTH, {}, 525),
     # Mazes of 3 x 3 rooms, 12 medikits and 6 poisons, darker.
     "DoomHealthSupreme-v0": (HEALTH, {"preset": "supreme"}, 525),
+    # Find the exit of a building: 3 x 3 rooms joined by corridors, the exit 2+ doorways from the start.
+    "DoomExit-v0": (EXIT, {}, 300),
+    # 4 x 5 rooms, doors on half the corridors, darker, the exit 4+ doorways away.
+    "DoomExitHard-v0": (EXIT, {"preset": "hard"}, 1000),
 }
 
 
