@@ -9,6 +9,7 @@ from __future__ import annotations
 import gymnasium as gym
 
 ITEMS = "wadgym.envs.items:ItemsEnv"
+DEFEND = "wadgym.envs.defend:DefendEnv"
 DEFAULT_ENV = "DoomItems-v1"  # what `wadgym train` trains without --env
 
 ENVS: dict[str, tuple[str, dict, int]] = {
@@ -24,6 +25,10 @@ ENVS: dict[str, tuple[str, dict, int]] = {
     "DoomItems-v0": (ITEMS, {"preset": "classic", "num_levels": 1}, 300),
     "DoomItemsHard-v0": (ITEMS, {"preset": "classic_hard", "num_levels": 1}, 1000),
     "DoomItemsMaze-v0": (ITEMS, {"preset": "classic_maze", "num_levels": 16}, 1000),
+    # Waves of monsters in polygon arenas, every level different. v0: slow zombies and demons that die
+    # from one pistol bullet, 200 bullets; Hard: four kinds at full speed and health, a shotgun, pillars.
+    "DoomDefend-v0": (DEFEND, {}, 500),
+    "DoomDefendHard-v0": (DEFEND, {"preset": "hard"}, 1000),
 }
 
 
