@@ -325,6 +325,7 @@ class DefendEnv(DoomEnv):
         self.kill_reward = check_number("kill_reward", kill_reward)
         self.damage_penalty = check_number("damage_penalty", damage_penalty)
         super().__init__(**kwargs)
+        self._action_set = kwargs.get("action_set") or self.default_action_set
         self._kills = 0
         self._kills_at_start = 0
         self._health = 0
@@ -365,7 +366,10 @@ class DefendEnv(DoomEnv):
 
     def reference_action(self) -> int:
         """Turn towards the nearest live monster (engine positions; pillars in the way are not planned
-        around) and fire when aimed at it; turn left while no monster is alive."""
+        around) and fire when aimed at it; turn left while no monster is alive. Needs the "attack" or
+        "attack_move" action set."""
+        if self._action_set not in self.action_sets:
+            raise ValueError(f"reference_action needs action_set 'attack' or 'attack_move', not {self._action_set!r}")
         monsters = self.monster_positions()
         if not len(monsters):
             return 1

@@ -185,3 +185,10 @@ def test_bad_arguments_raise_value_error(kwargs, message, wad_cache):
 
 def test_monster_names_are_taken_in_any_case():
     assert DefendEnv.Params(monsters=["demon", "ZOMBIEMAN"]).monsters == ("Demon", "ZombieMan")
+
+
+def test_reference_policy_needs_an_action_set_with_attack(make_defend):
+    env = make_defend(action_set="basic")
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="reference_action needs action_set 'attack' or 'attack_move', not 'basic'"):
+        env.reference_action()
