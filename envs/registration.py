@@ -13,6 +13,7 @@ import gymnasium as gym
 ITEMS = "wadgym.envs.items:ItemsEnv"
 HEALTH = "wadgym.envs.health:HealthEnv"
 EXIT = "wadgym.envs.exit:ExitEnv"
+DEFEND = "wadgym.envs.defend:DefendEnv"
 DEFAULT_ENV = "DoomItems-v1"  # what `wadgym train` trains without --env
 
 ENVS: dict[str, tuple[str, dict, int]] = {
@@ -37,6 +38,10 @@ ENVS: dict[str, tuple[str, dict, int]] = {
     "DoomExit-v0": (EXIT, {}, 300),
     # 4 x 5 rooms, doors on half the corridors, darker, the exit 4+ doorways away.
     "DoomExitHard-v0": (EXIT, {"preset": "hard"}, 1000),
+    # Waves of monsters in polygon arenas, every level different. v0: slow zombies and demons that die
+    # from one pistol bullet, 200 bullets; Hard: four kinds at full speed and health, a shotgun, pillars.
+    "DoomDefend-v0": (DEFEND, {}, 500),
+    "DoomDefendHard-v0": (DEFEND, {"preset": "hard"}, 1000),
 }
 
 
