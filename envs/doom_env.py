@@ -98,7 +98,7 @@ def parse_observation_size(resolution, render_resolution, engine_width: int, eng
 
 class BlockMean:
     """Average of f x f pixel blocks (rounded down) of uint8 frames (H, W) or (H, W, C), as (H/f, W/f, C)
-    with C = 1 for (H, W) frames; a new array per call.
+    with C = 1 for (H, W) frames; a new array per call, or written into `out`.
 
     Sums strided slices into reused buffers: several times faster than a reshape-and-sum.
     """
@@ -112,12 +112,12 @@ class BlockMean:
         self._blocks = np.empty((shape[0] // f, shape[1] // f, channels), dtype)
         self._shift = f.bit_length() - 1 if f & (f - 1) == 0 else None  # f a power of two: divide by shifting
 
-    def __call__(self, frame: np.ndarray) -> np.ndarray:
+    def __call__(self, frame: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         f, rows, blocks = self.f, self._rows, self._blocks
         if self._gray:
             frame = frame[:, :, None]
         if f == 1:
-            return frame
+            return frame if out is None else copied(frame, out)
         np.add(frame[0::f], frame[1::f], out=rows, dtype=rows.dtype)
         for k in range(2, f):
             np.add(rows, frame[k::f], out=rows)
@@ -128,12 +128,12 @@ class BlockMean:
             np.right_shift(blocks, 2 * self._shift, out=blocks)
         else:
             np.floor_divide(blocks, f * f, out=blocks)
-        return blocks.astype(np.uint8)
+        return blocks.astype(np.uint8) if out is None else copied(blocks, out)
 
 
 class BlockSample:
     """The pixel nearest the centre of each f x f block of uint8 frames (H, W) or (H, W, C), as (H/f, W/f, C)
-    with C = 1 for (H, W) frames; a new array per call (f = 1: a view of the frame). About 2 us for
+    with C = 1 for (H, W) frames; a new array per call (f = 1: a view of the frame), or written into `out`. About 2 us for
     120x160 -> 60x80, five times cheaper than BlockMean: the env keeps the engine's pace."""
 
     def __init__(self, shape: tuple[int, ...], f: int):
@@ -141,10 +141,17 @@ class BlockSample:
         every = slice(f // 2, None, f)
         self._index = (every, every) + ((None,) if len(shape) == 2 else ())  # one indexing op adds the channel axis
 
-    def __call__(self, frame: np.ndarray) -> np.ndarray:
+    def __call__(self, frame: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        if out is not None:
+            return copied(frame[self._index], out)
         if self.f == 1:
             return frame[self._index]
         return frame[self._index].copy()
+
+
+def copied(source: np.ndarray, out: np.ndarray) -> np.ndarray:
+    np.copyto(out, source, casting="unsafe")
+    return out
 
 
 # How a rendered frame becomes a smaller observation: `downsample=` names one.
@@ -203,6 +210,7 @@ class DoomEnv(gym.Env):
         self.game = None
         self._frame = np.zeros((engine_height, engine_width, 3), np.uint8)
         self._last_observation = None
+        self._observation_out = None
         self._next_frame_time = 0.0
 
     def _start_game(self, map_name: str) -> None:
@@ -288,6 +296,12 @@ class DoomEnv(gym.Env):
 
     # -- observations ----------------------------------------------------------------------------
 
+    def write_observations_to(self, out) -> None:
+        """From now on write each observation into `out` and return `out` itself: an array shaped as
+        observation_space (a dict of them for a Dict space), e.g. this env's slot of a vector env's batch
+        (wadgym.envs.vector), so no observation is copied twice. None: a new array per observation again."""
+        self._observation_out = out
+
     def _observe(self, state):
         """The observation for `state`; when the engine ended the episode (state None), the last one."""
         if state is None:
@@ -297,12 +311,16 @@ class DoomEnv(gym.Env):
             self._frame = frame
             if not self._color:
                 frame = engine_gray(frame)
-        screen = self._downsample(frame)
-        if self._observed_variables:
-            variables = state.game_variables[len(self._tracked):].astype(np.float32)
-            observation = {"screen": screen, "gamevariables": variables}
+        out = self._observation_out
+        if not self._observed_variables:
+            observation = self._downsample(frame, out)
+        elif out is None:
+            observation = {"screen": self._downsample(frame),
+                           "gamevariables": state.game_variables[len(self._tracked):].astype(np.float32)}
         else:
-            observation = screen
+            self._downsample(frame, out["screen"])
+            np.copyto(out["gamevariables"], state.game_variables[len(self._tracked):], casting="same_kind")
+            observation = out
         self._last_observation = observation
         return observation
 
