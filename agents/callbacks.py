@@ -15,7 +15,7 @@ from wadgym.agents import runfolder
 
 
 class RunCallback(BaseCallback):
-    """Records every finished episode (items, return, length), logs their means and steps per second
+    """Records every finished episode (score, return, length), logs their means and steps per second
     at each rollout's end, saves a checkpoint every `save_freq` steps, and stops when a signal asks."""
 
     def __init__(self, run: Path, save_freq: int, episodes: list[dict[str, Any]] | None = None):
@@ -53,7 +53,7 @@ class RunCallback(BaseCallback):
             if episode is not None:
                 record = {
                     "timesteps": self.num_timesteps,
-                    "items": info.get("items_collected"),
+                    "score": info.get("score"),
                     "return": float(episode["r"]),
                     "length": int(episode["l"]),
                 }
@@ -70,9 +70,9 @@ class RunCallback(BaseCallback):
         if self.num_timesteps > start_steps:
             self.logger.record("time/steps_per_second", (self.num_timesteps - start_steps) / max(now - start, 1e-9))
         self._rollout_start = (now, self.num_timesteps)
-        items = [e["items"] for e in self._recent if e["items"] is not None]
-        if items:
-            self.logger.record("rollout/ep_items_mean", float(np.mean(items)))
+        scores = [e["score"] for e in self._recent if e["score"] is not None]
+        if scores:
+            self.logger.record("rollout/ep_score_mean", float(np.mean(scores)))
         self._recent = []
 
     # --- checkpoints -------------------------------------------------------------------------

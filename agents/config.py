@@ -12,8 +12,9 @@ from typing import Any
 
 import yaml
 
+from wadgym.envs.registration import DEFAULT_ENV  # noqa: F401  (the env `wadgym train` trains by default)
+
 DEFAULT_HYPERPARAMS = Path(__file__).parent / "hyperparams" / "ppo.yml"
-DEFAULT_ENV = "DoomItems-v0"
 
 # Keys the zoo (and wadgym) read themselves; every other key goes to PPO(...).
 ZOO_KEYS = {

@@ -17,7 +17,6 @@ from pathlib import Path
 # Needed for the envs (core; a missing one is a problem) and for training (the `train` extra).
 REQUIRED = ("wadgym", "vizdoom", "gymnasium", "numpy", "omgifol")
 TRAINING = ("stable-baselines3", "torch")
-CHECK_SCENARIO = "items"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -59,14 +58,15 @@ def cuda_report() -> str:
 
 
 def check_game() -> list[str]:
-    """Build the default items map with wadgym and run a hidden game on it for a few tics.
+    """Build a level of the default env's family with wadgym and run a hidden game on it for a few tics.
     If wadgym cannot build it, freedoom2's MAP01 tells whether the engine itself works."""
     problems = []
+    scenario = check_scenario()
     with tempfile.TemporaryDirectory(prefix="wadgym-doctor-") as tmp:
         try:
-            wad, what = _build_wad(Path(tmp)), f"wadgym-built '{CHECK_SCENARIO}' map"
+            wad, what = _build_wad(Path(tmp), scenario), f"wadgym-built '{scenario}' map"
         except Exception as exc:  # any failure of the builder is what doctor exists to report
-            problems.append(f"wadgym could not build the '{CHECK_SCENARIO}' map: {type(exc).__name__}: {exc}")
+            problems.append(f"wadgym could not build the '{scenario}' map: {type(exc).__name__}: {exc}")
             wad, what = None, "freedoom2.wad MAP01 (the engine alone)"
         try:
             seconds, shape = start_game(wad)
@@ -77,13 +77,19 @@ def check_game() -> list[str]:
     return problems
 
 
-def _build_wad(folder: Path) -> Path:
-    from wadgym.envs.scenarios import build_scenario_wad, get_scenario
+def check_scenario() -> str:
+    """The module of the default env's family: the map doctor builds."""
+    from wadgym.envs.registration import DEFAULT_ENV, ENVS
+
+    return ENVS[DEFAULT_ENV][0].split(":")[0]
+
+
+def _build_wad(folder: Path, scenario: str) -> Path:
+    from wadgym.envs.scenarios import build_scenario_wad
     from wadgym.wads import write_wad
 
-    get_scenario(CHECK_SCENARIO)  # an unknown name is a ValueError listing the valid ones
-    path = folder / f"{CHECK_SCENARIO}.wad"
-    write_wad(path, build_scenario_wad(CHECK_SCENARIO, None, 0))
+    path = folder / "check.wad"
+    write_wad(path, build_scenario_wad(scenario, None, 0))
     return path
 
 

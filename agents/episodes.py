@@ -32,8 +32,8 @@ class RandomPolicy:
 
 def play_episode(env, policy, seed: int | None, frames: list | None = None) -> dict[str, Any]:
     """One episode from env.reset(seed=seed) to its end; appends env.render() after the reset and after
-    every step to `frames` when given. Returns seed, return, items (None when the env does not count
-    them), items_total, length and seconds (the steps' wall time)."""
+    every step to `frames` when given. Returns seed, return, score (info["score"]: the task's own measure;
+    the return for envs without one), level_seed, length and seconds (the steps' wall time)."""
     observation, info = env.reset(seed=seed)
     policy.reset(seed)
     if frames is not None:
@@ -47,8 +47,8 @@ def play_episode(env, policy, seed: int | None, frames: list | None = None) -> d
         done = terminated or truncated
         if frames is not None:
             frames.append(env.render())
-    return {"seed": seed, "return": total, "items": info.get("items_collected"),
-            "items_total": info.get("items_total"), "length": length, "seconds": time.perf_counter() - start}
+    return {"seed": seed, "return": total, "score": info.get("score", total), "level_seed": info.get("level_seed"),
+            "length": length, "seconds": time.perf_counter() - start}
 
 
 def video_fps(env) -> float:

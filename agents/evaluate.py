@@ -2,7 +2,8 @@
 
     wadgym eval RUN [--episodes 20] [--seed 0] [--video out.mp4] [--deterministic]
 
-Episode i of both policies starts with reset(seed=seed+i), so both face the same item layouts.
+Episode i of both policies starts with reset(seed=seed+i), so both play the same level and start.
+Each episode's score is the env's own measure (info["score"]: items, kills, ...).
 """
 
 from __future__ import annotations
@@ -53,8 +54,8 @@ def run_episodes(
     policy: Callable[[np.ndarray], int] | None,
     video: str | Path | None = None,
 ) -> list[dict[str, Any]]:
-    """One episode per seed with `policy` (None: the random policy). Returns per-episode seed, items,
-    return and length; records the first episode's frames to `video`."""
+    """One episode per seed with `policy` (None: the random policy). Returns per-episode seed, level seed,
+    score, return and length; records the first episode's frames to `video`."""
     from wadgym.agents.episodes import RandomPolicy, play_episode, video_fps, write_video
     from wadgym.agents.vec import make_env
 
@@ -68,7 +69,7 @@ def run_episodes(
         env.close()
     if video is not None:
         write_video(Path(video), frames, video_fps(env))
-    return [{key: episode[key] for key in ("seed", "items", "return", "length")} for episode in episodes]
+    return [{key: episode[key] for key in ("seed", "level_seed", "score", "return", "length")} for episode in episodes]
 
 
 def summarize(episodes: list[dict[str, Any]]) -> dict[str, Any]:
@@ -78,11 +79,11 @@ def summarize(episodes: list[dict[str, Any]]) -> dict[str, Any]:
             return None, None
         return float(np.mean(values)), float(np.std(values))
 
-    items_mean, items_std = stats("items")
+    score_mean, score_std = stats("score")
     return_mean, return_std = stats("return")
     return {
-        "items_mean": items_mean,
-        "items_std": items_std,
+        "score_mean": score_mean,
+        "score_std": score_std,
         "return_mean": return_mean,
         "return_std": return_std,
         "length_mean": float(np.mean([e["length"] for e in episodes])),
@@ -96,35 +97,36 @@ def compare_with_random(policy, episodes: int, seed: int, video: str | Path | No
     start = time.perf_counter()
     trained = summarize(run_episodes(policy.env_id, policy.env_kwargs, seeds, policy, video=video))
     random = summarize(run_episodes(policy.env_id, policy.env_kwargs, seeds, None))
-    ratio = None
-    if trained["items_mean"] is not None and random["items_mean"]:
-        ratio = trained["items_mean"] / random["items_mean"]
+    from wadgym.envs.registration import score_name
+
+    ratio = trained["score_mean"] / random["score_mean"] if random["score_mean"] else None
     return {
         "env": policy.env_id,
+        "score_name": score_name(policy.env_id),
         "model": str(policy.model_file),
         "episodes": episodes,
         "seeds": [seeds[0], seeds[-1]],
         "deterministic": policy.deterministic,
         "trained": trained,
         "random": random,
-        "items_ratio": ratio,
+        "score_ratio": ratio,
         "eval_seconds": time.perf_counter() - start,
     }
 
 
 def format_comparison(result: dict[str, Any]) -> str:
     def line(name, s):
-        items = "n/a" if s["items_mean"] is None else f"{s['items_mean']:6.2f} ± {s['items_std']:5.2f}"
-        return f"{name:<8} {items:>16} {s['return_mean']:9.2f} ± {s['return_std']:7.2f} {s['length_mean']:9.1f}"
+        score = f"{s['score_mean']:6.2f} ± {s['score_std']:5.2f}"
+        return f"{name:<8} {score:>16} {s['return_mean']:9.2f} ± {s['return_std']:7.2f} {s['length_mean']:9.1f}"
 
     seeds = result["seeds"]
     lines = [
         f"{result['env']}: {result['episodes']} episodes, seeds {seeds[0]}..{seeds[1]}"
         f" ({'deterministic' if result['deterministic'] else 'sampled'} actions)",
-        f"{'policy':<8} {'items/episode':>16} {'return':>19} {'length':>9}",
+        f"{'policy':<8} {result['score_name'] + '/episode':>16} {'return':>19} {'length':>9}",
         line("trained", result["trained"]),
         line("random", result["random"]),
     ]
-    if result["items_ratio"] is not None:
-        lines.append(f"items trained/random: {result['items_ratio']:.2f}x")
+    if result["score_ratio"] is not None:
+        lines.append(f"{result['score_name']} trained/random: {result['score_ratio']:.2f}x")
     return "\n".join(lines)

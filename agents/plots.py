@@ -1,4 +1,4 @@
-"""Learning-curve PNG: items per episode (or return, for envs without items) against env steps."""
+"""Learning-curve PNG: the task's score per episode (items, kills, ...) against env steps."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 
 
 def plot_learning_curve(episodes: list[dict[str, Any]], path: Path, title: str = "", bins: int = 30,
-                        random_level: float | None = None) -> Path:
+                        random_level: float | None = None, score_name: str = "score") -> Path:
     """Every episode as a dot, the mean per bin of env steps as a line, and the random policy's level."""
     import matplotlib
 
@@ -18,9 +18,8 @@ def plot_learning_curve(episodes: list[dict[str, Any]], path: Path, title: str =
 
     from wadgym.agents.runfolder import write_bytes_atomic
 
-    has_items = any(e.get("items") is not None for e in episodes)
-    key, label = ("items", "items per episode") if has_items else ("return", "return per episode")
-    points = [(e["timesteps"], e[key]) for e in episodes if e.get(key) is not None]
+    label = f"{score_name} per episode"
+    points = [(e["timesteps"], e["score"]) for e in episodes if e.get("score") is not None]
     fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
     if points:
         steps, values = (np.asarray(v, dtype=float) for v in zip(*points))

@@ -1,6 +1,6 @@
 """`wadgym rollout ENV_ID`: run episodes headless with a random (or saved) policy, as a CI job would.
 
-Prints per episode the return, items collected, length and steps per second; `--video` writes them
+Prints per episode the return, the score (the env's own measure: items, kills, ...), length and steps/s; `--video` writes them
 all to one MP4. With `--policy RUN` the env is made as the run's training made it (its env kwargs,
 then any -k on top); the random policy plays episode i with seed SEED+i exactly as `wadgym eval` does.
 """
@@ -25,7 +25,7 @@ def load_policy(spec: str):
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("env_id", help="a registered env id, e.g. DoomItems-v0")
+    parser.add_argument("env_id", help="a registered env id, e.g. DoomItems-v1")
     parser.add_argument("--episodes", type=int, default=3, help="number of episodes (default 3)")
     parser.add_argument("--seed", type=int, default=None, help="episode i is reset with seed SEED + i")
     parser.add_argument("--video", metavar="FILE.mp4", help="write every episode's frames to this MP4")
@@ -73,18 +73,17 @@ def run_episodes(env, policy, episodes: int, seed: int | None, frames: list | No
     """Run and print `episodes` episodes (episode i reset with seed + i), then their means."""
     from wadgym.agents.episodes import play_episode
 
-    print(f"{'episode':>7} {'seed':>6} {'return':>8} {'items':>7} {'length':>7} {'steps/s':>8}")
+    print(f"{'episode':>7} {'seed':>6} {'level':>10} {'return':>8} {'score':>7} {'length':>7} {'steps/s':>8}")
     results = []
     for episode in range(episodes):
         r = play_episode(env, policy, None if seed is None else seed + episode, frames)
         r["steps_per_second"] = r["length"] / r["seconds"] if r["seconds"] > 0 else float("inf")
         results.append(r)
-        items = "-" if r["items"] is None else f"{r['items']:>3}/{r['items_total']:<3}"
-        print(f"{episode:>7} {str(r['seed']):>6} {r['return']:>8.2f} {items:>7} {r['length']:>7} "
+        level = "-" if r["level_seed"] is None else r["level_seed"]
+        print(f"{episode:>7} {str(r['seed']):>6} {level:>10} {r['return']:>8.2f} {r['score']:>7.4g} {r['length']:>7} "
               f"{r['steps_per_second']:>8.0f}")
-    mean = {k: _mean([r[k] for r in results]) for k in ("return", "items", "length", "steps_per_second")}
-    items = "-" if mean["items"] is None else f"{mean['items']:.2f}"
-    print(f"{'mean':>7} {'':>6} {mean['return']:>8.2f} {items:>7} {mean['length']:>7.1f} "
+    mean = {k: _mean([r[k] for r in results]) for k in ("return", "score", "length", "steps_per_second")}
+    print(f"{'mean':>7} {'':>6} {'':>10} {mean['return']:>8.2f} {mean['score']:>7.2f} {mean['length']:>7.1f} "
           f"{mean['steps_per_second']:>8.0f}")
     return results
 

@@ -5,8 +5,8 @@
      meta.json        package versions, git commit and dirtiness, device, start/end times, wall time
      model.zip        the final model (SB3 format); vecnormalize.pkl beside it when normalize is on
      checkpoints/     model_<steps>_steps.zip (+ vecnormalize_<steps>_steps.pkl), the latest kept
-     episodes.csv     every training episode: timesteps, items, return, length
-     learning_curve.png  items per episode against steps
+     episodes.csv     every training episode: timesteps, score, return, length
+     learning_curve.png  score per episode against steps
      metrics.json     final evaluation (trained vs random on fixed seeds)
      tb/              TensorBoard logs
 """
@@ -30,7 +30,7 @@ import yaml
 from wadgym.wads.wad import write_atomic
 
 DEFAULT_ROOT = Path("runs")
-EPISODE_FIELDS = ("timesteps", "items", "return", "length")
+EPISODE_FIELDS = ("timesteps", "score", "return", "length")
 
 
 @contextlib.contextmanager

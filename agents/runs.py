@@ -1,4 +1,4 @@
-"""List training runs as a table: env, steps, items per episode (trained vs random), device, date.
+"""List training runs as a table: env, steps, score per episode (trained vs random), device, date.
 
     wadgym runs [DIR]      (default ./runs)
 """
@@ -42,8 +42,9 @@ def describe(run: Path) -> dict[str, Any]:
         "run": run.name,
         "env": config.get("env", "?"),
         "steps": meta.get("timesteps"),
-        "items": (evaluation.get("trained") or {}).get("items_mean"),
-        "random": (evaluation.get("random") or {}).get("items_mean"),
+        "score": (evaluation.get("trained") or {}).get("score_mean"),
+        "score_name": evaluation.get("score_name", ""),
+        "random": (evaluation.get("random") or {}).get("score_mean"),
         "device": (meta.get("device") or config.get("device", "?")).split(" ")[0],
         "date": (meta.get("started") or "").replace("T", " ")[:16],
         "status": status,
@@ -54,10 +55,10 @@ def format_table(rows: list[dict[str, Any]]) -> str:
     def cell(value, fmt="{}"):
         return "-" if value is None else fmt.format(value)
 
-    header = ("run", "env", "steps", "items/ep", "random", "device", "date", "status")
+    header = ("run", "env", "steps", "score/ep", "random", "score", "device", "date", "status")
     body = [
-        (r["run"], r["env"], cell(r["steps"]), cell(r["items"], "{:.2f}"), cell(r["random"], "{:.2f}"),
-         r["device"], r["date"], r["status"])
+        (r["run"], r["env"], cell(r["steps"]), cell(r["score"], "{:.2f}"), cell(r["random"], "{:.2f}"),
+         r["score_name"] or "-", r["device"], r["date"], r["status"])
         for r in rows
     ]
     widths = [max(len(str(x)) for x in column) for column in zip(header, *body)]

@@ -1,11 +1,11 @@
 """Train PPO (Stable-Baselines3) on a wadgym env into a run folder, then evaluate it.
 
-    wadgym train [--env DoomItems-v0] [--timesteps N] [--n-envs K] [--seed S] [--device auto|cpu|cuda]
+    wadgym train [--env ID] [--timesteps N] [--n-envs K] [--seed S] [--device auto|cpu|cuda]
                  [--hyperparams FILE] [--hp KEY=VALUE ...] [--env-kwargs KEY=VALUE ...]
                  [--run-dir DIR] [--resume RUN]
 
-With no arguments it trains DoomItems-v0 on its default hyperparameters (agents/hyperparams/ppo.yml)
-and compares the trained agent with a random one. Ctrl-C saves a checkpoint; --resume continues it.
+With no arguments it trains the default env (wadgym.envs.registration.DEFAULT_ENV) on its default
+hyperparameters (agents/hyperparams/ppo.yml) and compares the trained agent with a random one. Ctrl-C saves a checkpoint; --resume continues it.
 If an env fails, training stops (exit status 1), meta.json records the error and the latest
 checkpoint stays the point to resume from.
 """
@@ -145,6 +145,7 @@ def train(run_dir: Path, config: dict[str, Any], save_freq: int = 25_000, progre
     from wadgym.agents.plots import plot_learning_curve
     from wadgym.agents.system import select_device
     from wadgym.agents.vec import close_vec_env
+    from wadgym.envs.registration import score_name
 
     hp = config["hyperparams"]
     device = select_device(config["device"])
@@ -170,7 +171,8 @@ def train(run_dir: Path, config: dict[str, Any], save_freq: int = 25_000, progre
     status = "interrupted" if callback.stop_signal is not None else "finished"
     _save_results(run_dir, model, callback, final=status == "finished")
     _finish_meta(run_dir, meta, session, start_steps, model.num_timesteps, wall, status)
-    plot_learning_curve(callback.episodes, run_dir / "learning_curve.png", title=f"{config['env']} PPO ({run_dir.name})")
+    plot_learning_curve(callback.episodes, run_dir / "learning_curve.png", title=f"{config['env']} PPO ({run_dir.name})",
+                        score_name=score_name(config["env"]))
     return {"interrupted": status == "interrupted", "timesteps": model.num_timesteps, "wall_time_s": wall,
             "device": device, "steps_per_second": meta["steps_per_second"] or 0.0}
 
@@ -299,7 +301,8 @@ def evaluate_run(run_dir: Path, episodes: int, seed: int) -> dict[str, Any]:
     }
     runfolder.write_json(run_dir / "metrics.json", metrics)
     plot_learning_curve(runfolder.read_episodes(run_dir), run_dir / "learning_curve.png",
-                        title=f"{comparison['env']} PPO ({run_dir.name})", random_level=comparison["random"]["items_mean"])
+                        title=f"{comparison['env']} PPO ({run_dir.name})", random_level=comparison["random"]["score_mean"],
+                        score_name=comparison["score_name"])
     return metrics
 
 

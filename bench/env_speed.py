@@ -26,21 +26,24 @@ import numpy as np
 import vizdoom as vzd
 
 import wadgym  # noqa: F401  (registers the envs)
-from wadgym.envs import cache
+from wadgym.envs import cache, items
 from wadgym.envs.doom_env import ACTION_SETS
 from wadgym.envs.engine import QUIET_RENDER, start_game
-from wadgym.envs.scenarios import build_scenario_wad, items
+from wadgym.envs.items import ItemsEnv
+from wadgym.envs.scenarios import build_scenario_wad
 
 FRAME_SKIP = 4
 EPISODE_STEPS = gym.spec("DoomItems-v0").max_episode_steps
 
 
-def bare_game(wad: str, gray: bool = True) -> tuple[vzd.DoomGame, list[list[float]]]:
+TRACKED = [getattr(vzd.GameVariable, name) for name in ItemsEnv.variables]
+
+
+def bare_game(wad: str, map_name: str, gray: bool = True) -> tuple[vzd.DoomGame, list[list[float]]]:
     """A DoomGame set up as the env sets it up (wadgym.envs.engine, the same buttons and variables), without the env."""
     buttons = sorted({b for combo in ACTION_SETS["basic"] for b in combo})
-    game = start_game(wad, screen_format=vzd.ScreenFormat.GRAY8 if gray else vzd.ScreenFormat.RGB24,
-                      buttons=[getattr(vzd.Button, b) for b in buttons],
-                      variables=[vzd.GameVariable.ITEMCOUNT, vzd.GameVariable.USER59])
+    game = start_game(wad, map_name, screen_format=vzd.ScreenFormat.GRAY8 if gray else vzd.ScreenFormat.RGB24,
+                      buttons=[getattr(vzd.Button, b) for b in buttons], variables=TRACKED)
     actions = [[float(b in combo) for b in buttons] for combo in ACTION_SETS["basic"]]
     return game, actions
 
@@ -74,16 +77,16 @@ def time_env(env, action_ids, seed: int) -> tuple[float, int]:
     return len(action_ids) / (time.perf_counter() - start), info.get("items_collected", -1)
 
 
-def vizdoom_wrapper_env(wad: str):
+def vizdoom_wrapper_env(wad: str, map_name: str):
     """ViZDoom's own Gymnasium wrapper on the same WAD and settings, for comparison."""
     from vizdoom.gymnasium_wrapper.base_gymnasium_env import VizdoomEnv
 
     buttons = sorted({b for combo in ACTION_SETS["basic"] for b in combo})
-    config = {"doom_scenario_path": wad, "doom_map": "MAP01", "screen_resolution": vzd.ScreenResolution.RES_160X120,
+    config = {"doom_scenario_path": wad, "doom_map": map_name, "screen_resolution": vzd.ScreenResolution.RES_160X120,
               "screen_format": vzd.ScreenFormat.GRAY8, "window_visible": False, "sound_enabled": False,
               **{f"render_{setting}": False for setting in QUIET_RENDER}, "episode_timeout": 0,
               "available_buttons": [getattr(vzd.Button, b) for b in buttons],
-              "available_game_variables": [vzd.GameVariable.ITEMCOUNT, vzd.GameVariable.USER59]}
+              "available_game_variables": TRACKED}
     env = gym.wrappers.TimeLimit(VizdoomEnv(frame_skip=FRAME_SKIP, max_buttons_pressed=2, **config), EPISODE_STEPS)
     return env
 
@@ -116,7 +119,7 @@ def first_build_breakdown(params) -> dict[str, float]:
 
 
 def build_times(repeats: int) -> None:
-    params = items.PRESETS["default"]
+    params = items.PRESETS["classic"]
     first = first_build_breakdown(params)
     warm = median_ms(lambda: build_scenario_wad("items", params, 0), repeats)
     again = first_build_breakdown(params)
@@ -167,16 +170,19 @@ def started(make, reset):
 
 def speed_ratios(rounds: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
-        wad = str(cache.scenario_wad("items", items.PRESETS["default"], 0, folder))
+        probe = gym.make("DoomItems-v0", cache_dir=folder)
+        probe.reset(seed=0)
+        wad, map_name = str(probe.unwrapped.wad_path), probe.unwrapped.map  # the env's own WAD and map
+        probe.close()
         rng = np.random.default_rng(0)
         action_ids = rng.integers(0, len(ACTION_SETS["basic"]), size=EPISODE_STEPS).tolist()
-        (game, actions), bare_pid = started(lambda: bare_game(wad), lambda g: None)
+        (game, actions), bare_pid = started(lambda: bare_game(wad, map_name), lambda g: None)
         same, same_pid = started(lambda: gym.make("DoomItems-v0", cache_dir=folder, resolution=(120, 160)),
                                  lambda e: e.reset(seed=0))
         default, default_pid = started(lambda: gym.make("DoomItems-v0", cache_dir=folder), lambda e: e.reset(seed=0))
         mean, mean_pid = started(lambda: gym.make("DoomItems-v0", cache_dir=folder, downsample="mean"),
                                  lambda e: e.reset(seed=0))
-        wrapper, wrapper_pid = started(lambda: vizdoom_wrapper_env(wad), lambda e: e.reset(seed=0))
+        wrapper, wrapper_pid = started(lambda: vizdoom_wrapper_env(wad, map_name), lambda e: e.reset(seed=0))
         # Round r plays seed r with the same actions everywhere; bare and wadgym runs then play the very
         # same episode (checked by their item counts), so only the per-step overhead differs. ViZDoom's
         # wrapper seeds the engine its own way: its episodes differ, so its ratio is noisier.

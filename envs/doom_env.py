@@ -1,14 +1,28 @@
-"""DoomEnv: the Gymnasium side of a ViZDoom game on a WAD that wadgym built.
+"""DoomEnv: the one Gymnasium env base of wadgym. It owns everything that is not the task.
 
-It owns the engine (start, seeding, stepping, closing), the action and observation spaces and
-rendering; subclasses (e.g. wadgym.envs.items.ItemsEnv) add the scenario: WAD, rewards and info.
+The base owns the engine (start, seeding, stepping, restarting on another WAD, closing), the engine-facing
+arguments (frames, buffers, game variables, actions, rendering), the levels (which level seed a reset
+plays, the WAD that holds it, the cache), the one resolution of scenario parameters, pickling by the
+constructor's arguments and retries of unusable episode starts.
+
+A task family subclasses it in one module: it names its scenario (`Params`, `PRESETS`, `build`), the game
+variables it tracks (by name), its score, any action sets of its own, and implements the hooks
+`on_reset`, `on_step` (reward and termination from the tracked variables), `task_info` and, optionally,
+`level_problem` and `configure_game`. See wadgym.envs.items for a complete family.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import hashlib
+import inspect
+import math
 import os
+import tempfile
 import time
-from typing import Any
+from pathlib import Path
+from typing import Any, Callable, ClassVar
 
 import gymnasium as gym
 import numpy as np
@@ -16,8 +30,10 @@ import vizdoom as vzd
 
 from .checks import check_number
 from .engine import make_game
+from .params import make_params
 
-# Discrete actions: each is the set of buttons held for `frame_skip` tics.
+# Discrete actions: each is the set of buttons held for `frame_skip` tics. A family adds its own sets
+# (e.g. with ATTACK) in its `action_sets`.
 ACTION_SETS: dict[str, tuple[tuple[str, ...], ...]] = {
     "basic": (
         ("MOVE_FORWARD",),
@@ -38,17 +54,34 @@ ACTION_SETS: dict[str, tuple[tuple[str, ...], ...]] = {
         ("MOVE_RIGHT",),
     ),
 }
+BUTTONS = tuple(n for n in dir(vzd.Button) if n.isupper())
 ENGINE_RESOLUTIONS = tuple(n[4:].lower() for n in dir(vzd.ScreenResolution) if n.startswith("RES_"))
 GAME_VARIABLES = tuple(n for n in dir(vzd.GameVariable) if n.isupper())
+BUFFERS = ("depth", "labels", "automap")  # extra engine screens an observation may carry
 MAX_FRAME_SKIP = 64
-# Episodes a reset starts, each with the next engine seed from np_random, before it gives up on a scenario
+# Episodes a reset starts, each with the next engine seed from np_random, before it gives up on a level
 # whose start is unusable (e.g. random item placement fell short).
 RESET_ATTEMPTS = 5
+# Level seeds are 31-bit, as procgen's; a finite range of up to MAX_WAD_LEVELS levels is built into one
+# WAD (one engine start, then a map switch per level); other levels get a WAD each.
+MAX_LEVEL_SEED = 2**31 - 1
+MAX_WAD_LEVELS = 1024
+_CHECKED: set = set()  # (family, params, first level) whose first level built: see DoomEnv._check_levels
 
 
-def user_variable(n: int) -> vzd.GameVariable:
-    """GameVariable.USERn: ACS `global int n` read by the engine."""
-    return getattr(vzd.GameVariable, f"USER{n}")
+def user_variable(n: int) -> str:
+    """The name of GameVariable.USERn: ACS `global int n` read by the engine."""
+    return f"USER{n}"
+
+
+def map_name(level_seed: int) -> str:
+    """The map lump of a level: "L" and the seed in base 36 (7 digits cover every 31-bit seed)."""
+    digits, n = "", int(level_seed)
+    while True:
+        n, r = divmod(n, 36)
+        digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"[r] + digits
+        if n == 0:
+            return "L" + digits.rjust(7, "0")
 
 
 def has_display() -> bool:
@@ -56,44 +89,39 @@ def has_display() -> bool:
 
 
 def valid_observation_sizes(engine_width: int, engine_height: int) -> list[tuple[int, int]]:
-    """(height, width) observations reachable by averaging f x f blocks of the engine's frame."""
+    """(height, width) observations reachable by reducing f x f blocks of the engine's frame."""
     return [(engine_height // f, engine_width // f) for f in range(1, engine_height + 1)
             if engine_height % f == 0 and engine_width % f == 0]
 
 
 def parse_engine_resolution(text: str) -> tuple[int, int, vzd.ScreenResolution]:
-    if str(text).lower() not in ENGINE_RESOLUTIONS:
+    if not isinstance(text, str) or text.lower() not in ENGINE_RESOLUTIONS:
         raise ValueError(f"render_resolution={text!r} is not a ViZDoom resolution; valid: {', '.join(ENGINE_RESOLUTIONS)}")
-    width, height = (int(v) for v in str(text).lower().split("x"))
+    width, height = (int(v) for v in text.lower().split("x"))
     return width, height, getattr(vzd.ScreenResolution, f"RES_{width}X{height}")
-
-
-def check_choices(*, render_mode, frame_skip, action_set, color, game_variables, downsample) -> None:
-    if downsample not in DOWNSAMPLERS:
-        raise ValueError(f"downsample={downsample!r} is not valid; choose one of {', '.join(map(repr, DOWNSAMPLERS))}")
-    if render_mode not in (None, *DoomEnv.metadata["render_modes"]):
-        raise ValueError(f"render_mode={render_mode!r} is not valid; choose None, 'rgb_array' or 'human'")
-    check_number("frame_skip", frame_skip, 1, MAX_FRAME_SKIP, whole=True)
-    if action_set not in ACTION_SETS:
-        raise ValueError(f"action_set={action_set!r} is not valid; choose one of {', '.join(ACTION_SETS)}")
-    if color not in (True, False):
-        raise ValueError(f"color={color!r} is not valid; choose True (RGB) or False (gray)")
-    unknown = [v for v in game_variables if v not in GAME_VARIABLES]
-    if isinstance(game_variables, str) or unknown:
-        raise ValueError(f"game_variables must be a sequence of ViZDoom GameVariable names; "
-                         f"unknown: {unknown or game_variables!r}; valid: {', '.join(GAME_VARIABLES)}")
 
 
 def parse_observation_size(resolution, render_resolution, engine_width: int, engine_height: int) -> tuple[int, int]:
     sizes = valid_observation_sizes(engine_width, engine_height)
     try:
-        height, width = (int(v) for v in resolution)
+        height, width = resolution
+        height, width = check_number("height", height, whole=True), check_number("width", width, whole=True)
     except (TypeError, ValueError):
         height = width = None
     if (height, width) not in sizes:
         raise ValueError(f"resolution={resolution!r} is not reachable from render_resolution "
                          f"{render_resolution!r}; valid (height, width): {', '.join(map(str, sizes))}")
     return height, width
+
+
+def check_names(name: str, value, valid: tuple[str, ...], what: str) -> tuple[str, ...]:
+    """`value` as a tuple of names, each one of `valid`; else a ValueError naming `name`."""
+    if isinstance(value, str) or not isinstance(value, (list, tuple)):
+        raise ValueError(f"{name}={value!r} must be a sequence of {what}, e.g. {valid[:2]}; valid: {', '.join(valid)}")
+    unknown = [v for v in value if v not in valid]
+    if unknown:
+        raise ValueError(f"{name}: unknown {what} {unknown!r}; valid: {', '.join(valid)}")
+    return tuple(value)
 
 
 class BlockMean:
@@ -133,8 +161,8 @@ class BlockMean:
 
 class BlockSample:
     """The pixel nearest the centre of each f x f block of uint8 frames (H, W) or (H, W, C), as (H/f, W/f, C)
-    with C = 1 for (H, W) frames; a new array per call (f = 1: a view of the frame), or written into `out`. About 2 us for
-    120x160 -> 60x80, five times cheaper than BlockMean: the env keeps the engine's pace."""
+    with C = 1 for (H, W) frames; a new array per call (f = 1: a view of the frame), or written into `out`.
+    About 2 us for 120x160 -> 60x80, five times cheaper than BlockMean: the env keeps the engine's pace."""
 
     def __init__(self, shape: tuple[int, ...], f: int):
         self.f = f
@@ -150,6 +178,7 @@ class BlockSample:
 
 
 def copied(source: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """`source` written into `out` (converted to its dtype); `out`."""
     np.copyto(out, source, casting="unsafe")
     return out
 
@@ -163,21 +192,113 @@ def engine_gray(rgb: np.ndarray) -> np.ndarray:
     return (0.21 * rgb[..., 0] + 0.72 * rgb[..., 1] + 0.07 * rgb[..., 2]).astype(np.uint8)
 
 
-class DoomEnv(gym.Env):
-    """A ViZDoom game on one WAD as a Gymnasium env; see ItemsEnv for a full description.
+def _rebuild(cls: type, args: tuple, kwargs: dict) -> DoomEnv:
+    return cls(*args, **kwargs)
 
-    Subclasses set `self.wad_path` and `self.maps` before calling `_start_game`, then implement
-    `_reset_scenario(state)`, `_step_scenario(state) -> (reward, terminated)` and `_info()`, and may
-    implement `_episode_problem(state)`.
-    """
+
+@functools.cache
+def source_digest(cls: type) -> str:
+    """Hash of the file defining `cls`: a family's maps depend on its module's code."""
+    try:
+        return hashlib.sha256(Path(inspect.getsourcefile(cls)).read_bytes()).hexdigest()[:16]
+    except (TypeError, OSError):
+        return "unknown"
+
+
+class DoomEnv(gym.Env):
+    """A ViZDoom game on maps that wadgym builds, as a Gymnasium env. Subclass it for a task family
+    (see the module docstring); each family's class docstring is its full documentation."""
 
     metadata = {"render_modes": ["rgb_array", "human"], "render_fps": vzd.DEFAULT_TICRATE}
 
-    def _configure(self, *, frame_skip, resolution, render_resolution, color, game_variables, action_set,
-                   render_mode, tracked_variables, downsample="stride"):
-        """Check the engine-facing arguments and build the spaces; raises ValueError naming the bad one."""
-        check_choices(render_mode=render_mode, frame_skip=frame_skip, action_set=action_set, color=color,
-                      game_variables=game_variables, downsample=downsample)
+    # -- what a family defines -------------------------------------------------------------------
+    Params: ClassVar[type | None] = None        # frozen dataclass of scenario parameters
+    PRESETS: ClassVar[dict[str, Any]] = {}      # named Params, at least "default"
+    build: ClassVar[Callable | None] = None     # staticmethod: build(rng, params) -> wadgym.wads.Level
+    variables: ClassVar[tuple[str, ...]] = ()   # GameVariable names the task tracks: on_step's `v`
+    score_name: ClassVar[str] = "return"        # what info["score"] counts, e.g. "items"
+    action_sets: ClassVar[dict[str, tuple[tuple[str, ...], ...]]] = {}  # the family's own action sets
+    default_action_set: ClassVar[str] = "basic"
+
+    def __new__(cls, *args, **kwargs):
+        env = super().__new__(cls)
+        env._constructor_arguments = (args, dict(kwargs))  # a pickled env is rebuilt from these
+        return env
+
+    def __reduce__(self):
+        args, kwargs = self._constructor_arguments
+        return _rebuild, (type(self), args, kwargs)
+
+    def __init__(
+        self,
+        *,
+        preset: str | None = None,
+        num_levels: int = 0,
+        start_level: int = 0,
+        frame_skip: int = 4,
+        resolution: tuple[int, int] = (60, 80),
+        render_resolution: str = "160x120",
+        downsample: str = "stride",
+        color: bool = False,
+        game_variables: tuple[str, ...] = (),
+        buffers: tuple[str, ...] = (),
+        action_set: str | None = None,
+        render_mode: str | None = None,
+        cache_dir: str | os.PathLike | None = None,
+        **params: Any,
+    ):
+        cls = type(self)
+        if cls.Params is None or cls.build is None:
+            raise TypeError(f"{cls.__name__} must define Params, PRESETS and build (see wadgym.envs.doom_env)")
+        self.params = make_params(cls.Params, cls.PRESETS, preset, params, other_arguments=env_arguments(cls))
+        self.num_levels = check_number("num_levels", num_levels, 0, MAX_LEVEL_SEED + 1, whole=True)
+        self.start_level = check_number("start_level", start_level, 0, MAX_LEVEL_SEED, whole=True)
+        if self.num_levels and self.start_level + self.num_levels - 1 > MAX_LEVEL_SEED:
+            raise ValueError(f"start_level={start_level} + num_levels={num_levels} go past the last level seed "
+                             f"{MAX_LEVEL_SEED}")
+        self.cache_dir = _check_cache_dir(cache_dir)
+        self._configure(frame_skip=frame_skip, resolution=resolution, render_resolution=render_resolution,
+                        downsample=downsample, color=color, game_variables=game_variables, buffers=buffers,
+                        action_set=cls.default_action_set if action_set is None else action_set,
+                        render_mode=render_mode)
+        self.game: vzd.DoomGame | None = None
+        self.wad_path: Path | None = None
+        self.level_seed: int | None = None
+        self.map: str | None = None
+        self._levels: tuple[int, int] | None = None  # (first seed, count) of the WAD the engine has loaded
+        self._scratch: tempfile.TemporaryDirectory | None = None  # WADs of levels outside a cached range
+        self._return = 0.0
+        self._check_levels()
+
+    def _check_levels(self) -> None:
+        """Build now what the first reset needs, so that parameters whose levels cannot be built (items
+        that do not fit, ...) are a ValueError when the env is made: a finite range's WAD (cached), else
+        the first level (once per process and parameters)."""
+        if 0 < self.num_levels <= MAX_WAD_LEVELS:
+            self.level_wad(self.start_level, self.num_levels)
+            return
+        key = (type(self), self.params, self.start_level)
+        if key not in _CHECKED:
+            self.build_level(self.start_level).map_data()
+            _CHECKED.add(key)
+
+    # -- configuration -------------------------------------------------------------------------
+
+    def _configure(self, *, frame_skip, resolution, render_resolution, downsample, color, game_variables,
+                   buffers, action_set, render_mode):
+        """Check the engine-facing arguments and build the spaces; ValueError naming the bad one."""
+        if downsample not in DOWNSAMPLERS:
+            raise ValueError(f"downsample={downsample!r} is not valid; choose one of {', '.join(map(repr, DOWNSAMPLERS))}")
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(f"render_mode={render_mode!r} is not valid; choose None, 'rgb_array' or 'human'")
+        self.frame_skip = check_number("frame_skip", frame_skip, 1, MAX_FRAME_SKIP, whole=True)
+        if color not in (True, False):
+            raise ValueError(f"color={color!r} is not valid; choose True (RGB) or False (gray)")
+        action_sets = {**ACTION_SETS, **type(self).action_sets}
+        if not isinstance(action_set, str) or action_set not in action_sets:
+            raise ValueError(f"action_set={action_set!r} is not valid; choose one of {', '.join(action_sets)}")
+        game_variables = check_names("game_variables", game_variables, GAME_VARIABLES, "GameVariable names")
+        self.buffers = check_names("buffers", buffers, BUFFERS, "buffers")
         engine_width, engine_height, self._engine_resolution = parse_engine_resolution(render_resolution)
         height, width = parse_observation_size(resolution, render_resolution, engine_width, engine_height)
         if render_mode == "human" and not has_display():
@@ -185,66 +306,159 @@ class DoomEnv(gym.Env):
             gym.logger.warn("render_mode='human' needs a display (DISPLAY and WAYLAND_DISPLAY are unset): "
                             "running without a window; use render_mode='rgb_array' to get frames")
 
-        self.frame_skip = int(frame_skip)
         self.render_mode = render_mode
         self.metadata = {**self.metadata, "render_fps": vzd.DEFAULT_TICRATE / self.frame_skip}
+        factor = engine_height // height
         frame_shape = (engine_height, engine_width) + ((3,) if color else ())
-        self._downsample = DOWNSAMPLERS[downsample](frame_shape, engine_height // height)
+        self._downsample = DOWNSAMPLERS[downsample](frame_shape, factor)
+        self._downsample_plane = DOWNSAMPLERS[downsample]((engine_height, engine_width), factor)
         self._color = color
         # Gray observations come from the engine's GRAY8 unless full-size RGB frames are needed for rendering.
         self._engine_rgb = color or render_mode == "rgb_array"
         self._window = render_mode == "human" and has_display()
-        self._tracked = list(tracked_variables)
-        self._observed_variables = [getattr(vzd.GameVariable, v) for v in game_variables]
-        buttons = sorted({b for combo in ACTION_SETS[action_set] for b in combo})
+        self._tracked = [getattr(vzd.GameVariable, v) for v in type(self).variables]
+        self._observed = [getattr(vzd.GameVariable, v) for v in game_variables]
+        combos = action_sets[action_set]
+        bad = sorted({b for combo in combos for b in combo} - set(BUTTONS))
+        if bad:
+            raise ValueError(f"action set {action_set!r}: unknown buttons {bad}; valid: {', '.join(BUTTONS)}")
+        buttons = sorted({b for combo in combos for b in combo})
         self._buttons = [getattr(vzd.Button, b) for b in buttons]
-        self._actions = [[float(b in combo) for b in buttons] for combo in ACTION_SETS[action_set]]
+        self._actions = [[float(b in combo) for b in buttons] for combo in combos]
         self._buttons_of = dict(enumerate(self._actions))
         self.action_space = gym.spaces.Discrete(len(self._actions))
         screen = gym.spaces.Box(0, 255, (height, width, 3 if color else 1), np.uint8)
+        spaces: dict[str, gym.spaces.Space] = {"screen": screen}
+        for name in self.buffers:
+            channels = 3 if name == "automap" and color else 1
+            spaces[name] = gym.spaces.Box(0, 255, (height, width, channels), np.uint8)
         if game_variables:
-            variables = gym.spaces.Box(-np.inf, np.inf, (len(game_variables),), np.float32)
-            self.observation_space = gym.spaces.Dict({"screen": screen, "gamevariables": variables})
-        else:
-            self.observation_space = screen
-        self.game = None
+            spaces["gamevariables"] = gym.spaces.Box(-np.inf, np.inf, (len(game_variables),), np.float32)
+        self._dict_observation = len(spaces) > 1
+        self.observation_space = gym.spaces.Dict(spaces) if self._dict_observation else screen
         self._frame = np.zeros((engine_height, engine_width, 3), np.uint8)
         self._last_observation = None
         self._observation_out = None
         self._next_frame_time = 0.0
 
-    def _start_game(self, map_name: str) -> None:
+    # -- levels and the engine -----------------------------------------------------------------
+
+    def _draw_level(self, options: dict[str, Any] | None) -> int:
+        """The level seed of this episode: `options["level_seed"]`, else one drawn from np_random."""
+        if options and "level_seed" in options:
+            return check_number("level_seed", options["level_seed"], 0, MAX_LEVEL_SEED, whole=True)
+        if self.num_levels == 1:
+            return self.start_level
+        if self.num_levels:
+            return self.start_level + int(self.np_random.integers(self.num_levels))
+        return int(self.np_random.integers(self.start_level, MAX_LEVEL_SEED + 1))
+
+    def _level_range(self, level_seed: int) -> tuple[int, int]:
+        """(first seed, count) of the levels built into the WAD that holds `level_seed`."""
+        if self._in_cached_range(level_seed):
+            return self.start_level, self.num_levels
+        return level_seed, 1
+
+    def _in_cached_range(self, level_seed: int) -> bool:
+        first = self.start_level
+        return 0 < self.num_levels <= MAX_WAD_LEVELS and first <= level_seed < first + self.num_levels
+
+    def _wad_of(self, first: int, count: int) -> Path:
+        """The WAD of a level range: the cached one of the env's own range; else a scratch file of this
+        env (levels drawn from an unlimited range are rarely met twice: they are not kept)."""
+        if self._in_cached_range(first):
+            return self.level_wad(first, count)
+        if self._scratch is None:
+            self._scratch = tempfile.TemporaryDirectory(prefix="wadgym-levels-")
+        from wadgym.wads import write_wad
+
+        for old in Path(self._scratch.name).glob("*.wad"):  # the engine that read it is stopped
+            old.unlink()
+        path = Path(self._scratch.name) / f"{map_name(first)}.wad"
+        write_wad(path, self.build_levels_wad(first, count))
+        return path
+
+    def level_wad(self, first: int, count: int) -> Path:
+        """The cached WAD holding levels first .. first + count - 1 (built on first use)."""
+        from .cache import cached_wad
+
+        cls = type(self)
+        description = {"family": f"{cls.__module__}.{cls.__qualname__}", "source": source_digest(cls),
+                       "params": dataclasses.asdict(self.params), "levels": [first, count]}
+        stem = cls.__name__.lower().removesuffix("env") or "levels"
+        return cached_wad(stem, description, lambda: self.build_levels_wad(first, count), self.cache_dir)
+
+    def build_levels_wad(self, first: int, count: int) -> bytes:
+        from wadgym.envs.scenarios import compile_acs
+        from wadgym.wads import build_wad
+
+        return build_wad([self.build_level(seed) for seed in range(first, first + count)], compiler=compile_acs)
+
+    def build_level(self, level_seed: int):
+        """Level `level_seed`: the family's build with np.random.default_rng(level_rng_seed(seed)), named
+        map_name(seed)."""
+        level = type(self).build(np.random.default_rng(self.level_rng_seed(level_seed)), self.params)
+        if isinstance(level, (list, tuple)):
+            raise TypeError(f"{type(self).__name__}.build must return one Level per level seed, not {type(level).__name__}")
+        return dataclasses.replace(level, name=map_name(level_seed), title=f"{level.title or 'wadgym'} #{level_seed}")
+
+    def level_rng_seed(self, level_seed: int) -> int:
+        """The seed of the generator `build` gets for a level (the level seed; a family may map it)."""
+        return level_seed
+
+    def _load_level(self, level_seed: int) -> None:
+        """Make the engine play `level_seed`'s map: a map switch when its WAD is loaded, else (re)start."""
+        levels = self._level_range(level_seed)
+        name = map_name(level_seed)
+        if self.game is None or levels != self._levels:
+            self._stop_engine()
+            wad = self._wad_of(*levels)
+            self._start_engine(wad, name)
+            self.wad_path, self._levels = wad, levels
+        elif name != self.map:
+            self.game.set_doom_map(name)
+        self.level_seed, self.map = level_seed, name
+
+    def _stop_engine(self) -> None:
+        if self.game is not None:
+            self.game.close()
+            self.game = None
+            self._levels = None
+
+    def _start_engine(self, wad: Path, map_name: str) -> None:
         # No engine timeout (make_game's default): truncation is TimeLimit's job.
-        game = make_game(self.wad_path, map_name, resolution=self._engine_resolution,
+        game = make_game(wad, map_name, resolution=self._engine_resolution,
                          screen_format=vzd.ScreenFormat.RGB24 if self._engine_rgb else vzd.ScreenFormat.GRAY8,
-                         buttons=self._buttons, variables=self._tracked + self._observed_variables,
-                         window=self._window)
+                         buttons=self._buttons, variables=self._tracked + self._observed, window=self._window)
+        game.set_depth_buffer_enabled("depth" in self.buffers)
+        game.set_labels_buffer_enabled("labels" in self.buffers)
+        if "automap" in self.buffers:
+            game.set_automap_buffer_enabled(True)
+            game.set_automap_mode(vzd.AutomapMode.OBJECTS_WITH_SIZE)
+            game.set_automap_rotate(False)
+            game.set_automap_render_textures(False)
         self.configure_game(game)
         game.init()
         self.game = game
-        self._map = map_name
 
     # -- Gymnasium API ---------------------------------------------------------------------------
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
-        map_name = self._choose_map()
-        if self.game is None:
-            self._start_game(map_name)
-        elif map_name != self._map:
-            self.game.set_doom_map(map_name)
-            self._map = map_name
+        self._load_level(self._draw_level(options))
         for _ in range(RESET_ATTEMPTS):
             self.game.set_seed(int(self.np_random.integers(0, 2**31 - 1)))
             self.game.new_episode()
             state = self.game.get_state()
-            problem = self._episode_problem(state)
+            v = self._tracked_values(state)
+            problem = self.level_problem(v)
             if problem is None:
                 break
         else:
             raise RuntimeError(f"{problem} in each of {RESET_ATTEMPTS} episodes started with fresh engine seeds; "
                                f"the scenario's parameters leave too little room (see the env's Arguments)")
-        self._reset_scenario(state)
+        self._return = 0.0
+        self.on_reset(v)
         observation = self._observe(state)
         if self.render_mode == "human":
             self._next_frame_time = time.perf_counter()
@@ -259,18 +473,22 @@ class DoomEnv(gym.Env):
             buttons = self._buttons_of[action]  # ints, numpy ints and whole floats hash alike
         except (KeyError, TypeError):
             buttons = self._checked_buttons(action)
+        if action is True or action is False:
+            buttons = self._checked_buttons(action)
         game.make_action(buttons, self.frame_skip)
         state = game.get_state()
-        reward, terminated = self._step_scenario(state)
+        reward, terminated = self.on_step(self._tracked_values(state))
+        self._return += reward
         observation = self._observe(state)
         if self._window:
             self.render()
-        return observation, reward, terminated, False, self._info()
+        # The engine ends an episode only when the player dies (its timeout is off): that ends the task too.
+        return observation, reward, terminated or state is None, False, self._info()
 
     def _checked_buttons(self, action) -> list[float]:
         """The buttons of an action the lookup did not find (e.g. a 0-d array), or a ValueError."""
         try:
-            index = int(action)
+            index = None if isinstance(action, (bool, np.bool_)) else int(action)
         except (TypeError, ValueError):
             index = None
         if index is None or not 0 <= index < len(self._actions) or index != action:
@@ -290,16 +508,25 @@ class DoomEnv(gym.Env):
         return None
 
     def close(self):
-        if self.game is not None:
-            self.game.close()
-            self.game = None
+        self._stop_engine()
+        if self._scratch is not None:
+            self._scratch.cleanup()
+            self._scratch = None
 
-    # -- observations ----------------------------------------------------------------------------
+    # -- observations and info ---------------------------------------------------------------------
+
+    def _tracked_values(self, state) -> dict[str, float]:
+        """{name: value} of the tracked variables: from the state, or from the game when the engine
+        ended the episode (state None)."""
+        if state is None:
+            return {name: self.game.get_game_variable(var) for name, var in zip(type(self).variables, self._tracked)}
+        return dict(zip(type(self).variables, state.game_variables.tolist()))  # one conversion per step
 
     def write_observations_to(self, out) -> None:
-        """From now on write each observation into `out` and return `out` itself: an array shaped as
-        observation_space (a dict of them for a Dict space), e.g. this env's slot of a vector env's batch
-        (wadgym.envs.vector), so no observation is copied twice. None: a new array per observation again."""
+        """From now on write each observation into `out` and return `out` itself: arrays shaped as
+        observation_space (a dict of them for a Dict space), e.g. this env's slot of a vector env's
+        batch (wadgym.envs.vector), so that no observation is copied twice. None: a new array per
+        observation again (the default)."""
         self._observation_out = out
 
     def _observe(self, state):
@@ -312,35 +539,102 @@ class DoomEnv(gym.Env):
             if not self._color:
                 frame = engine_gray(frame)
         out = self._observation_out
-        if not self._observed_variables:
+        if not self._dict_observation:
             observation = self._downsample(frame, out)
-        elif out is None:
-            observation = {"screen": self._downsample(frame),
-                           "gamevariables": state.game_variables[len(self._tracked):].astype(np.float32)}
         else:
-            self._downsample(frame, out["screen"])
-            np.copyto(out["gamevariables"], state.game_variables[len(self._tracked):], casting="same_kind")
-            observation = out
+            slots = out or {}
+            observation = {"screen": self._downsample(frame, slots.get("screen"))}
+            for name in self.buffers:
+                observation[name] = self._buffer(state, name, slots.get(name))
+            if self._observed:
+                variables = state.game_variables[len(self._tracked):]
+                observation["gamevariables"] = (variables.astype(np.float32) if out is None
+                                                else copied(variables, out["gamevariables"]))
+            observation = observation if out is None else out  # holds the very arrays just written
         self._last_observation = observation
         return observation
 
-    # -- for subclasses --------------------------------------------------------------------------
+    def _buffer(self, state, name: str, out: np.ndarray | None = None) -> np.ndarray:
+        plane = getattr(state, f"{name}_buffer")
+        if name == "automap":
+            if self._color:
+                return self._downsample(plane, out)
+            if self._engine_rgb:
+                plane = engine_gray(plane)
+        return self._downsample_plane(plane, out)
+
+    def _info(self) -> dict[str, Any]:
+        return {"score": self.score, "level_seed": self.level_seed, "map": self.map, **self.task_info()}
+
+    @property
+    def score(self) -> float:
+        """The episode's task score so far (named by `score_name`); by default the return."""
+        return self._return
+
+    # -- hooks for families ------------------------------------------------------------------------
 
     def configure_game(self, game: vzd.DoomGame) -> None:
         """Hook: change the DoomGame's settings before `init` (e.g. `set_objects_info_enabled`)."""
 
-    def _choose_map(self) -> str:
-        return self.maps[0]
-
-    def _episode_problem(self, state) -> str | None:
+    def level_problem(self, v: dict[str, float]) -> str | None:
         """Why the episode that just started is unusable (reset then starts another), or None."""
         return None
 
-    def _reset_scenario(self, state) -> None:
+    def on_reset(self, v: dict[str, float]) -> None:
+        """Hook: a new episode started; `v` holds the tracked variables."""
+
+    def on_step(self, v: dict[str, float]) -> tuple[float, bool]:
+        """Hook: (reward, terminated) of the step that led to the tracked variables `v`."""
         raise NotImplementedError
 
-    def _step_scenario(self, state) -> tuple[float, bool]:
-        raise NotImplementedError
-
-    def _info(self) -> dict[str, Any]:
+    def task_info(self) -> dict[str, Any]:
+        """Hook: the family's own info keys (copies of arrays: callers may keep or change them)."""
         return {}
+
+    def reference_action(self) -> int:
+        """Hook: the action of a scripted policy that uses privileged information (positions from the
+        engine, the level's plan): the reference the learning benchmark compares trained agents with."""
+        raise NotImplementedError(f"{type(self).__name__} has no scripted reference policy")
+
+    def player_pose(self) -> tuple[float, float, float]:
+        """The player's x, y (map units) and facing (degrees), read from the engine."""
+        g = self.game
+        return (g.get_game_variable(vzd.GameVariable.POSITION_X), g.get_game_variable(vzd.GameVariable.POSITION_Y),
+                g.get_game_variable(vzd.GameVariable.ANGLE))
+
+
+def steer_towards(pose: tuple[float, float, float], target: tuple[float, float]) -> int:
+    """The "basic" action that heads from `pose` (x, y, degrees) for `target`: turn in place when it is far
+    off the heading (walking while turning would circle it), forward and turn when a little off, else forward."""
+    x, y, angle = pose
+    off = (math.degrees(math.atan2(target[1] - y, target[0] - x)) - angle + 540) % 360 - 180
+    if abs(off) > 30:
+        return 1 if off > 0 else 2  # turn left / right
+    if abs(off) > 8:
+        return 3 if off > 0 else 4  # forward + turn
+    return 0  # forward
+
+
+def env_arguments(cls: type) -> list[str]:
+    """The keyword arguments `cls` and its bases accept by name (not the scenario parameters)."""
+    names: list[str] = []
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None or klass is gym.Env or klass is object:
+            continue
+        for name, parameter in inspect.signature(init).parameters.items():
+            if name != "self" and parameter.kind not in (parameter.VAR_KEYWORD, parameter.VAR_POSITIONAL) \
+                    and name not in names:
+                names.append(name)
+    return names
+
+
+def _check_cache_dir(cache_dir) -> Path | None:
+    if cache_dir is None:
+        return None
+    if not isinstance(cache_dir, (str, os.PathLike)) or not os.fspath(cache_dir):
+        raise ValueError(f"cache_dir={cache_dir!r} must be a folder path (or None for the default cache)")
+    path = Path(cache_dir).expanduser()
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"cache_dir={os.fspath(cache_dir)!r} is a file, not a folder")
+    return path

@@ -1,20 +1,29 @@
-"""Registers wadgym's Gymnasium environments from one table (imported by `import wadgym`; builds nothing)."""
+"""Registers wadgym's Gymnasium environments from one table (imported by `import wadgym`; builds nothing).
+
+A family adds its rows here: id -> (entry point, kwargs, max_episode_steps). A change to dynamics or
+rewards gets a new -vN; the old id stays registered.
+"""
 
 from __future__ import annotations
 
 import gymnasium as gym
 
-ITEMS_ENTRY_POINT = "wadgym.envs.items:ItemsEnv"
+ITEMS = "wadgym.envs.items:ItemsEnv"
+DEFAULT_ENV = "DoomItems-v1"  # what `wadgym train` trains without --env
 
-# id -> (entry point, kwargs, max_episode_steps). A change to dynamics or rewards gets a new -vN.
 ENVS: dict[str, tuple[str, dict, int]] = {
-    # 1024 x 1024 arena, 10 items, the player in the centre; an agent that heads for the nearest
-    # item collects all 10 in ~135 steps, a random policy ~1.4 in 300.
-    "DoomItems-v0": (ITEMS_ENTRY_POINT, {}, 300),
+    # Every level different (num_levels=0: unlimited; pass num_levels/start_level for train/test splits).
+    # 1024 x 1024 arena, 10 items, the player in the centre.
+    "DoomItems-v1": (ITEMS, {}, 300),
     # 2048 x 2048 arena with 12 pillars, 20 items at scale 1.0.
-    "DoomItemsHard-v0": (ITEMS_ENTRY_POINT, {"preset": "hard"}, 1000),
-    # 16 procedurally generated mazes of 4 x 4 rooms; each episode plays one, chosen by its seed.
-    "DoomItemsMaze-v0": (ITEMS_ENTRY_POINT, {"layout": "maze"}, 1000),
+    "DoomItemsHard-v1": (ITEMS, {"preset": "hard"}, 1000),
+    # Mazes of 4 x 4 rooms, 12 items.
+    "DoomItemsMaze-v1": (ITEMS, {"preset": "maze"}, 1000),
+    # v0: one look. An agent that heads for the nearest item collects all 10 in ~135 steps, a random
+    # policy ~1.4 in 300.
+    "DoomItems-v0": (ITEMS, {"preset": "classic", "num_levels": 1}, 300),
+    "DoomItemsHard-v0": (ITEMS, {"preset": "classic_hard", "num_levels": 1}, 1000),
+    "DoomItemsMaze-v0": (ITEMS, {"preset": "classic_maze", "num_levels": 16}, 1000),
 }
 
 
@@ -22,6 +31,22 @@ def register_envs() -> None:
     for env_id, (entry_point, kwargs, max_episode_steps) in ENVS.items():
         if env_id not in gym.registry:
             gym.register(env_id, entry_point=entry_point, kwargs=kwargs, max_episode_steps=max_episode_steps)
+
+
+def score_name(env_id: str) -> str:
+    """What info["score"] counts in `env_id`'s episodes ("items", ...): the env class's score_name, or
+    "return" for envs that keep no score of their own."""
+    from gymnasium.envs.registration import load_env_creator
+
+    entry_point = gym.spec(env_id).entry_point
+    creator = load_env_creator(entry_point) if isinstance(entry_point, str) else entry_point
+    return getattr(creator, "score_name", "return")
+
+
+def family_modules() -> dict[str, str]:
+    """Short name -> module of every registered family ("items" -> "wadgym.envs.items")."""
+    modules = {entry.split(":")[0] for entry, _, _ in ENVS.values()}
+    return {module.rsplit(".", 1)[-1]: module for module in sorted(modules)}
 
 
 register_envs()

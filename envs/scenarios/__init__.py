@@ -9,32 +9,37 @@ A scenario module defines
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import importlib.util
 import os
 from types import ModuleType
 
-# scenario name -> module. `wadgym build NAME` and the envs look scenarios up here.
-SCENARIOS: dict[str, str] = {
+# Scenarios that are not a task family (demos); every registered family's module is a scenario too.
+DEMOS: dict[str, str] = {
     "rooms": "wadgym.envs.scenarios.rooms",
-    "items": "wadgym.envs.scenarios.items",
-    "maze": "wadgym.envs.scenarios.maze",
 }
+
+
+def scenarios() -> dict[str, str]:
+    """Scenario name -> module: the demos and the registered families ("items" -> wadgym.envs.items)."""
+    from wadgym.envs.registration import family_modules
+
+    return {**DEMOS, **family_modules()}
 
 
 def get_scenario(name: str) -> ModuleType:
     """The scenario module called `name`; a ValueError lists the valid names."""
-    if name not in SCENARIOS:
-        raise ValueError(f"unknown scenario {name!r}; valid scenarios: {', '.join(sorted(SCENARIOS))}")
-    return importlib.import_module(SCENARIOS[name])
+    known = scenarios()
+    if name not in known:
+        raise ValueError(f"unknown scenario {name!r}; valid scenarios: {', '.join(sorted(known))}")
+    return importlib.import_module(known[name])
 
 
 def load_scenario(scenario: str | ModuleType) -> ModuleType:
     """A scenario module from a registered name, a dotted module name, a Python file path, or a module."""
     if isinstance(scenario, ModuleType):
         module = scenario
-    elif scenario in SCENARIOS:
+    elif scenario in scenarios():
         module = get_scenario(scenario)
     elif scenario.endswith(".py") or os.path.sep in scenario:
         if not os.path.isfile(scenario):
@@ -47,7 +52,7 @@ def load_scenario(scenario: str | ModuleType) -> ModuleType:
         try:
             module = importlib.import_module(scenario)
         except ImportError:
-            raise ValueError(f"unknown scenario {scenario!r}; valid scenarios: {', '.join(sorted(SCENARIOS))}, "
+            raise ValueError(f"unknown scenario {scenario!r}; valid scenarios: {', '.join(sorted(scenarios()))}, "
                              f"or the path of a Python file defining build(rng, params) and Params") from None
     missing = [name for name in ("build", "Params") if not hasattr(module, name)]
     if missing:
@@ -58,21 +63,14 @@ def load_scenario(scenario: str | ModuleType) -> ModuleType:
 
 def make_params(module: ModuleType, params=None):
     """The scenario's Params from None (its "default" preset), a preset name, a dict of overrides of the
-    default preset, or a Params instance. Unknown presets or keys raise a ValueError listing valid ones."""
+    default preset, or a Params instance (see wadgym.envs.params.make_params)."""
+    from wadgym.envs.params import make_params as resolve
+
     presets = getattr(module, "PRESETS", {})
-    default = presets.get("default") or module.Params()
-    if params is None:
-        return default
-    if isinstance(params, str):
-        if params not in presets:
-            raise ValueError(f"unknown preset {params!r}; valid presets: {', '.join(sorted(presets)) or '(none)'}")
-        return presets[params]
+    if params is None or isinstance(params, str):
+        return resolve(module.Params, presets, params)
     if isinstance(params, dict):
-        valid = [f.name for f in dataclasses.fields(module.Params)]
-        unknown = sorted(set(params) - set(valid))
-        if unknown:
-            raise ValueError(f"unknown parameter(s) {', '.join(unknown)}; valid parameters: {', '.join(valid)}")
-        return dataclasses.replace(default, **params)
+        return resolve(module.Params, presets, None, params)
     if isinstance(params, module.Params):
         return params
     raise ValueError(f"params must be None, a preset name, a dict or {module.__name__}.Params, not {type(params).__name__}")

@@ -12,12 +12,12 @@ def test_doctor_passes_on_this_installation(capsys):
     for name in ("wadgym", "vizdoom", "gymnasium", "stable-baselines3", "torch", "numpy", "omgifol"):
         assert f"  {name} " in out
     assert "cuda: " in out
-    assert "headless ViZDoom game started on the wadgym-built 'items' map" in out
+    assert "headless ViZDoom game started on the wadgym-built 'wadgym.envs.items' map" in out
     assert out.rstrip().endswith("all good")
 
 
 def test_doctor_fails_with_an_explanation_when_the_map_cannot_be_built(capsys, monkeypatch):
-    monkeypatch.setattr(doctor, "CHECK_SCENARIO", "no_such_scenario")
+    monkeypatch.setattr(doctor, "check_scenario", lambda: "no_such_scenario")
     assert main(["doctor"]) == 1
     out = capsys.readouterr().out
     assert "wadgym could not build the 'no_such_scenario' map" in out and "valid scenarios" in out

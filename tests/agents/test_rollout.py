@@ -11,7 +11,8 @@ import yaml
 
 from wadgym.agents.cli import main
 
-ROW = re.compile(r"^\s+(\d+)\s+(\d+)\s+(-?[\d.]+)\s+(\d+)/(\d+)\s+(\d+)\s+\d+$", re.MULTILINE)
+# episode, seed, level seed, return, score, length (then steps/s)
+ROW = re.compile(r"^\s+(\d+)\s+(\d+)\s+(\d+|-)\s+(-?[\d.]+)\s+(-?[\d.]+)\s+(\d+)\s+\d+$", re.MULTILINE)
 # RGB frames, 3 stacked: channel order and stack order both matter.
 RUN_KWARGS = {"resolution": [30, 40], "color": True}
 
@@ -56,10 +57,10 @@ def test_the_random_policy_on_seed_s_is_the_same_in_rollout_and_eval(capsys, env
 
     code, out, _ = rollout(capsys, env_id, "--episodes", "2", "--seed", "4")
     assert code == 0
-    rows = [(float(r[2]), int(r[3]), int(r[5])) for r in ROW.findall(out)]
-    evaluated = [(e["return"], e["items"], e["length"]) for e in run_episodes(env_id, {}, [4, 5], None)]
+    rows = [(int(r[2]), float(r[3]), float(r[4]), int(r[5])) for r in ROW.findall(out)]
+    evaluated = [(e["level_seed"], e["return"], e["score"], e["length"]) for e in run_episodes(env_id, {}, [4, 5], None)]
     assert rows == evaluated
-    assert sum(items for _, items, _ in rows) > 0  # episodes that did something, not two empty ones
+    assert sum(score for _, _, score, _ in rows) > 0  # episodes that did something, not two empty ones
 
 
 def test_a_saved_run_plays_with_its_own_env_settings(capsys, rgb_run, env_id):

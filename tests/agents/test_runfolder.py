@@ -28,8 +28,8 @@ def test_atomic_path_renames_on_success_and_leaves_nothing_on_failure(tmp_path):
 
 
 def test_episodes_read_back_as_written(tmp_path):
-    episodes = [{"timesteps": 600, "items": 3, "return": 2.5, "length": 300},
-                {"timesteps": 1200, "items": None, "return": -1.0, "length": 17}]
+    episodes = [{"timesteps": 600, "score": 3, "return": 2.5, "length": 300},
+                {"timesteps": 1200, "score": None, "return": -1.0, "length": 17}]
     runfolder.write_episodes(tmp_path, episodes)
     read = runfolder.read_episodes(tmp_path)
     assert read == episodes

@@ -35,8 +35,9 @@ def test_final_evaluation_compares_with_random_on_the_same_seeds(trained_run):
     assert evaluation["episodes"] == 2
     trained, random = evaluation["trained"], evaluation["random"]
     assert [e["seed"] for e in trained["episodes"]] == [e["seed"] for e in random["episodes"]] == [0, 1]
+    assert evaluation["score_name"] == "items"
     for summary in (trained, random):
-        assert summary["items_mean"] is not None and summary["items_mean"] >= 0
+        assert summary["score_mean"] == np.mean([e["score"] for e in summary["episodes"]])
         assert all(e["length"] > 0 for e in summary["episodes"])
 
 
@@ -68,9 +69,9 @@ def test_eval_command_reports_trained_and_random_and_writes_a_video(trained_run,
 def test_runs_lists_the_run(trained_run, capsys, env_id):
     assert main(["runs", str(trained_run.parent)]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].split()[:4] == ["run", "env", "steps", "items/ep"]
+    assert out[0].split()[:6] == ["run", "env", "steps", "score/ep", "random", "score"]
     row = next(line for line in out if line.startswith(trained_run.name))
-    assert env_id in row and ("cpu" in row or "cuda" in row)
+    assert env_id in row and " items " in row and ("cpu" in row or "cuda" in row)
 
 
 @pytest.mark.parametrize(

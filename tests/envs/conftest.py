@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import math
-
 import gymnasium as gym
 import numpy as np
 import pytest
 
 import wadgym  # noqa: F401  (registers the envs)
+from wadgym.envs.doom_env import steer_towards
 
 WADGYM_SPECS = [spec for spec in gym.registry.values() if str(spec.entry_point).startswith("wadgym.")]
 
@@ -35,21 +34,12 @@ def make_env(wad_cache):
 
 
 def steer_to_nearest_item(observation, info) -> int:
-    """An action of the "basic" set that heads for the nearest remaining item.
-
-    Needs game_variables starting with ("POSITION_X", "POSITION_Y", "ANGLE"); turns in place when the
-    item is far off the heading (walking while turning would circle it).
-    """
+    """An action of the "basic" set that heads for the nearest remaining item (as ItemsEnv.reference_action,
+    but from the observation: needs game_variables starting with ("POSITION_X", "POSITION_Y", "ANGLE"))."""
     x, y, angle = observation["gamevariables"][:3]
     remaining = info["item_positions"][info["items_remaining"]]
     distances = np.hypot(remaining[:, 0] - x, remaining[:, 1] - y)
-    tx, ty = remaining[int(distances.argmin())]
-    off = (math.degrees(math.atan2(ty - y, tx - x)) - angle + 540) % 360 - 180
-    if abs(off) > 30:
-        return 1 if off > 0 else 2  # turn left / right
-    if abs(off) > 8:
-        return 3 if off > 0 else 4  # forward + turn
-    return 0  # forward
+    return steer_towards((x, y, angle), remaining[int(distances.argmin())])
 
 
 @pytest.fixture

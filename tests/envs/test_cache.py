@@ -10,7 +10,8 @@ import sys
 import pytest
 
 from wadgym.envs import cache
-from wadgym.envs.scenarios import build_scenario_wad, items
+from wadgym.envs import items
+from wadgym.envs.scenarios import build_scenario_wad
 
 
 def test_built_once_then_reused(tmp_path):
@@ -37,7 +38,7 @@ def test_cache_folder_from_argument_environment_and_xdg(tmp_path, monkeypatch):
 BUILD_IN_WORKER = """
 import dataclasses, sys
 from wadgym.envs import cache
-from wadgym.envs.scenarios import items
+from wadgym.envs import items
 params = dataclasses.replace(items.PRESETS["default"], n_items=5)
 print(cache.scenario_wad("items", params, seed=0, directory=sys.argv[1]))
 """

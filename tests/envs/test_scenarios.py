@@ -1,4 +1,5 @@
-"""The items and maze scenarios: pure builds, readable ACS, item placement rules and player settings in the engine."""
+"""Scenario pieces: pure builds, the room-grid generator, item placement (ACS and its numpy simulation agree
+exactly), the looks, and the items family's levels and player settings in the engine."""
 
 from __future__ import annotations
 
@@ -6,9 +7,13 @@ import dataclasses
 import itertools
 
 import numpy as np
+import pytest
+import vizdoom as vzd
 
-from wadgym.envs.scenarios import build_scenario_wad, items, maze
-from wadgym.wads import read_lumps
+from wadgym.envs import items
+from wadgym.envs.doom_env import map_name
+from wadgym.envs.scenarios import arena, build_scenario_wad, building, compile_acs, placement, styles
+from wadgym.wads import Level, MapBuilder, build_wad, iwad, read_lumps, write_wad
 
 
 def lumps(data: bytes) -> dict[str, bytes]:
@@ -18,39 +23,76 @@ def lumps(data: bytes) -> dict[str, bytes]:
 def test_items_wad_is_a_pure_function_with_readable_scripts():
     first = build_scenario_wad("items", items.PRESETS["hard"], seed=4)
     assert first == build_scenario_wad("items", items.PRESETS["hard"], seed=4)
-    assert first != build_scenario_wad("items", items.PRESETS["hard"], seed=5)  # other pillars
+    assert first != build_scenario_wad("items", items.PRESETS["hard"], seed=5)  # other pillars and looks
     scripts = lumps(first)["SCRIPTS"].decode()
     assert "global int 59:items_remaining;" in scripts and "global int 60:items_placed;" in scripts
     assert "global int 39:item20_x;  global int 40:item20_y;" in scripts
-    assert "${" not in scripts and 'Spawn("WadgymItem"' in scripts
+    assert "${" not in scripts and 'Spawn("WadgymItem' in scripts
     decorate = lumps(first)["DECORATE"]
-    assert b"ACTOR WadgymItem : Soulsphere" in decorate and b"Scale 1.0" in decorate
+    assert b"ACTOR WadgymItem" in decorate and b"Scale 1.0" in decorate
     assert b"+COUNTITEM" in decorate and b"+INVENTORY.ALWAYSPICKUP" in decorate and b"Inventory.Amount 0" in decorate
 
 
-def test_maze_layout_is_a_pure_function_of_its_seed():
-    params = maze.Params(n_layouts=3)
-    textmap = [lumps(maze_wad)["TEXTMAP"] for maze_wad in
-               (build_scenario_wad("maze", dataclasses.replace(params, n_layouts=1), seed=s) for s in (0, 0, 1))]
-    assert textmap[0] == textmap[1] != textmap[2]
-    levels = maze.build(np.random.default_rng(0), params)
-    assert [level.name for level in levels] == maze.map_names(params) == ["MAP01", "MAP02", "MAP03"]
-    longer = maze.build(np.random.default_rng(0), dataclasses.replace(params, n_layouts=4))
-    assert [lv.scripts for lv in longer[:3]] == [lv.scripts for lv in levels]  # layout k does not depend on n
+def test_grid_plan_is_a_pure_function_of_its_rng():
+    p = items.PRESETS["maze"]
+    plans = [building.grid_plan(np.random.default_rng(s), p) for s in (0, 0, 1)]
+    assert plans[0] == plans[1] != plans[2]
+    assert len(plans[0].cells) == p.rows * p.cols
 
 
-def test_maze_doors_join_every_room():
-    doors = maze.maze_doors(np.random.default_rng(3), 4, 5, extra=0.0)
-    assert len(doors) == 4 * 5 - 1  # a spanning tree
-    reached, frontier = {0}, [0]
-    while frontier:
-        cell = frontier.pop()
-        for a, b in doors:
-            for nxt in ((b,) if a == cell else (a,) if b == cell else ()):
-                if nxt not in reached:
-                    reached.add(nxt)
-                    frontier.append(nxt)
-    assert reached == set(range(20))
+def test_grid_doors_join_every_room_and_distances_follow_them():
+    plan = building.GridPlan(4, 5, [(0, 0, 1, 1)] * 20, building.grid_doors(np.random.default_rng(3), 4, 5, extra=0.0))
+    assert len(plan.doors) == 4 * 5 - 1  # a spanning tree
+    distance = building.room_distances(plan, 0)
+    assert min(distance) == 0 and all(d > 0 for d in distance[1:])  # every room reached
+    for a, b in plan.doors:
+        assert abs(distance[a] - distance[b]) == 1  # a tree: each doorway is one step further
+
+
+def test_style_names_are_freedoom_textures_and_flats():
+    assert set(styles.WALLS) <= iwad.textures() and set(items.MAZE_WALLS) <= iwad.textures()
+    assert set(styles.FLOORS + styles.CEILINGS + items.MAZE_FLOORS) <= iwad.flats()
+    looks = {styles.draw_style(np.random.default_rng(s)) for s in range(20)}
+    assert len(looks) == 20
+
+
+def test_obstacles_that_do_not_fit_are_refused():
+    with pytest.raises(ValueError, match="n_obstacles=40 pillars of obstacle_size=128 do not fit"):
+        arena.place_obstacles(np.random.default_rng(0), 1024, 40, 128, (512, 512))
+
+
+def engine_placement(start_game, tmp_path, rules, floor, obstacles, start, draws) -> list[tuple[int, int]]:
+    """Where placement.acs puts the items when its random numbers are `draws`: built, run, read back."""
+    m = MapBuilder()
+    x0, y0, x1, y1 = (min(r[0] for r in floor), min(r[1] for r in floor), max(r[2] for r in floor),
+                      max(r[3] for r in floor))
+    room = m.add_room(x0, y0, x1, y1)
+    for pillar in obstacles:
+        m.add_pillar(room, *pillar)
+    m.add_player_start(*start)
+    level = Level(map=m, scripts=placement.items_script(rules, floor, obstacles, start, draws=draws),
+                  actors=[placement.item_actor(rules)])
+    wad = tmp_path / "placement.wad"
+    write_wad(wad, build_wad([level], compiler=compile_acs))
+    users = [getattr(vzd.GameVariable, f"USER{n}") for n in range(1, 61)]
+    game = start_game(wad, variables=users)
+    values = [int(v) for v in game.get_state().game_variables]
+    return [(values[2 * i], values[2 * i + 1]) for i in range(values[59])]
+
+
+@pytest.mark.parametrize("case", range(3))
+def test_numpy_simulation_and_acs_placement_agree_exactly(case, start_game, tmp_path):
+    """Fed the same random numbers, the numpy pre-check keeps exactly the points the ACS places."""
+    rules = dataclasses.replace(items.PRESETS["hard"], n_items=12, min_item_distance=160)
+    rng = np.random.default_rng(case)
+    obstacles = arena.place_obstacles(rng, rules.size, 8, 128, (1024, 1024))
+    floor = [(0, 0, 1024, 2048), (1024, 0, 2048, 2048)]  # two areas: the weighted pick is exercised too
+    areas = placement.placement_areas(rules, floor)
+    r, x, y = placement.random_draws(rng, areas, tries=120, trials=1)
+    expected = placement.kept_points(rules, obstacles, (1024, 1024), x, y)[0]
+    draws = np.stack([r[0], x[0], y[0]], axis=1).reshape(-1).tolist()
+    placed = engine_placement(start_game, tmp_path, rules, floor, obstacles, (1024, 1024), draws)
+    assert len(expected) >= 8 and placed == expected
 
 
 def assert_placement_rules(info, params, floor, obstacles):
@@ -64,26 +106,42 @@ def assert_placement_rules(info, params, floor, obstacles):
 
 
 def test_hard_arena_items_avoid_walls_pillars_and_each_other(make_env):
-    env = make_env("DoomItemsHard-v0")
+    env = make_env("DoomItemsHard-v1", num_levels=3)
     params = env.unwrapped.params
-    _, _, pillars = items.arena_layout(np.random.default_rng(0), params)  # map_seed 0
-    assert len(pillars) == params.n_obstacles
     for seed in range(4):
         _, info = env.reset(seed=seed)
+        rng = np.random.default_rng(info["level_seed"])
+        _, _, pillars = arena.arena_layout(rng, params)
+        assert len(pillars) == params.n_obstacles
         assert_placement_rules(info, params, [(0, 0, params.size, params.size)], pillars)
 
 
 def test_maze_items_spread_over_the_rooms(make_env):
-    env = make_env("DoomItemsMaze-v0")
+    env = make_env("DoomItemsMaze-v1", num_levels=4)
     params = env.unwrapped.params
-    seeds = maze.layout_seeds(np.random.default_rng(0), params)  # map_seed 0
-    maps = set()
+    levels = set()
     for seed in range(6):
         _, info = env.reset(seed=seed)
-        maps.add(info["map"])
-        plan = maze.maze_plan(seeds[maze.map_names(params).index(info["map"])], params)
+        levels.add(info["level_seed"])
+        plan = building.grid_plan(np.random.default_rng(info["level_seed"]), params)
         assert_placement_rules(info, params, plan.cells, [])
-    assert len(maps) >= 4
+    assert len(levels) >= 3
+
+
+def test_maze_v0_keeps_its_sixteen_layouts():
+    """DoomItemsMaze-v0's level k is the maze of the k-th seed its generator always drew."""
+    seeds = np.random.default_rng(0).integers(0, 2**62, size=16)
+    assert [items.legacy_layout_seed(k) for k in (0, 5, 15)] == [int(seeds[k]) for k in (0, 5, 15)]
+
+
+def test_levels_differ_in_layout_and_look_and_repeat_by_seed(make_env):
+    env = make_env("DoomItems-v1", num_levels=2, start_level=40)
+    unwrapped = env.unwrapped
+    first, again, other = (lumps(build_wad([unwrapped.build_level(s)], compiler=compile_acs)) for s in (40, 40, 41))
+    assert first == again and first[map_name(40)] == b""
+    assert first["TEXTMAP"] != other["TEXTMAP"]
+    seen = {env.reset(seed=s)[1]["level_seed"] for s in range(8)}
+    assert seen == {40, 41}
 
 
 def test_enter_script_sets_health_speed_and_clears_inventory(make_env):

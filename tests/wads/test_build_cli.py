@@ -95,7 +95,7 @@ def test_an_acs_error_is_reported_at_its_line_not_as_a_traceback(tmp_path, capsy
     (["build", "rooms", "--set", "bogus=1"], "unknown parameter 'bogus'; valid parameters: n_items, n_monsters"),
     (["build", "rooms", "--set", "n_items=many"], "--set n_items=many: not a valid int"),
     (["build", "rooms", "--set", "n_items"], "expected KEY=VALUE"),
-    (["build", "rooms", "--preset", "huge"], "unknown preset 'huge'; valid presets: default, empty, flat"),
+    (["build", "rooms", "--preset", "huge"], "preset='huge' is not valid; choose one of 'default', 'empty', 'flat'"),
     (["build", "rooms", "--set", "step=40"], "step=40 is out of range; valid: 0 to 24"),
 ])
 def test_build_errors_name_the_valid_choices_and_write_nothing(tmp_path, capsys, argv, message):

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from wadgym.envs.scenarios import SCENARIOS, build_scenario_levels, get_scenario
+from wadgym.envs.scenarios import build_scenario_levels, get_scenario, scenarios
 from wadgym.wads import Actor, Level, MapBuilder, build_wad, decorate_names, decorate_states, iwad, write_wad
 from wadgym.wads.decorate import check_actors
 
@@ -188,11 +188,12 @@ def test_valid_names_per_class():
 
 def project_actors(two_rooms) -> list[Actor]:
     actors = list(two_rooms().actors)
-    for name in SCENARIOS:
+    for name in scenarios():
         for preset in get_scenario(name).PRESETS:
             actors += [a for level in build_scenario_levels(name, preset) for a in level.actors]
-    items = get_scenario("items")
-    actors += [items.item_actor(items.ItemRules(item_parent=parent)) for parent in items.ITEM_PARENTS]
+    from wadgym.envs.scenarios import placement
+
+    actors += [placement.item_actor(placement.ItemRules(item_parent=parent)) for parent in placement.ITEM_PARENTS]
     return actors
 
 
