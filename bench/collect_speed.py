@@ -29,8 +29,6 @@ import numpy as np
 import vizdoom as vzd
 
 import wadgym  # noqa: F401  (registers the envs)
-from wadgym.envs import cache
-from wadgym.envs.scenarios import items
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from env_speed import FRAME_SKIP, bare_game  # noqa: E402  (the bare loop env_speed measures, same settings)
@@ -40,10 +38,10 @@ EPISODE_STEPS = gym.spec(ENV_ID).max_episode_steps
 TARGET = 0.9
 
 
-def bare_worker(wad: str, seed: int, connection) -> None:
+def bare_worker(wad: str, map_name: str, seed: int, connection) -> None:
     """One bare game in a process of its own: on each number s received, play random actions for s
     seconds and send back (steps, seconds); on None, close."""
-    game, actions = bare_game(wad)
+    game, actions = bare_game(wad, map_name)
     rng = np.random.default_rng(seed)
     game.set_seed(seed)
     game.new_episode()
@@ -68,12 +66,12 @@ def bare_worker(wad: str, seed: int, connection) -> None:
 class BareEngines:
     """N bare games, one per process."""
 
-    def __init__(self, wad: str, n: int):
+    def __init__(self, wad: str, map_name: str, n: int):
         context = multiprocessing.get_context("spawn")
         self.connections, self.processes = [], []
         for i in range(n):
             ours, theirs = context.Pipe()
-            process = context.Process(target=bare_worker, args=(wad, i, theirs), daemon=True)
+            process = context.Process(target=bare_worker, args=(wad, map_name, i, theirs), daemon=True)
             process.start()
             self.connections.append(ours)
             self.processes.append(process)
@@ -116,7 +114,7 @@ class VectorRunner:
         self.venv.close()
 
 
-def make_configurations(n: int, wad: str, cache_dir: str) -> dict:
+def make_configurations(n: int, level: tuple[str, str], cache_dir: str) -> dict:
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     from wadgym.envs.vector import make_vector_env
@@ -125,7 +123,7 @@ def make_configurations(n: int, wad: str, cache_dir: str) -> dict:
         return gym.make("wadgym:" + ENV_ID, cache_dir=cache_dir)
 
     return {
-        "bare engines, one per process": BareEngines(wad, n),
+        "bare engines, one per process": BareEngines(*level, n),
         "wadgym vector env (threads)": VectorRunner(make_vector_env(ENV_ID, n, max_episode_steps=EPISODE_STEPS,
                                                                     cache_dir=cache_dir), sb3=False),
         "SB3 SubprocVecEnv": VectorRunner(SubprocVecEnv([single] * n), sb3=True),
@@ -133,8 +131,8 @@ def make_configurations(n: int, wad: str, cache_dir: str) -> dict:
     }
 
 
-def measure(n: int, rounds: int, seconds: float, wad: str, cache_dir: str) -> dict[str, list[float]]:
-    configurations = make_configurations(n, wad, cache_dir)
+def measure(n: int, rounds: int, seconds: float, level: tuple[str, str], cache_dir: str) -> dict[str, list[float]]:
+    configurations = make_configurations(n, level, cache_dir)
     try:
         for runner in configurations.values():  # warm-up
             runner.run(min(seconds, 0.5))
@@ -157,13 +155,16 @@ def main() -> int:
     parser.add_argument("--cache-dir", help="WAD cache (default: wadgym's)")
     args = parser.parse_args()
 
-    wad = str(cache.scenario_wad("items", items.PRESETS["default"], 0, args.cache_dir))
+    probe = gym.make(ENV_ID, cache_dir=args.cache_dir)
+    probe.reset(seed=0)
+    level = (str(probe.unwrapped.wad_path), probe.unwrapped.map)  # the env's own WAD and map
+    probe.close()
     print(f"{ENV_ID} collection speed, random actions (vizdoom {vzd.__version__}, gymnasium {gym.__version__}, "
           f"{os.cpu_count()} CPUs); median of {args.rounds} rounds of {args.seconds:g} s each")
     print(f"  {'n_envs':>6}  {'':<32} {'steps/s':>8} {'ratio to ceiling':>17}")
     passed = True
     for n in args.n_envs:
-        speeds = measure(n, args.rounds, args.seconds, wad, args.cache_dir)
+        speeds = measure(n, args.rounds, args.seconds, level, args.cache_dir)
         ceiling = speeds["bare engines, one per process"]
         for name, values in speeds.items():
             ratio = statistics.median(v / c for v, c in zip(values, ceiling))

@@ -6,7 +6,11 @@ rewards gets a new -vN; the old id stays registered.
 
 from __future__ import annotations
 
+import functools
+
 import gymnasium as gym
+
+from .vector import make_vector_env
 
 ITEMS = "wadgym.envs.items:ItemsEnv"
 DEFAULT_ENV = "DoomItems-v1"  # what `wadgym train` trains without --env
@@ -30,7 +34,8 @@ ENVS: dict[str, tuple[str, dict, int]] = {
 def register_envs() -> None:
     for env_id, (entry_point, kwargs, max_episode_steps) in ENVS.items():
         if env_id not in gym.registry:
-            gym.register(env_id, entry_point=entry_point, kwargs=kwargs, max_episode_steps=max_episode_steps)
+            gym.register(env_id, entry_point=entry_point, kwargs=kwargs, max_episode_steps=max_episode_steps,
+                         vector_entry_point=functools.partial(make_vector_env, env_id))  # gym.make_vec's default
 
 
 def score_name(env_id: str) -> str:

@@ -83,13 +83,16 @@ class EnvThreads:
         self.finals: list[tuple[Any, dict[str, Any]] | None] = [None] * n
         self.needs_reset = np.zeros(n, np.bool_)  # NEXT_STEP: the env's episode ended in the previous step
 
-        self._inboxes = [queue.SimpleQueue() for _ in range(n)]
+        # Env 0 is stepped by the calling thread itself (one hand-over fewer per step; none with one env),
+        # every other env by a thread of its own.
+        self._inboxes: list[queue.SimpleQueue | None] = [None] + [queue.SimpleQueue() for _ in range(1, n)]
         cpus = sorted(os.sched_getaffinity(0)) if pin and hasattr(os, "sched_setaffinity") else None
         self._threads = [threading.Thread(target=serve, args=(self._inboxes[i], cpus and cpus[i % len(cpus)]),
-                                          daemon=True, name=f"wadgym-env-{i}") for i in range(n)]
+                                          daemon=True, name=f"wadgym-env-{i}") for i in range(1, n)]
         for thread in self._threads:
             thread.start()
         self._call: Call | None = None
+        self._inline: tuple | None = None  # env 0's job of the current call
         self.closed = False
         # Shuts threads and engines down when this object is collected or the interpreter exits, whichever
         # comes first; holds no reference to self.
@@ -104,19 +107,28 @@ class EnvThreads:
 
     def start(self, during: str, job: Callable, args: Sequence[tuple] | None = None,
               indices: Sequence[int] | None = None) -> None:
-        """Hand `job(i, *args[k])` to the thread of env i = indices[k] (all envs when None). Each thread
-        runs its jobs in order, so a call that was interrupted (Ctrl-C in wait) finishes before the next."""
+        """Hand `job(i, *args[k])` to the thread of env i = indices[k] (all envs when None); env 0's runs
+        in wait(). Each thread runs its jobs in order, so a call that was interrupted (Ctrl-C in wait)
+        finishes before the next."""
         if self.closed:
             raise RuntimeError("the vector env is closed")
         indices = range(self.num_envs) if indices is None else indices
         self._call = call = Call(during, len(indices))
+        self._inline = None
         for k, i in enumerate(indices):
-            self._inboxes[i].put((call, i, job, args[k] if args is not None else ()))
+            work = (call, i, job, args[k] if args is not None else ())
+            if i == 0:
+                self._inline = work
+            else:
+                self._inboxes[i].put(work)
 
     def wait(self) -> dict[int, Any]:
-        """Wait for every job of the latest start(); raise VectorEnvError if any raised. Returns
-        {index: value returned}."""
-        call = self._call
+        """Run env 0's job of the latest start() here, wait for the others; raise VectorEnvError if any
+        raised. Returns {index: value returned}."""
+        call, inline = self._call, self._inline
+        if inline is not None:
+            self._inline = None
+            run_job(*inline, catch=Exception)  # a KeyboardInterrupt here is the caller's
         call.done.acquire()
         if call.errors:
             raise VectorEnvError(self.num_envs, call.during, call.errors) from call.errors[min(call.errors)]
@@ -179,7 +191,13 @@ class EnvThreads:
         self.wait()
 
     def start_step(self, actions) -> None:
-        self.start("step", self.step_job, [(a,) for a in iterate(self.action_space, actions)])
+        if isinstance(self.single_action_space, gym.spaces.Discrete):  # a fast path for the common case
+            actions = np.asarray(actions).tolist()
+            if not isinstance(actions, list) or len(actions) != self.num_envs:
+                raise ValueError(f"actions must hold one action per env ({self.num_envs}), got {actions!r}")
+        else:
+            actions = list(iterate(self.action_space, actions))
+        self.start("step", self.step_job, [(a,) for a in actions])
 
     def call(self, name: str, *args, indices: Sequence[int] | None = None, **kwargs) -> list[Any]:
         """Each env's `name` attribute (through its wrappers), called with the arguments when callable."""
@@ -224,22 +242,28 @@ def serve(inbox: queue.SimpleQueue, cpu: int | None) -> None:
     if cpu is not None:
         os.sched_setaffinity(0, {cpu})  # 0: this thread only
     while (work := inbox.get()) is not None:
-        call, index, job, args = work
-        try:
-            call.values[index] = job(index, *args)
-        except BaseException as error:  # noqa: BLE001  (reported to the caller, which raises it)
-            call.errors[index] = error
-        call.finished()
-        del work, job, args  # no reference to the vector env between jobs: it can be garbage collected
+        run_job(*work)
+        del work  # no reference to the vector env between jobs: it can be garbage collected
+
+
+def run_job(call: Call, index: int, job: Callable, args: tuple, catch: type[BaseException] = BaseException) -> None:
+    """job(index, *args): its value or error goes into `call`, which counts it as finished."""
+    try:
+        call.values[index] = job(index, *args)
+    except catch as error:  # reported to the caller, which raises it
+        call.errors[index] = error
+    call.finished()
 
 
 def shut_down(envs, inboxes, threads, timeout: float) -> None:
-    """Close every env on its own thread (after what it is doing now), then end the threads. Envs still
-    busy after `timeout` seconds are left with a warning."""
-    call = Call("close", len(envs))
+    """Close every env on its own thread (after what it is doing now; env 0 here), then end the threads.
+    Envs still busy after `timeout` seconds are left with a warning."""
+    call = Call("close", len(envs) - 1)
     for index, (env, inbox) in enumerate(zip(envs, inboxes)):
-        inbox.put((call, index, lambda _, env=env: close_env(env), ()))
-        inbox.put(None)
+        if inbox is not None:
+            inbox.put((call, index, lambda _, env=env: close_env(env), ()))
+            inbox.put(None)
+    close_env(envs[0])
     call.done.acquire(timeout=timeout)
     for thread in threads:
         thread.join(0.1)

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 import yaml
 
 # A module the workers import through gym.make("failing_env:..."): DoomItems, except that the copy
@@ -62,14 +63,21 @@ def processes_in_session(session: int) -> list[str]:
     return [f"{pid} {name}" for pid, (name, _, sid) in live_processes().items() if sid == session]
 
 
-def test_an_env_error_in_a_worker_fails_the_run_promptly_and_cleanly(tmp_path, tiny_hyperparams, env_id):
+# The error meta.json records: with threads, the vector env's own error naming the env and its cause.
+ERRORS = {"thread": "wadgym.envs.vector.VectorEnvError: env 1 of 2 failed in step: RuntimeError: scenario failure "
+                    "after 100 steps",
+          "subproc": "RuntimeError: scenario failure after 100 steps"}
+
+
+@pytest.mark.parametrize("vec_env", ERRORS)
+def test_an_env_error_fails_the_run_promptly_and_cleanly(tmp_path, tiny_hyperparams, env_id, vec_env):
     (tmp_path / "failing_env.py").write_text(FAILING_ENV)
     tiny = yaml.safe_load(tiny_hyperparams.read_text())[env_id]
     (tmp_path / "hp.yml").write_text(yaml.safe_dump({ENV_ID: tiny}))
     run = tmp_path / "run"
     command = [sys.executable, "-m", "wadgym.agents.cli", "train", "--env", ENV_ID, "--hyperparams",
                str(tmp_path / "hp.yml"), "--run-dir", str(run), "--timesteps", "2048", "--save-freq", "128",
-               "--no-progress", "--seed", "0"]
+               "--no-progress", "--seed", "0", "--vec-env", vec_env]
     environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
     process = subprocess.Popen(command, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, env=environment)
@@ -90,7 +98,7 @@ def test_an_env_error_in_a_worker_fails_the_run_promptly_and_cleanly(tmp_path, t
 
     meta = json.loads((run / "meta.json").read_text())
     assert meta["status"] == "failed" and not meta["finished"]
-    assert meta["error"] == "RuntimeError: scenario failure after 100 steps"
+    assert meta["error"] == ERRORS[vec_env]
     assert "raise RuntimeError" in meta["traceback"]
     assert not (run / "model.zip").exists()  # never saved as if training had finished
     assert [p.name for p in (run / "checkpoints").iterdir()] == ["model_128_steps.zip"]
