@@ -50,22 +50,29 @@ def describe(error: BaseException) -> str:
 
 
 class EnvThreads:
-    """N envs, each stepped by a thread of its own, their observations in one batch (`observations`).
+    """N envs stepped at once, their observations in one batch (`observations`): env 0 by the calling
+    thread, every other env by a thread of its own.
 
-    `run(during, job, args, indices)` runs `job(i, *args[i])` for every index at once and waits; an env
-    that raises makes it raise VectorEnvError once every other env has finished its part. `start`
-    and `wait` split it for SB3's step_async/step_wait. After each step or reset, `rewards`,
+    `run(during, job, args, indices)` runs `job(i, *args[k])` for each env i = indices[k] at once and
+    waits; an env that raises makes it raise VectorEnvError once every other env has finished its part.
+    `start` and `wait` split it for SB3's step_async/step_wait. After each step or reset, `rewards`,
     `terminations`, `truncations` (arrays) and `infos` (a list of dicts) hold each env's result and
     `finals[i]` is (final observation, final info) of the episode env i ended in a same-step reset.
     Auto-reset follows `autoreset_mode` (Gymnasium's AutoresetMode): NEXT_STEP resets a finished env
     on its next step (reward 0, not done); SAME_STEP resets it in the step that ended it; DISABLED
     leaves it to the caller.
 
+    `pin`: run env i's thread, and the engine it starts (which inherits the affinity), on CPU i mod the
+    CPUs this process may use: an env and its engine hand each tic to one another, and on one CPU that is
+    far cheaper than across two. None (default): pin when there are at least as many envs as CPUs, so
+    that the pinned envs cover every CPU evenly (several processes with fewer envs than CPUs would
+    otherwise all crowd the first CPUs).
+
     Threads and engines end with close(), when the object is garbage collected, or at interpreter exit.
     """
 
     def __init__(self, env_fns: Sequence[Callable[[], gym.Env]],
-                 autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP, pin: bool = True):
+                 autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP, pin: bool | None = None):
         self.autoreset_mode = AutoresetMode(autoreset_mode)
         self.envs = make_envs(env_fns)
         self.num_envs = n = len(self.envs)
@@ -81,12 +88,12 @@ class EnvThreads:
         self.truncations = np.zeros(n, np.bool_)
         self.infos: list[dict[str, Any]] = [{} for _ in range(n)]
         self.finals: list[tuple[Any, dict[str, Any]] | None] = [None] * n
-        self.needs_reset = np.zeros(n, np.bool_)  # NEXT_STEP: the env's episode ended in the previous step
+        self.needs_reset = np.zeros(n, np.bool_)  # the env's episode ended in the previous step (not SAME_STEP)
 
         # Env 0 is stepped by the calling thread itself (one hand-over fewer per step; none with one env),
         # every other env by a thread of its own.
         self._inboxes: list[queue.SimpleQueue | None] = [None] + [queue.SimpleQueue() for _ in range(1, n)]
-        cpus = sorted(os.sched_getaffinity(0)) if pin and hasattr(os, "sched_setaffinity") else None
+        cpus = pinned_cpus(n, pin)
         self._threads = [threading.Thread(target=serve, args=(self._inboxes[i], cpus and cpus[i % len(cpus)]),
                                           daemon=True, name=f"wadgym-env-{i}") for i in range(1, n)]
         for thread in self._threads:
@@ -158,7 +165,7 @@ class EnvThreads:
         self._write(i, observation)
         self.rewards[i] = reward
         self.terminations[i], self.truncations[i] = terminated, truncated
-        self.needs_reset[i] = ended and self.autoreset_mode is AutoresetMode.NEXT_STEP
+        self.needs_reset[i] = ended and self.autoreset_mode is not AutoresetMode.SAME_STEP
         self.infos[i], self.finals[i] = info, final
 
     def call_job(self, i: int, name: str, args: tuple, kwargs: dict[str, Any]) -> Any:
@@ -191,6 +198,9 @@ class EnvThreads:
         self.wait()
 
     def start_step(self, actions) -> None:
+        if self.autoreset_mode is AutoresetMode.DISABLED and self.needs_reset.any():
+            raise ValueError(f"envs {np.flatnonzero(self.needs_reset).tolist()} ended their episodes: with "
+                             f"autoreset_mode DISABLED, reset them first (reset(options={{'reset_mask': ...}}))")
         if isinstance(self.single_action_space, gym.spaces.Discrete):  # a fast path for the common case
             actions = np.asarray(actions).tolist()
             if not isinstance(actions, list) or len(actions) != self.num_envs:
@@ -235,10 +245,16 @@ class Call:
             self.done.release()
 
 
+def pinned_cpus(num_envs: int, pin: bool | None) -> list[int] | None:
+    """The CPUs env threads are pinned to (see EnvThreads), or None."""
+    if not hasattr(os, "sched_setaffinity"):
+        return None
+    cpus = sorted(os.sched_getaffinity(0))
+    return cpus if pin or (pin is None and num_envs >= len(cpus)) else None
+
+
 def serve(inbox: queue.SimpleQueue, cpu: int | None) -> None:
-    """A worker thread: run each (call, index, job, args) of `inbox` until None arrives. Pinned to `cpu`
-    (with the engine it starts, which inherits the affinity), an env's thread and engine hand each tic to
-    one another on one CPU, far cheaper than across CPUs."""
+    """A worker thread: run each (call, index, job, args) of `inbox` until None arrives, on `cpu` if not None."""
     if cpu is not None:
         os.sched_setaffinity(0, {cpu})  # 0: this thread only
     while (work := inbox.get()) is not None:
@@ -258,6 +274,9 @@ def run_job(call: Call, index: int, job: Callable, args: tuple, catch: type[Base
 def shut_down(envs, inboxes, threads, timeout: float) -> None:
     """Close every env on its own thread (after what it is doing now; env 0 here), then end the threads.
     Envs still busy after `timeout` seconds are left with a warning."""
+    if threading.current_thread() in threads:  # collected as a worker let go of its last job: not there
+        threading.Thread(target=shut_down, args=(envs, inboxes, threads, timeout), daemon=True).start()
+        return
     call = Call("close", len(envs) - 1)
     for index, (env, inbox) in enumerate(zip(envs, inboxes)):
         if inbox is not None:
@@ -352,7 +371,7 @@ class ThreadVectorEnv(VectorEnv):
     """
 
     def __init__(self, env_fns: Sequence[Callable[[], gym.Env]], copy: bool = True,
-                 autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP, pin: bool = True):
+                 autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP, pin: bool | None = None):
         self.threads = EnvThreads(env_fns, autoreset_mode, pin)
         threads = self.threads
         self.envs = threads.envs
@@ -430,7 +449,7 @@ def check_reset_mask(mask, num_envs: int) -> np.ndarray:
 
 
 def make_vector_env(env_id: str, num_envs: int = 1, *, copy: bool = True,
-                    autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP, pin: bool = True,
+                    autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP, pin: bool | None = None,
                     **kwargs) -> ThreadVectorEnv:
     """`num_envs` x gym.make(env_id, **kwargs) as a ThreadVectorEnv: the vector entry point of wadgym's ids
     (registration gives `env_id`; gym.make_vec passes num_envs, max_episode_steps and the env kwargs)."""

@@ -31,7 +31,7 @@ class ThreadVecEnv(VecEnv):
     naming the env's index and the cause. `pin` as in EnvThreads.
     """
 
-    def __init__(self, env_fns: Sequence[Callable[[], gym.Env]], pin: bool = True):
+    def __init__(self, env_fns: Sequence[Callable[[], gym.Env]], pin: bool | None = None):
         self.threads = EnvThreads(env_fns, AutoresetMode.SAME_STEP, pin)
         self.envs = self.threads.envs
         super().__init__(self.threads.num_envs, self.threads.single_observation_space,
