@@ -6,32 +6,40 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
+from collections.abc import Mapping
 
 from .errors import AcsError, Source
 
 __all__ = ["AcsError", "compile_source", "compile_file"]
 
 
-def compile_source(text: str | bytes, filename: str | os.PathLike = "<string>", include_dirs=()) -> bytes:
-    """Compile ACS source text to a BEHAVIOR lump. ``#include`` files are looked up beside ``filename``,
-    then in ``include_dirs``; zcommon.acs, zdefs.acs, zspecial.acs and zwvars.acs are built in.
+def compile_source(text: str | bytes, filename: str | os.PathLike = "<string>", include_dirs=(),
+                   files: Mapping[str, str | bytes] | None = None) -> bytes:
+    """Compile ACS source text to a BEHAVIOR lump. ``#include`` and ``#import`` files are looked up beside
+    ``filename``, then in ``include_dirs``; zcommon.acs, zdefs.acs, zspecial.acs and zwvars.acs are built in.
+    ``files`` maps names to source texts that #include and #import find (in any case) before the disk: how a
+    script imports a library that exists only in memory (``files={"mylib.acs": library_source}``).
 
-    Raises AcsError (and nothing else) for any problem in the input.
+    A file that starts with ``#library "name"`` compiles to a library; ``#import "lib.acs"`` reads a library's
+    declarations, as acc does. Raises AcsError (and nothing else) for any problem in the input.
     """
     from .preprocessor import decode_source
 
     name = "<string>" if filename is None else os.fspath(filename)
-    return _guarded(name, lambda: _compile(Source(name, decode_source(text)), _folders(include_dirs)))
+    files = _files(files)
+    return _guarded(name, lambda: _compile(Source(name, decode_source(text)), _folders(include_dirs), files))
 
 
-def compile_file(path: str | os.PathLike, include_dirs=()) -> bytes:
+def compile_file(path: str | os.PathLike, include_dirs=(), files: Mapping[str, str | bytes] | None = None) -> bytes:
     """Compile the ACS file at ``path`` (see compile_source)."""
     from .preprocessor import read_source
 
     name = os.fspath(path)
-    return _guarded(name, lambda: _compile(read_source(name), _folders(include_dirs)))
+    files = _files(files)
+    return _guarded(name, lambda: _compile(read_source(name), _folders(include_dirs), files))
 
 
 def _folders(include_dirs) -> list:
@@ -43,40 +51,27 @@ def _folders(include_dirs) -> list:
     return [os.fsdecode(folder) for folder in include_dirs]
 
 
-def _compile(source: Source, include_dirs) -> bytes:
-    from .checks import Checker
-    from .codegen import Generator
+def _files(files) -> dict:
+    if files is None:
+        return {}
+    if not isinstance(files, Mapping):
+        raise TypeError(f"files must be a mapping of file names to source texts, not {type(files).__name__}")
+    for name, text in files.items():
+        if not isinstance(name, str) or not isinstance(text, (str, bytes)):
+            raise TypeError(f"files: {name!r} must map a file name (str) to its source (str or bytes)")
+    return dict(files)
+
+
+def _compile(source: Source, include_dirs, files) -> bytes:
+    """The pipeline, each stage a function of the one before: tokens, tree, findings, module, bytes."""
+    from .checks import check
+    from .codegen import generate
     from .objfile import write_object
     from .parser import parse
     from .preprocessor import preprocess
 
-    program = parse(preprocess(source, include_dirs))
-    compact, wadauthor, encrypt = _directives(program)
-    checker = Checker(compact)
-    checker.check(program)
-    generator = Generator(checker, compact)
-    generator.program(program)
-    return write_object(generator.module(wadauthor, encrypt))
-
-
-def _directives(program) -> tuple[bool, bool, bool]:
-    from . import ast
-
-    compact, wadauthor, encrypt = True, True, False
-    seen_code = False
-    for item in program.items:
-        if isinstance(item, (ast.ScriptDef, ast.FunctionDef)):
-            seen_code = True
-        elif isinstance(item, ast.Directive):
-            if item.name == "nocompact":
-                if seen_code:
-                    raise item.error("#nocompact must come before the first script or function")
-                compact = False
-            elif item.name in ("wadauthor", "nowadauthor"):
-                wadauthor = item.name == "wadauthor"
-            elif item.name == "encryptstrings":
-                encrypt = True
-    return compact, wadauthor, encrypt
+    program = parse(preprocess(source, include_dirs, files))
+    return write_object(generate(program, check(program)))
 
 
 def _guarded(file: str, compile_step) -> bytes:
@@ -84,6 +79,10 @@ def _guarded(file: str, compile_step) -> bytes:
     old_limit = sys.getrecursionlimit()
     if old_limit < 10000:
         sys.setrecursionlimit(10000)
+    # The tree holds no reference cycles, so the cycle collector would only walk it again and again as it
+    # grows (a third of the time of a large file); it is off while compiling.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         return compile_step()
     except AcsError:
@@ -97,3 +96,5 @@ def _guarded(file: str, compile_step) -> bytes:
                        file=file) from exc
     finally:
         sys.setrecursionlimit(old_limit)
+        if collecting:
+            gc.enable()

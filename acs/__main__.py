@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
+
+from wadgym.files import write_atomic
 
 from . import AcsError, compile_file
 
 USAGE = """usage: wadgym-acc [options] source[.acs] [object[.o]]
-  -i DIR     add an include directory (searched after the source's own directory)
+  -i DIR     add a directory for #include and #import (searched after the source's own directory)
   -d[FILE]   accepted for acc compatibility; ignored
 zcommon.acs, zdefs.acs, zspecial.acs and zwvars.acs are built in."""
 
@@ -72,6 +73,7 @@ def compile_to_file(source: str, output: str, include_dirs=(), error_file: bool 
     err_path = os.path.join(os.path.dirname(source), "acs.err")
     try:
         data = compile_file(source, include_dirs)
+        _warn_ignored_tail(source)
         write_atomic(output, data)
     except AcsError as exc:
         _say(str(exc))
@@ -89,20 +91,19 @@ def compile_to_file(source: str, output: str, include_dirs=(), error_file: bool 
     return 0
 
 
-def write_atomic(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder, so no half file is left."""
-    folder = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(prefix=".tmp-", suffix=".o", dir=folder)
+def _warn_ignored_tail(source: str) -> None:
+    """acc stops reading a file at its first DEL byte (0x7F), as wadgym does: say what that left out."""
     try:
-        with os.fdopen(handle, "wb") as file:
-            file.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.remove(temporary)
-        except OSError:
-            pass
-        raise
+        with open(source, "rb") as file:
+            data = file.read()
+    except OSError:
+        return
+    stop = data.find(b"\x7f")
+    if stop >= 0 and data[stop + 1:].strip():
+        line = data.count(b"\n", 0, stop) + 1
+        column = stop - (data.rfind(b"\n", 0, stop) + 1) + 1
+        _say(f"{source}:{line}:{column}: warning: a DEL byte (0x7F) ends the source here, as in acc: "
+             f"the {len(data) - stop - 1} bytes after it were ignored")
 
 
 def _write_error_file(path: str, exc: AcsError) -> None:

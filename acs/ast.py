@@ -1,21 +1,15 @@
-"""Syntax tree of an ACS program as the parser builds it; the checker fills in the annotated fields."""
+"""Syntax tree of an ACS program as the parser builds it. Nothing changes it afterwards: what the checker finds
+out about a node (the symbol a name means, a string's number, a script's layout) it returns separately.
+
+Every node's ``at`` is the index of the token it stands at in the program's token stream (``Program.tokens``),
+which is where messages about it point.
+"""
 
 from __future__ import annotations
 
-from .lexer import Token
-
 
 class Node:
-    """Base of every node; ``tok`` is the token the error messages point at."""
-
-    __slots__ = ("tok",)
-
-    def error(self, message: str):
-        return self.tok.error(message)
-
-    def line(self) -> int:
-        """The 1-based source line this node starts on."""
-        return self.tok.source.locate(self.tok.offset)[0]
+    __slots__ = ("at",)
 
 
 # ---- expressions -------------------------------------------------------------------------------
@@ -27,24 +21,24 @@ class Expr(Node):
 class Number(Expr):
     __slots__ = ("value",)
 
-    def __init__(self, tok: Token, value: int):
-        self.tok, self.value = tok, value
+    def __init__(self, at: int, value: int):
+        self.at, self.value = at, value
 
 
 class String(Expr):
-    __slots__ = ("text", "index")  # index: position in the string pool, set by the checker
+    __slots__ = ("text",)
 
-    def __init__(self, tok: Token, text: str):
-        self.tok, self.text, self.index = tok, text, -1
+    def __init__(self, at: int, text: str):
+        self.at, self.text = at, text
 
 
 class Name(Expr):
-    """An identifier used as a value; ``sym`` is what it names, set by the checker."""
+    """An identifier used as a value, assigned to, or naming an array; ``name`` is lower-cased."""
 
-    __slots__ = ("name", "sym")
+    __slots__ = ("name",)
 
-    def __init__(self, tok: Token):
-        self.tok, self.name, self.sym = tok, tok.value, None
+    def __init__(self, at: int, name: str):
+        self.at, self.name = at, name
 
 
 class Subscript(Expr):
@@ -52,22 +46,22 @@ class Subscript(Expr):
 
     __slots__ = ("base", "indices")
 
-    def __init__(self, tok: Token, base: Name, indices: list[Expr]):
-        self.tok, self.base, self.indices = tok, base, indices
+    def __init__(self, at: int, base: Name, indices: list[Expr]):
+        self.at, self.base, self.indices = at, base, indices
 
 
 class Unary(Expr):
     __slots__ = ("op", "operand")  # op: '-', '!', '~'
 
-    def __init__(self, tok: Token, op: str, operand: Expr):
-        self.tok, self.op, self.operand = tok, op, operand
+    def __init__(self, at: int, op: str, operand: Expr):
+        self.at, self.op, self.operand = at, op, operand
 
 
 class Binary(Expr):
     __slots__ = ("op", "left", "right")
 
-    def __init__(self, tok: Token, op: str, left: Expr, right: Expr):
-        self.tok, self.op, self.left, self.right = tok, op, left, right
+    def __init__(self, at: int, op: str, left: Expr, right: Expr):
+        self.at, self.op, self.left, self.right = at, op, left, right
 
 
 def binary_chain(node: Binary) -> tuple[Expr, list[Binary]]:
@@ -84,8 +78,8 @@ def binary_chain(node: Binary) -> tuple[Expr, list[Binary]]:
 class Ternary(Expr):
     __slots__ = ("cond", "then", "other")
 
-    def __init__(self, tok: Token, cond: Expr, then: Expr, other: Expr):
-        self.tok, self.cond, self.then, self.other = tok, cond, then, other
+    def __init__(self, at: int, cond: Expr, then: Expr, other: Expr):
+        self.at, self.cond, self.then, self.other = at, cond, then, other
 
 
 class IncDec(Expr):
@@ -93,25 +87,18 @@ class IncDec(Expr):
 
     __slots__ = ("op", "target", "prefix")
 
-    def __init__(self, tok: Token, op: str, target: Expr, prefix: bool):
-        self.tok, self.op, self.target, self.prefix = tok, op, target, prefix
+    def __init__(self, at: int, op: str, target: Expr, prefix: bool):
+        self.at, self.op, self.target, self.prefix = at, op, target, prefix
 
 
 class Call(Expr):
-    """``name(args)``; ``args`` holds None for an argument left out (``f(1, , 3)``).
+    """``name(args)``; ``args`` holds None for an argument left out (``f(1, , 3)``); ``direct`` is acc's
+    ``const:`` form."""
 
-    ``direct`` is acc's ``const:`` form. The checker sets ``target`` (a symbol), ``fills`` (how many
-    trailing arguments the call is padded with, as zeros) and, for ``const:``, ``values``: the folded
-    arguments, padding included.
-    """
+    __slots__ = ("name", "args", "direct")
 
-    __slots__ = ("name", "args", "direct", "target", "fills", "values")
-
-    def __init__(self, tok: Token, name: str, args: list, direct: bool = False):
-        self.tok, self.name, self.args, self.direct = tok, name, args, direct
-        self.target = None
-        self.fills = 0
-        self.values: list[int] = []
+    def __init__(self, at: int, name: str, args: list, direct: bool = False):
+        self.at, self.name, self.args, self.direct = at, name, args, direct
 
 
 class PrintItem(Node):
@@ -119,8 +106,8 @@ class PrintItem(Node):
 
     __slots__ = ("kind", "value")
 
-    def __init__(self, tok: Token, kind: str, value):
-        self.tok, self.kind, self.value = tok, kind, value
+    def __init__(self, at: int, kind: str, value):
+        self.at, self.kind, self.value = at, kind, value
 
 
 class CharRange(Node):
@@ -128,15 +115,15 @@ class CharRange(Node):
 
     __slots__ = ("array", "start", "length", "ranged")
 
-    def __init__(self, tok: Token, array: Expr, start: Expr | None, length: Expr | None, ranged: bool):
-        self.tok, self.array, self.start, self.length, self.ranged = tok, array, start, length, ranged
+    def __init__(self, at: int, array: Expr, start: Expr | None, length: Expr | None, ranged: bool):
+        self.at, self.array, self.start, self.length, self.ranged = at, array, start, length, ranged
 
 
 class StrParam(Expr):
     __slots__ = ("items",)
 
-    def __init__(self, tok: Token, items: list[PrintItem]):
-        self.tok, self.items = tok, items
+    def __init__(self, at: int, items: list[PrintItem]):
+        self.at, self.items = at, items
 
 
 class StrCpy(Expr):
@@ -144,15 +131,15 @@ class StrCpy(Expr):
 
     __slots__ = ("dest", "source", "offset")
 
-    def __init__(self, tok: Token, dest: CharRange, source: Expr, offset: Expr | None):
-        self.tok, self.dest, self.source, self.offset = tok, dest, source, offset
+    def __init__(self, at: int, dest: CharRange, source: Expr, offset: Expr | None):
+        self.at, self.dest, self.source, self.offset = at, dest, source, offset
 
 
 class MorphActor(Expr):
-    __slots__ = ("args", "empty_index")  # empty_index: the pool index of "", pushed for omitted names
+    __slots__ = ("args",)
 
-    def __init__(self, tok: Token, args: list):
-        self.tok, self.args, self.empty_index = tok, args, -1
+    def __init__(self, at: int, args: list):
+        self.at, self.args = at, args
 
 
 # ---- statements --------------------------------------------------------------------------------
@@ -164,31 +151,24 @@ class Stmt(Node):
 class Compound(Stmt):
     __slots__ = ("body",)
 
-    def __init__(self, tok: Token, body: list[Stmt]):
-        self.tok, self.body = tok, body
+    def __init__(self, at: int, body: list[Stmt]):
+        self.at, self.body = at, body
 
 
 class Empty(Stmt):
     __slots__ = ()
 
-    def __init__(self, tok: Token):
-        self.tok = tok
+    def __init__(self, at: int):
+        self.at = at
 
 
 class Declarator(Node):
-    """One name of a declaration: ``x``, ``x = e``, ``a[3][2] = {...}``.
+    """One name of a declaration: ``x``, ``x = e``, ``a[3][2] = {...}`` (``dims`` None for a scalar)."""
 
-    The checker sets ``sym``, ``sizes`` (evaluated dimensions) and ``values``: for a map variable a
-    one-item list, for a map array {element offset: value}, for a local array [(element offset, expr)].
-    """
+    __slots__ = ("name", "dims", "init")
 
-    __slots__ = ("name", "dims", "init", "sym", "sizes", "values")
-
-    def __init__(self, tok: Token, dims: list[Expr] | None, init):
-        self.tok, self.name, self.dims, self.init = tok, tok.value, dims, init
-        self.sym = None
-        self.sizes: list[int] = []
-        self.values = None
+    def __init__(self, at: int, name: str, dims: list[Expr] | None, init):
+        self.at, self.name, self.dims, self.init = at, name, dims, init
 
 
 class ArrayInit(Node):
@@ -196,8 +176,8 @@ class ArrayInit(Node):
 
     __slots__ = ("items",)
 
-    def __init__(self, tok: Token, items: list):
-        self.tok, self.items = tok, items
+    def __init__(self, at: int, items: list):
+        self.at, self.items = at, items
 
 
 class VarDecl(Stmt):
@@ -205,8 +185,8 @@ class VarDecl(Stmt):
 
     __slots__ = ("type", "declarators", "static")
 
-    def __init__(self, tok: Token, type_: str, declarators: list[Declarator], static: bool):
-        self.tok, self.type, self.declarators, self.static = tok, type_, declarators, static
+    def __init__(self, at: int, type_: str, declarators: list[Declarator], static: bool):
+        self.at, self.type, self.declarators, self.static = at, type_, declarators, static
 
 
 class Assign(Stmt):
@@ -214,15 +194,15 @@ class Assign(Stmt):
 
     __slots__ = ("target", "op", "value")
 
-    def __init__(self, tok: Token, target: Expr, op: str, value: Expr):
-        self.tok, self.target, self.op, self.value = tok, target, op, value
+    def __init__(self, at: int, target: Expr, op: str, value: Expr):
+        self.at, self.target, self.op, self.value = at, target, op, value
 
 
 class IncDecStatement(Stmt):
     __slots__ = ("op", "target")
 
-    def __init__(self, tok: Token, op: str, target: Expr):
-        self.tok, self.op, self.target = tok, op, target
+    def __init__(self, at: int, op: str, target: Expr):
+        self.at, self.op, self.target = at, op, target
 
 
 class StatementList(Stmt):
@@ -230,8 +210,8 @@ class StatementList(Stmt):
 
     __slots__ = ("items",)
 
-    def __init__(self, tok: Token, items: list[Stmt]):
-        self.tok, self.items = tok, items
+    def __init__(self, at: int, items: list[Stmt]):
+        self.at, self.items = at, items
 
 
 class ExprStatement(Stmt):
@@ -239,8 +219,8 @@ class ExprStatement(Stmt):
 
     __slots__ = ("expr",)
 
-    def __init__(self, tok: Token, expr: Expr):
-        self.tok, self.expr = tok, expr
+    def __init__(self, at: int, expr: Expr):
+        self.at, self.expr = at, expr
 
 
 class Print(Stmt):
@@ -248,15 +228,15 @@ class Print(Stmt):
 
     __slots__ = ("kind", "items")
 
-    def __init__(self, tok: Token, kind: str, items: list[PrintItem]):
-        self.tok, self.kind, self.items = tok, kind, items
+    def __init__(self, at: int, kind: str, items: list[PrintItem]):
+        self.at, self.kind, self.items = at, kind, items
 
 
 class HudMessage(Stmt):
     __slots__ = ("bold", "items", "args")
 
-    def __init__(self, tok: Token, bold: bool, items: list[PrintItem], args: list[Expr]):
-        self.tok, self.bold, self.items, self.args = tok, bold, items, args
+    def __init__(self, at: int, bold: bool, items: list[PrintItem], args: list[Expr]):
+        self.at, self.bold, self.items, self.args = at, bold, items, args
 
 
 class ExecuteWait(Stmt):
@@ -264,52 +244,52 @@ class ExecuteWait(Stmt):
 
     __slots__ = ("call", "named")
 
-    def __init__(self, tok: Token, call: Call, named: bool):
-        self.tok, self.call, self.named = tok, call, named
+    def __init__(self, at: int, call: Call, named: bool):
+        self.at, self.call, self.named = at, call, named
 
 
 class If(Stmt):
     __slots__ = ("cond", "then", "other")
 
-    def __init__(self, tok: Token, cond: Expr, then: Stmt, other: Stmt | None):
-        self.tok, self.cond, self.then, self.other = tok, cond, then, other
+    def __init__(self, at: int, cond: Expr, then: Stmt, other: Stmt | None):
+        self.at, self.cond, self.then, self.other = at, cond, then, other
 
 
 class While(Stmt):
     __slots__ = ("until", "cond", "body")
 
-    def __init__(self, tok: Token, until: bool, cond: Expr, body: Stmt):
-        self.tok, self.until, self.cond, self.body = tok, until, cond, body
+    def __init__(self, at: int, until: bool, cond: Expr, body: Stmt):
+        self.at, self.until, self.cond, self.body = at, until, cond, body
 
 
 class DoWhile(Stmt):
     __slots__ = ("until", "body", "cond")
 
-    def __init__(self, tok: Token, until: bool, body: Stmt, cond: Expr):
-        self.tok, self.until, self.body, self.cond = tok, until, body, cond
+    def __init__(self, at: int, until: bool, body: Stmt, cond: Expr):
+        self.at, self.until, self.body, self.cond = at, until, body, cond
 
 
 class For(Stmt):
     __slots__ = ("init", "cond", "step", "body")
 
-    def __init__(self, tok: Token, init: Stmt | None, cond: Expr | None, step: Stmt | None, body: Stmt):
-        self.tok, self.init, self.cond, self.step, self.body = tok, init, cond, step, body
+    def __init__(self, at: int, init: Stmt | None, cond: Expr | None, step: Stmt | None, body: Stmt):
+        self.at, self.init, self.cond, self.step, self.body = at, init, cond, step, body
 
 
 class Switch(Stmt):
     __slots__ = ("expr", "body")
 
-    def __init__(self, tok: Token, expr: Expr, body: Stmt):
-        self.tok, self.expr, self.body = tok, expr, body
+    def __init__(self, at: int, expr: Expr, body: Stmt):
+        self.at, self.expr, self.body = at, expr, body
 
 
 class Case(Stmt):
-    """``case value:`` (``value`` None for ``default:``); the checker sets ``number``."""
+    """``case value:``, or ``default:`` when ``value`` is None."""
 
-    __slots__ = ("value", "number")
+    __slots__ = ("value",)
 
-    def __init__(self, tok: Token, value: Expr | None):
-        self.tok, self.value, self.number = tok, value, 0
+    def __init__(self, at: int, value: Expr | None):
+        self.at, self.value = at, value
 
 
 class Jump(Stmt):
@@ -317,15 +297,15 @@ class Jump(Stmt):
 
     __slots__ = ("kind",)
 
-    def __init__(self, tok: Token, kind: str):
-        self.tok, self.kind = tok, kind
+    def __init__(self, at: int, kind: str):
+        self.at, self.kind = at, kind
 
 
 class Return(Stmt):
     __slots__ = ("value",)
 
-    def __init__(self, tok: Token, value: Expr | None):
-        self.tok, self.value = tok, value
+    def __init__(self, at: int, value: Expr | None):
+        self.at, self.value = at, value
 
 
 class TranslationRange(Node):
@@ -333,15 +313,15 @@ class TranslationRange(Node):
 
     __slots__ = ("kind", "operands")
 
-    def __init__(self, tok: Token, kind: str, operands: list[Expr]):
-        self.tok, self.kind, self.operands = tok, kind, operands
+    def __init__(self, at: int, kind: str, operands: list[Expr]):
+        self.at, self.kind, self.operands = at, kind, operands
 
 
 class CreateTranslation(Stmt):
     __slots__ = ("number", "ranges")
 
-    def __init__(self, tok: Token, number: Expr, ranges: list[TranslationRange]):
-        self.tok, self.number, self.ranges = tok, number, ranges
+    def __init__(self, at: int, number: Expr, ranges: list[TranslationRange]):
+        self.at, self.number, self.ranges = at, number, ranges
 
 
 # ---- top level ---------------------------------------------------------------------------------
@@ -349,66 +329,66 @@ class CreateTranslation(Stmt):
 class Param(Node):
     __slots__ = ("type", "name")
 
-    def __init__(self, tok: Token, type_: str):
-        self.tok, self.type, self.name = tok, type_, tok.value
+    def __init__(self, at: int, type_: str, name: str):
+        self.at, self.type, self.name = at, type_, name
 
 
 class ScriptDef(Node):
-    """``script N [(args)] [TYPE] [NET] [CLIENTSIDE] { ... }``; ``number`` is an Expr, or None for a named script."""
+    """``script N [(args)] [TYPE] [NET] [CLIENTSIDE] { ... }``: ``number`` is an Expr, or None for a named
+    script (``name``); ``explicit_zero`` when written ``<<0>>``, the only way acc allows script 0;
+    ``parenthesized`` when the arguments (or ``(void)``) were given."""
 
-    __slots__ = ("number", "name", "params", "kind", "flags", "body", "script_number", "var_count",
-                 "array_sizes", "end_tok", "explicit_zero")
+    __slots__ = ("number", "name", "params", "kind", "flags", "body", "end", "explicit_zero", "parenthesized")
 
-    def __init__(self, tok: Token, number: Expr | None, name: str | None, params: list[Param], kind: str,
-                 flags: int, body: Stmt, end_tok: Token):
-        self.tok, self.number, self.name, self.params, self.kind = tok, number, name, params, kind
-        self.flags, self.body, self.end_tok = flags, body, end_tok
-        self.script_number = 0
-        self.var_count = 0
-        self.array_sizes: list[int] = []
-        self.explicit_zero = False  # written <<0>>, the only way acc allows script 0
+    def __init__(self, at: int, number: Expr | None, name: str | None, params: list[Param], kind: str,
+                 flags: int, body: Stmt | None, end: int, explicit_zero: bool = False, parenthesized: bool = False):
+        self.at, self.number, self.name, self.params, self.kind = at, number, name, params, kind
+        self.flags, self.body, self.end = flags, body, end
+        self.explicit_zero, self.parenthesized = explicit_zero, parenthesized
 
 
 class FunctionDef(Node):
-    __slots__ = ("return_type", "name", "params", "body", "end_tok", "sym", "var_count", "array_sizes")
+    """``function TYPE name(params) { body }``; ``at`` is the name; ``end`` the closing brace. In a library
+    being imported ``body`` is None (acc reads only the declaration)."""
 
-    def __init__(self, tok: Token, return_type: str, name: str, params: list[Param], body: list[Stmt],
-                 end_tok: Token):
-        self.tok, self.return_type, self.name, self.params = tok, return_type, name, params
-        self.body, self.end_tok = body, end_tok
-        self.sym = None
-        self.var_count = 0
-        self.array_sizes: list[int] = []
+    __slots__ = ("return_type", "name", "params", "body", "end")
+
+    def __init__(self, at: int, return_type: str, name: str, params: list[Param], body: list[Stmt] | None,
+                 end: int):
+        self.at, self.return_type, self.name, self.params = at, return_type, name, params
+        self.body, self.end = body, end
 
 
 class MapVarDecl(Node):
     __slots__ = ("type", "declarators")
 
-    def __init__(self, tok: Token, type_: str, declarators: list[Declarator]):
-        self.tok, self.type, self.declarators = tok, type_, declarators
+    def __init__(self, at: int, type_: str, declarators: list[Declarator]):
+        self.at, self.type, self.declarators = at, type_, declarators
 
 
 class WorldVar(Node):
     """One ``N:name`` or ``N:name[]`` of a world/global declaration."""
 
-    __slots__ = ("index", "name", "is_array", "sym")
+    __slots__ = ("index", "name", "is_array")
 
-    def __init__(self, tok: Token, index: Expr, is_array: bool):
-        self.tok, self.index, self.name, self.is_array, self.sym = tok, index, tok.value, is_array, None
+    def __init__(self, at: int, index: Expr, name: str, is_array: bool):
+        self.at, self.index, self.name, self.is_array = at, index, name, is_array
 
 
 class WorldVarDecl(Node):
     __slots__ = ("scope", "type", "variables")
 
-    def __init__(self, tok: Token, scope: str, type_: str, variables: list[WorldVar]):
-        self.tok, self.scope, self.type, self.variables = tok, scope, type_, variables
+    def __init__(self, at: int, scope: str, type_: str, variables: list[WorldVar]):
+        self.at, self.scope, self.type, self.variables = at, scope, type_, variables
 
 
 class Define(Node):
-    __slots__ = ("name", "value")
+    """``#define NAME value``, or ``#libdefine`` (``exported``: it outlives an import of the file)."""
 
-    def __init__(self, tok: Token, value: Expr):
-        self.tok, self.name, self.value = tok, tok.value, value
+    __slots__ = ("name", "value", "exported")
+
+    def __init__(self, at: int, name: str, value: Expr, exported: bool = False):
+        self.at, self.name, self.value, self.exported = at, name, value, exported
 
 
 class SpecialDef(Node):
@@ -416,22 +396,41 @@ class SpecialDef(Node):
 
     __slots__ = ("number", "name", "min_args", "max_args")
 
-    def __init__(self, tok: Token, number: int, min_args: int, max_args: int):
-        self.tok, self.number, self.name = tok, number, tok.value
+    def __init__(self, at: int, name: str, number: int, min_args: int, max_args: int):
+        self.at, self.name, self.number = at, name, number
         self.min_args, self.max_args = min_args, max_args
 
 
 class Directive(Node):
-    """#nocompact, #wadauthor, #nowadauthor, #encryptstrings, or a built-in include (``value`` its name)."""
+    """#nocompact, #wadauthor, #nowadauthor, #encryptstrings, #library (``value`` the library's name), or a
+    built-in include (``value`` the header's name)."""
 
     __slots__ = ("name", "value")
 
-    def __init__(self, tok: Token, name: str, value: str = ""):
-        self.tok, self.name, self.value = tok, name, value
+    def __init__(self, at: int, name: str, value: str = ""):
+        self.at, self.name, self.value = at, name, value
+
+
+class Import(Node):
+    """``#import "file"``: ``program`` holds the declarations of the library file (function bodies and
+    scripts are not read, as acc does not read them); ``path`` is the file found."""
+
+    __slots__ = ("path", "program")
+
+    def __init__(self, at: int, path: str, program: Program):
+        self.at, self.path, self.program = at, path, program
 
 
 class Program(Node):
-    __slots__ = ("items",)
+    """A whole file: its top-level items and the token stream every node's ``at`` indexes."""
 
-    def __init__(self, tok: Token, items: list[Node]):
-        self.tok, self.items = tok, items
+    __slots__ = ("items", "tokens")
+
+    def __init__(self, at: int, items: list[Node], tokens):
+        self.at, self.items, self.tokens = at, items, tokens
+
+
+EXPRESSIONS = (Number, String, Name, Subscript, Unary, Binary, Ternary, IncDec, Call, StrParam, StrCpy, MorphActor)
+STATEMENTS = (Compound, Empty, VarDecl, Assign, IncDecStatement, StatementList, ExprStatement, Print, HudMessage,
+              ExecuteWait, If, While, DoWhile, For, Switch, Case, Jump, Return, CreateTranslation)
+TOP_LEVEL = (ScriptDef, FunctionDef, MapVarDecl, WorldVarDecl, Define, SpecialDef, Directive, Import)

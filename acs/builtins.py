@@ -1048,6 +1048,25 @@ def resolve(key: str, headers: Collection[str]) -> Union[Internal, Special, Call
     return entry
 
 
+_NAMES_BY_HEADERS: dict[frozenset, dict] = {}
+
+
+def builtin_names(headers: Collection[str]) -> dict:
+    """Every built-in name in scope once ``headers`` are included, as one table (what resolve would find;
+    the tables share no name). The caller may change the copy it gets."""
+    key = frozenset(headers)
+    table = _NAMES_BY_HEADERS.get(key)
+    if table is None:
+        table = dict(INTERNALS)
+        if ZSPECIAL in key:
+            table.update(SPECIALS)
+            table.update(CALLFUNCS)
+        if ZDEFS in key:
+            table.update(CONSTANTS)
+        _NAMES_BY_HEADERS[key] = table
+    return dict(table)
+
+
 def all_names() -> list[str]:
     """Every built-in name in its usual spelling, refused ones included."""
     tables = (SPECIALS, CALLFUNCS, INTERNALS, UNSUPPORTED, CONSTANTS)

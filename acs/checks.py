@@ -1,13 +1,16 @@
-"""Semantic checks: resolves every name, numbers variables, functions and strings in acc's order, folds constants."""
+"""Semantic checks: resolves every name, numbers variables, functions and strings in acc's order, folds constants,
+reads the declarations of imported libraries. ``check(program)`` returns what it found as a Findings value."""
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 
 from . import ast
 from . import builtins as bi
 from .format import SCRIPT_TYPES, UNSUPPORTED_SCRIPT_TYPES
-from .lexer import wrap32
+from .lexer import Tokens, wrap32
+from .objfile import MapVariable
 
 MAX_MAP_VARIABLES = 128
 MAX_WORLD_VARIABLES = 256
@@ -18,31 +21,28 @@ MAX_CALLFUNC_INDEX = 32767  # CALLFUNC's index operand is a signed 16-bit number
 COMPACT_SLOTS = 256  # compact p-code names a local variable in one byte
 MAX_FUNCTION_PART = 255  # the FUNC chunk stores a function's argument and local counts in one byte each
 MAX_SCRIPT_SLOTS = 0xFFFF  # SVCT stores a script's variable count in 16 bits
+MAX_IMPORTS = 256
+LIBRARY_NAME_LENGTH = 8  # acc keeps this much of a #library name: it is the library's lump name
 
 _ARRAY_KINDS = {"scriptarray", "maparray", "worldarray", "globalarray"}
 MORPH_STRING_ARGS = (1, 2, 5, 6)  # MorphActor's class and flash names
 
 
 class Variable:
-    """A variable or array: ``kind`` scriptvar/mapvar/worldvar/globalvar or one of the *array kinds."""
+    """A variable or array: ``kind`` scriptvar/mapvar/worldvar/globalvar or one of the *array kinds;
+    ``imported`` for a map variable another library defines."""
 
-    __slots__ = ("name", "kind", "index", "multipliers", "sizes")
+    __slots__ = ("name", "kind", "index", "multipliers", "sizes", "imported", "is_array", "ndim")
 
-    def __init__(self, name: str, kind: str, index: int, sizes: list[int] | None = None):
-        self.name, self.kind, self.index = name, kind, index
+    def __init__(self, name: str, kind: str, index: int, sizes: list[int] | None = None, imported: bool = False):
+        self.name, self.kind, self.index, self.imported = name, kind, index, imported
         self.sizes = sizes or []
+        self.is_array = kind in _ARRAY_KINDS
+        self.ndim = max(1, len(self.sizes)) if self.is_array else 0
         # acc's per-dimension multipliers: the last is 1, each earlier one the product of the later sizes.
         self.multipliers = [1] * len(self.sizes)
         for i in range(len(self.sizes) - 2, -1, -1):
             self.multipliers[i] = wrap32(self.multipliers[i + 1] * self.sizes[i + 1])
-
-    @property
-    def is_array(self) -> bool:
-        return self.kind in _ARRAY_KINDS
-
-    @property
-    def ndim(self) -> int:
-        return max(1, len(self.sizes)) if self.is_array else 0
 
     def describe(self) -> str:
         scope = self.kind.replace("var", " variable").replace("array", " array")
@@ -50,19 +50,68 @@ class Variable:
 
 
 class Function:
-    """A function the script defines; ``number`` is its place among the definitions (acc's numbering)."""
+    """A function (``name`` as first written): defined here (``node``) or imported from a library (``node``
+    None). ``number`` is its
+    entry in the FUNC table, set when acc would add it there: at the end of the definition, or at the first
+    mention of an imported one. ``var_count`` and ``array_sizes`` describe a defined function's locals."""
 
-    __slots__ = ("name", "node", "arg_count", "returns", "number")
+    __slots__ = ("name", "node", "arg_count", "returns", "number", "var_count", "array_sizes")
 
-    def __init__(self, node: ast.FunctionDef, number: int):
-        self.name = node.tok.text
-        self.node = node
-        self.arg_count = len(node.params)
-        self.returns = node.return_type != "void"
-        self.number = number
+    def __init__(self, name: str, arg_count: int, returns: bool, node: ast.FunctionDef | None = None):
+        self.name, self.arg_count, self.returns, self.node = name, arg_count, returns, node
+        self.number: int | None = None
+        self.var_count = arg_count
+        self.array_sizes: list[int] = []
+
+    @property
+    def imported(self) -> bool:
+        return self.node is None
 
     def describe(self) -> str:
         return "function"
+
+
+@dataclass
+class ScriptLayout:
+    """A script's number (negative for named scripts), its variable count and its local arrays' sizes."""
+
+    number: int
+    var_count: int
+    array_sizes: list[int]
+
+
+class CallFacts:
+    """What a call resolved to: ``target`` (a Function or a builtins entry), ``fills`` (trailing arguments
+    padded with 0) and, for ``const:``, the folded argument ``values``."""
+
+    __slots__ = ("target", "fills", "values")
+
+    def __init__(self, target, fills: int = 0, values: list[int] | None = None):
+        self.target, self.fills, self.values = target, fills, values
+
+
+@dataclass
+class Findings:
+    """Everything the checker worked out, which the code generator needs besides the tree itself.
+
+    ``facts`` holds per node: for a Name the symbol it means (Variable, Constant, Special); for a String its
+    index in ``strings``; for a Call (and an ExecuteWait's call) its CallFacts; for a Declarator its Variable,
+    or (Variable, [(element offset, expression)]) for a local array with an initializer; for a ScriptDef its
+    ScriptLayout; for a FunctionDef its Function; for a Case its value; for a MorphActor the index of "".
+    """
+
+    facts: dict
+    strings: list[str]
+    script_names: list[str]
+    functions: list[Function]     # the FUNC table, in order
+    map_slots: list[MapVariable]      # one per map variable number
+    map_values_given: bool        # some scalar map variable had an initializer (acc then considers MINI)
+    imports: list[str]            # libraries to load (LOAD), by lump name
+    library: str | None = None    # this object's #library name
+    compact: bool = True
+    wadauthor: bool = True
+    encrypt_strings: bool = False
+    string_constants: set = field(default_factory=set)  # a library's #defines of strings (pushed tagged)
 
 
 _KIND_WORDS = {"special": "line special", "internal": "built-in function", "callfunc": "built-in function",
@@ -72,7 +121,19 @@ _KIND_WORDS = {"special": "line special", "internal": "built-in function", "call
 def _describe(sym) -> str:
     if isinstance(sym, (Variable, Function)):
         return sym.describe()
+    if isinstance(sym, _Pending):
+        return sym.template.describe()
     return _KIND_WORDS.get(sym.kind, "built-in name")
+
+
+class _Pending:
+    """A library's function or map variable that acc registers in this object only when a name mentions it
+    (and again after each later #import): ``template`` is what it declared."""
+
+    __slots__ = ("template",)
+
+    def __init__(self, template):
+        self.template = template
 
 
 class _Body:
@@ -89,19 +150,56 @@ class _Body:
         self.switches: list[set] = []  # case values of each switch around the statement
 
 
+def check(program: ast.Program) -> Findings:
+    """Check a parsed program; raises AcsError at the first problem."""
+    return Checker(program.tokens).check(program)
+
+
 class Checker:
-    def __init__(self, compact: bool = True):
-        self.compact = compact  # the p-code encoding, which bounds how many locals a body can name
-        self.globals: dict[str, object] = {}
+    """Walks the tree once, in source order (which is the order acc numbers things in), keeping the symbol
+    tables: globals (#defines, map/world/global variables, functions, specials the file declares), the built-in
+    headers included so far, the locals of the body being checked, and what imported libraries declared.
+    ``check(program)`` returns the Findings.
+    """
+
+    def __init__(self, tokens: Tokens):
+        self.tokens = tokens
+        self.facts: dict = {}
+        self.globals: dict[str, object] = {}   # what the file (and its imports) declare
         self.headers: set[str] = set()
+        self.names: dict[str, object] = bi.builtin_names(())  # globals and the built-ins in scope, merged
         self.strings: list[str] = []
         self.string_index: dict[str, int] = {}
-        self.map_var_count = 0
-        self.functions: dict[str, Function] = {}
-        self.script_numbers: dict[int, ast.ScriptDef] = {}
-        self.named_scripts: dict[str, int] = {}  # lower-cased name -> place in SNAM
+        self.map_slots: list[MapVariable] = []
+        self.map_values_given = False
+        self.functions: list[Function] = []          # the FUNC table
+        self.defined: dict[str, Function] = {}       # this file's functions, known before their definitions
+        self.script_numbers: dict[int, tuple[Tokens, int]] = {}
+        self.named_scripts: dict[str, int] = {}      # lower-cased name -> place in SNAM
         self.script_names: list[str] = []
         self.body: _Body | None = None
+        self.compact = True
+        self.wadauthor = True
+        self.encrypt = False
+        self.library: str | None = None
+        self.imports: list[str] = []
+        self.imported_paths: dict[str, int] = {}
+        self.importing = False                       # reading an imported library's declarations
+        self.imported_names: dict[str, object] = {}  # every function and map variable libraries declared
+        self.pending: dict[str, _Pending] = {}       # those the next mention registers here
+        self.seen_code = False
+        self.saw_string = False                      # a string went into the constant just folded
+        self.string_constants: set = set()
+
+    # ---- tokens and messages -------------------------------------------------------------------
+
+    def error(self, node, message: str):
+        """An AcsError at ``node`` (or at token index ``node``)."""
+        return self.tokens.error(node if type(node) is int else node.at, message)
+
+    def text(self, node) -> str:
+        """The node's token (or token index ``node``'s) as written."""
+        return self.tokens.texts[node if type(node) is int else node.at]
 
     # ---- names ---------------------------------------------------------------------------------
 
@@ -115,26 +213,67 @@ class Checker:
 
     def lookup(self, key: str, locals: bool = True):
         """What ``key`` names at this point, as acc sees it: globals and built-ins before locals."""
-        sym = self.globals.get(key)
+        sym = self.names.get(key)
         if sym is None:
-            sym = bi.resolve(key, self.headers)
-            if sym is None and locals and self.body is not None:
+            if locals and self.body is not None:
                 sym = self.body.locals.get(key)
+        elif type(sym) is _Pending and key in self.pending:
+            sym = self.register(key)
         return sym
 
-    def unknown(self, tok, what: str, want_call: bool = False):
+    def set_global(self, key: str, sym) -> None:
+        self.globals[key] = self.names[key] = sym
+
+    def register(self, key: str):
+        """Give an imported function or map variable its place in this object, as acc does on mentioning it."""
+        template = self.pending.pop(key).template
+        if isinstance(template, Function):
+            sym = Function(template.name, template.arg_count, template.returns)
+            self.add_function(sym, None)
+        else:
+            index = self.new_map_slot(None, MapVariable(key, imported=True, size=math.prod(template.sizes)
+                                                    if template.is_array else 0))
+            sym = Variable(template.name, template.kind, index, template.sizes, imported=True)
+        self.set_global(key, sym)
+        return sym
+
+    def mention(self, tokens: Tokens) -> None:
+        """Register the pending names ``tokens`` mention, in order: acc's lexer looks every name up as it reads
+        it, even in the parts of a library it skips."""
+        if not self.pending:
+            return
+        pending = self.pending
+        values = tokens.values
+        for at, kind in enumerate(tokens.kinds):
+            if kind == "ident" and values[at] in pending:
+                self.register(values[at])
+
+    def add_function(self, fn: Function, node) -> None:
+        if len(self.functions) >= MAX_FUNCTIONS:
+            raise self.error(node if node is not None else 0, f"too many functions (at most {MAX_FUNCTIONS})")
+        fn.number = len(self.functions)
+        self.functions.append(fn)
+
+    def new_map_slot(self, node, slot: MapVariable) -> int:
+        if len(self.map_slots) >= MAX_MAP_VARIABLES:
+            raise self.error(node if node is not None else 0,
+                             f"too many map variables (at most {MAX_MAP_VARIABLES}, arrays included)")
+        self.map_slots.append(slot)
+        return len(self.map_slots) - 1
+
+    def unknown(self, node, what: str, want_call: bool = False):
         """An error for a name that is not defined, with the best hint available."""
-        key = tok.value
-        text = tok.text
+        key = self.tokens.values[node.at]
+        text = self.text(node)
         entry = bi.UNSUPPORTED.get(key)
         if entry is not None and (entry.header is None or entry.header in self.headers):
-            return tok.error(entry.message)
+            return self.error(node, entry.message)
         header = _header_of(key)
         if header is not None and header not in self.headers:
-            return tok.error(f"unknown {what} '{text}': it is declared in {header}; add "
-                             f"#include \"zcommon.acs\" at the top")
+            return self.error(node, f"unknown {what} '{text}': it is declared in {header}; add "
+                                    f"#include \"zcommon.acs\" at the top")
         if entry is not None:
-            return tok.error(entry.message)
+            return self.error(node, entry.message)
         suggestion = self.suggest(key, want_call)
         if suggestion is None:
             import difflib
@@ -142,17 +281,19 @@ class Checker:
             hidden = difflib.get_close_matches(key, _HEADER_NAMES, n=1, cutoff=0.75)
             if hidden and _header_of(hidden[0]) not in self.headers:
                 name = _display_name(hidden[0])
-                return tok.error(f"unknown {what} '{text}' (did you mean '{name}'? it needs "
-                                 f"#include \"zcommon.acs\")")
+                return self.error(node, f"unknown {what} '{text}' (did you mean '{name}'? it needs "
+                                        f"#include \"zcommon.acs\")")
         hint = f" (did you mean '{suggestion}'?)" if suggestion else ""
-        return tok.error(f"unknown {what} '{text}'{hint}")
+        return self.error(node, f"unknown {what} '{text}'{hint}")
 
     def suggest(self, key: str, want_call: bool) -> str | None:
         candidates: dict[str, str] = {}
         for sym_key, sym in self.globals.items():
+            if isinstance(sym, _Pending):
+                sym = sym.template
             if want_call == isinstance(sym, Function) or not want_call:
                 candidates[sym_key] = getattr(sym, "name", sym_key)
-        for fn_key, fn in self.functions.items():
+        for fn_key, fn in self.defined.items():
             candidates[fn_key] = fn.name
         for entry in bi.INTERNALS.values():
             candidates[entry.name.lower()] = entry.name
@@ -170,168 +311,220 @@ class Checker:
         match = difflib.get_close_matches(key, list(candidates), n=1, cutoff=0.7)
         return candidates[match[0]] if match else None
 
-    def declare_global(self, tok, sym) -> None:
-        existing = self.lookup(tok.value, locals=False)
+    def declare_global(self, node, key: str, sym) -> None:
+        existing = self.lookup(key, locals=False)
         if existing is not None:
-            raise tok.error(f"'{tok.text}' is already defined (as a {_describe(existing)})")
-        self.globals[tok.value] = sym
+            raise self.error(node, f"'{self.text(node)}' is already defined (as a {_describe(existing)})")
+        self.set_global(key, sym)
 
-    def declare_local(self, tok, sym: Variable) -> None:
-        existing = self.lookup(tok.value, locals=False)
+    def declare_local(self, node, key: str, sym: Variable) -> None:
+        existing = self.names.get(key)
         if existing is not None:
-            raise tok.error(f"'{tok.text}' is already defined globally (as a {_describe(existing)}); "
-                            "a local cannot share its name")
-        if tok.value in self.body.locals:
-            raise tok.error(f"'{tok.text}' is already declared in this "
-                            f"{'function' if self.body.function else 'script'} (ACS locals are not "
-                            "block-scoped)")
-        self.body.locals[tok.value] = sym
+            existing = self.lookup(key, locals=False)
+            raise self.error(node, f"'{self.text(node)}' is already defined globally (as a {_describe(existing)}); "
+                                   "a local cannot share its name")
+        locals = self.body.locals
+        if key in locals:
+            raise self.error(node, f"'{self.text(node)}' is already declared in this "
+                                   f"{'function' if self.body.function else 'script'} (ACS locals are not "
+                                   "block-scoped)")
+        locals[key] = sym
 
     # ---- constant expressions ------------------------------------------------------------------
 
     def constant(self, expr: ast.Expr, what: str = "a constant") -> int:
-        """Fold a constant expression with acc's 32-bit C arithmetic."""
-        if isinstance(expr, ast.Number):
+        """Fold a constant expression with acc's 32-bit C arithmetic. A string in it is interned (but reads
+        as 0 in a library being imported, as acc has it) and sets ``saw_string``."""
+        kind = type(expr)
+        if kind is ast.Number:
             return expr.value
-        if isinstance(expr, ast.String):
-            expr.index = self.intern(expr.text)
-            return expr.index
-        if isinstance(expr, ast.Name):
+        if kind is ast.String:
+            self.saw_string = True
+            if self.importing:
+                return 0
+            index = self.facts[expr] = self.intern(expr.text)
+            return index
+        if kind is ast.Name:
             sym = self.lookup(expr.name)
             if type(sym) is bi.Constant:
-                expr.sym = sym
+                self.facts[expr] = sym
+                if sym in self.string_constants:
+                    self.saw_string = True
                 return sym.value
             if sym is None:
-                raise self.unknown(expr.tok, "constant")
-            raise expr.error(f"'{expr.tok.text}' is a {_describe(sym)}, but {what} must be a constant "
-                             "expression (numbers, strings and #define constants)")
-        if isinstance(expr, ast.Unary):
+                raise self.unknown(expr, "constant")
+            raise self.error(expr, f"'{self.text(expr)}' is a {_describe(sym)}, but {what} must be a constant "
+                                   "expression (numbers, strings and #define constants)")
+        if kind is ast.Unary:
             value = self.constant(expr.operand, what)
             if expr.op == "-":
                 return wrap32(-value)
             if expr.op == "!":
                 return int(value == 0)
             return wrap32(~value)
-        if isinstance(expr, ast.Binary):
-            return self._fold_binary(expr, what)
-        if isinstance(expr, ast.Ternary):
+        if kind is ast.Binary:
+            first, links = ast.binary_chain(expr)
+            value = self.constant(first, what)
+            for link in links:
+                value = _fold(self, link, value, self.constant(link.right, what))
+            return value
+        if kind is ast.Ternary:
             cond = self.constant(expr.cond, what)
             then = self.constant(expr.then, what)
             other = self.constant(expr.other, what)
             return then if cond else other
-        raise expr.error(f"{what} must be a constant expression (numbers, strings and #define constants)")
+        raise self.error(expr, f"{what} must be a constant expression (numbers, strings and #define constants)")
 
-    def _fold_binary(self, expr: ast.Binary, what: str) -> int:
-        first, links = ast.binary_chain(expr)
-        value = self.constant(first, what)
-        for link in links:
-            value = _fold(link, value, self.constant(link.right, what))
-        return value
+    def fold(self, expr: ast.Expr, what: str) -> tuple[int, bool]:
+        """(value, whether a string went into it) of a constant expression."""
+        self.saw_string = False
+        value = self.constant(expr, what)
+        return value, self.saw_string
 
     # ---- program -------------------------------------------------------------------------------
 
-    def check(self, program: ast.Program) -> None:
-        definitions = [item for item in program.items if isinstance(item, ast.FunctionDef)]
-        if len(definitions) > MAX_FUNCTIONS:
-            raise definitions[MAX_FUNCTIONS].error(f"too many functions (at most {MAX_FUNCTIONS})")
-        for number, node in enumerate(definitions):
-            if node.name in self.functions:
-                first = self.functions[node.name].node
-                raise node.error(f"function '{node.tok.text}' is already defined (line {first.line()})")
-            self.functions[node.name] = node.sym = Function(node, number)
-        handlers = {
-            ast.ScriptDef: self.script, ast.FunctionDef: self.function, ast.MapVarDecl: self.map_declaration,
-            ast.WorldVarDecl: self.world_declaration, ast.Define: self.define, ast.SpecialDef: self.special,
-            ast.Directive: self.directive,
-        }
-        for item in program.items:
-            handlers[type(item)](item)
+    def check(self, program: ast.Program) -> Findings:
+        self.collect_functions(program)
+        handlers = self._TOP_LEVEL
+        items = program.items
+        for position, item in enumerate(items):
+            if type(item) is ast.Directive and item.name == "library" and position:
+                raise self.error(item, "#library must come before anything else (acc: the first line of the "
+                                       "file, before any #include)")
+            handlers[type(item)](self, item)
+        return Findings(self.facts, self.strings, self.script_names, self.functions, self.map_slots,
+                        self.map_values_given, self.imports, self.library, self.compact, self.wadauthor,
+                        self.encrypt, self.string_constants)
+
+    def collect_functions(self, program: ast.Program) -> None:
+        """This file's functions, so that a call may come before the definition."""
+        for node in program.items:
+            if type(node) is ast.FunctionDef:
+                first = self.defined.get(node.name)
+                if first is not None:
+                    raise self.error(node, f"function '{self.text(node)}' is already defined "
+                                           f"(line {self.tokens.line(first.node.at)})")
+                self.defined[node.name] = Function(self.text(node), len(node.params), node.return_type != "void",
+                                                   node)
 
     def directive(self, node: ast.Directive) -> None:
-        if node.name == "include":
+        name = node.name
+        if name == "include":
             self.headers.update(bi.BUILTIN_INCLUDES[node.value])
+            self.names = {**bi.builtin_names(self.headers), **self.globals}
+        elif name == "library":
+            self.library = node.value[:LIBRARY_NAME_LENGTH]
+        elif name == "nocompact":
+            if self.seen_code:
+                raise self.error(node, "#nocompact must come before the first script or function")
+            self.compact = False
+        elif name in ("wadauthor", "nowadauthor"):
+            self.wadauthor = name == "wadauthor"
+        elif name == "encryptstrings":
+            self.encrypt = True
 
     def define(self, node: ast.Define) -> None:
-        value = self.constant(node.value, f"the value of #define {node.tok.text}")
-        self.declare_global(node.tok, bi.Constant(node.tok.text, value))
+        value, is_string = self.fold(node.value, f"the value of #define {self.text(node)}")
+        constant = bi.Constant(self.text(node), value)
+        self.declare_global(node, node.name, constant)
+        if is_string and self.library is not None and not self.importing:
+            # In a library acc remembers the string itself, so each use pushes it tagged with the library.
+            self.string_constants.add(constant)
 
     def special(self, node: ast.SpecialDef) -> None:
+        text = self.text(node)
         if node.min_args > node.max_args:
-            raise node.error(f"special '{node.tok.text}': minimum argument count above the maximum")
+            raise self.error(node, f"special '{text}': minimum argument count above the maximum")
         if node.number >= 0:
             if node.max_args > 5:
-                raise node.error(f"line specials take at most 5 arguments ('{node.tok.text}' declares "
-                                 f"{node.max_args})")
+                raise self.error(node, f"line specials take at most 5 arguments ('{text}' declares "
+                                       f"{node.max_args})")
             if node.number > 255:
-                raise node.error(f"special number {node.number} is out of range (line specials are 0..255)")
-            sym = bi.Special(node.tok.text, node.number, node.min_args, node.max_args)
+                raise self.error(node, f"special number {node.number} is out of range (line specials are 0..255)")
+            sym = bi.Special(text, node.number, node.min_args, node.max_args)
         else:
             if -node.number > MAX_CALLFUNC_INDEX:
-                raise node.error(f"CALLFUNC index {-node.number} is out of range (1..{MAX_CALLFUNC_INDEX}: the "
-                                 "engine reads it as a signed 16-bit number)")
+                raise self.error(node, f"CALLFUNC index {-node.number} is out of range (1..{MAX_CALLFUNC_INDEX}: "
+                                       "the engine reads it as a signed 16-bit number)")
             if node.max_args > 255:
-                raise node.error(f"function '{node.tok.text}' takes at most 255 arguments "
-                                 "(the count is one byte)")
-            sym = bi.CallFunc(node.tok.text, -node.number, node.min_args, node.max_args)
-        self.declare_global(node.tok, sym)
+                raise self.error(node, f"function '{text}' takes at most 255 arguments (the count is one byte)")
+            sym = bi.CallFunc(text, -node.number, node.min_args, node.max_args)
+        self.declare_global(node, node.name, sym)
 
     def world_declaration(self, node: ast.WorldVarDecl) -> None:
         limit = MAX_GLOBAL_VARIABLES if node.scope == "global" else MAX_WORLD_VARIABLES
         for var in node.variables:
             index = self.constant(var.index, f"a {node.scope} variable's number")
             if not 0 <= index < limit:
-                raise var.index.error(f"{node.scope} variable number {index} is out of range (0..{limit - 1})")
+                raise self.error(var.index, f"{node.scope} variable number {index} is out of range (0..{limit - 1})")
             kind = node.scope + ("array" if var.is_array else "var")
-            var.sym = Variable(var.tok.text, kind, index, [0x7FFFFFFF] if var.is_array else None)
-            self.declare_global(var.tok, var.sym)
+            self.declare_global(var, var.name, Variable(self.text(var), kind, index,
+                                                        [0x7FFFFFFF] if var.is_array else None))
 
     def map_declaration(self, node: ast.MapVarDecl) -> None:
         for decl in node.declarators:
             self.map_variable(decl, local=False)
 
     def map_variable(self, decl: ast.Declarator, local: bool) -> None:
-        if self.map_var_count >= MAX_MAP_VARIABLES:
-            raise decl.error(f"too many map variables (at most {MAX_MAP_VARIABLES}, arrays included)")
-        index = self.map_var_count
-        self.map_var_count += 1
+        if self.importing:
+            self.imported_variable(decl)
+            return
+        slot = MapVariable(None if local else decl.name)
+        index = self.new_map_slot(decl, slot)
         if decl.dims is None:
-            sym = Variable(decl.tok.text, "mapvar", index)
-            self._declare(decl.tok, sym, local)
+            sym = Variable(self.text(decl), "mapvar", index)
+            self._declare(decl, sym, local)
             if decl.init is not None:
-                decl.values = [self.constant(decl.init, "a map variable's initial value")]
+                slot.value, slot.has_string = self.fold(decl.init, "a map variable's initial value")
+                self.map_values_given = True
         else:
             sizes = self.array_sizes(decl)
-            sym = Variable(decl.tok.text, "maparray", index, sizes)
-            self._declare(decl.tok, sym, local)
+            sym = Variable(self.text(decl), "maparray", index, sizes)
+            slot.size = math.prod(sizes)
+            self._declare(decl, sym, local)
             if decl.init is not None:
-                decl.values = self.array_values(decl, sizes)
-        decl.sym = sym
+                slot.elements, slot.has_string = self.array_values(decl, sizes)
+        self.facts[decl] = sym
 
-    def _declare(self, tok, sym, local: bool) -> None:
-        if local:
-            self.declare_local(tok, sym)
+    def imported_variable(self, decl: ast.Declarator) -> None:
+        """A map variable of a library being imported: declared now, given a slot here when mentioned."""
+        if decl.dims is None:
+            template = Variable(self.text(decl), "mapvar", 0)
         else:
-            self.declare_global(tok, sym)
+            sizes = self.array_sizes(decl)
+            template = Variable(self.text(decl), "maparray", 0, sizes)
+            if decl.init is not None:
+                self.array_values(decl, sizes)  # checked, as acc reads it, then forgotten
+        self.declare_global(decl, decl.name, _Pending(template))
+        self.imported_names[decl.name] = template
+
+    def _declare(self, node, sym, local: bool) -> None:
+        if local:
+            self.declare_local(node, node.name, sym)
+        else:
+            self.declare_global(node, node.name, sym)
 
     def array_sizes(self, decl: ast.Declarator) -> list[int]:
         sizes = []
         for dim in decl.dims:
             size = self.constant(dim, "an array size")
             if size <= 0:
-                raise dim.error(f"array size must be positive, not {size}")
+                raise self.error(dim, f"array size must be positive, not {size}")
             sizes.append(size)
         total = math.prod(sizes)
         if total > 0x7FFFFFFF // 4:
-            raise decl.error(f"array '{decl.tok.text}' is too large ({total} elements)")
-        decl.sizes = sizes
+            raise self.error(decl, f"array '{self.text(decl)}' is too large ({total} elements)")
         return sizes
 
-    def array_values(self, decl: ast.Declarator, sizes: list[int]) -> dict[int, int]:
-        """Initial values of a map array by element offset (elements not listed start at 0)."""
+    def array_values(self, decl: ast.Declarator, sizes: list[int]) -> tuple[dict[int, int], bool]:
+        """Initial values of a map array by element offset (elements not listed start at 0), and whether a
+        string was among them."""
         values: dict[int, int] = {}
+        has_string = False
         for offset, item in self.initializer_elements(decl, sizes):
-            values[offset] = self.constant(item, "an array initializer")
-        return values
+            values[offset], is_string = self.fold(item, "an array initializer")
+            has_string |= is_string
+        return values, has_string
 
     def initializer_elements(self, decl: ast.Declarator, sizes: list[int]) -> list[tuple[int, ast.Expr]]:
         """(element offset, expression) for each element a braced initializer sets, in source order."""
@@ -341,8 +534,9 @@ class Checker:
             init, level, base = pending.pop()
             stride = math.prod(sizes[level + 1:])
             if len(init.items) > sizes[level]:
-                raise init.items[sizes[level]].error(
-                    f"too many initializers for '{decl.tok.text}' (dimension {level + 1} holds {sizes[level]})")
+                raise self.error(init.items[sizes[level]] or init,
+                                 f"too many initializers for '{self.text(decl)}' (dimension {level + 1} holds "
+                                 f"{sizes[level]})")
             nested = []
             for i, item in enumerate(init.items):
                 if item is None:
@@ -350,109 +544,169 @@ class Checker:
                 at = base + i * stride
                 if isinstance(item, ast.ArrayInit):
                     if level + 1 == len(sizes):
-                        raise item.error(f"'{decl.tok.text}' has {len(sizes)} dimension"
-                                         f"{'s' if len(sizes) > 1 else ''}; this brace goes one deeper")
+                        raise self.error(item, f"'{self.text(decl)}' has {len(sizes)} dimension"
+                                               f"{'s' if len(sizes) > 1 else ''}; this brace goes one deeper")
                     nested.append((item, level + 1, at))
                 else:
                     if level + 1 != len(sizes):
-                        raise item.error(f"expected '{{' for dimension {level + 2} of '{decl.tok.text}'")
+                        raise self.error(item, f"expected '{{' for dimension {level + 2} of '{self.text(decl)}'")
                     placed.append((at, item))
             pending.extend(reversed(nested))
         return placed
 
+    # ---- libraries -----------------------------------------------------------------------------
+
+    def library_import(self, node: ast.Import) -> None:
+        """``#import``: the library's functions and map variables become known (registered here when
+        mentioned), its #libdefines stay defined, its #defines end with it, and its name is loaded (LOAD)."""
+        library = node.program
+        name = self.text(node)[1:-1]
+        first = self.imported_paths.get(node.path)
+        if first is not None:
+            raise self.error(node, f"{name!r} is already imported (line {self.tokens.line(first)})")
+        self.imported_paths[node.path] = node.at
+        items = library.items
+        if not items or type(items[0]) is not ast.Directive or items[0].name != "library":
+            late = next((item for item in items if type(item) is ast.Directive and item.name == "library"), None)
+            if late is not None:
+                raise library.tokens.error(late.at, "#library must come before anything else")
+            raise self.error(node, f"{name!r} is not a library: a file that is #imported must start with a "
+                                   "#library \"name\" line")
+        if len(self.imports) >= MAX_IMPORTS:
+            raise self.error(node, f"too many libraries imported (at most {MAX_IMPORTS})")
+        self.mention(library.tokens)
+        outer_tokens, self.tokens, self.importing = self.tokens, library.tokens, True
+        self.imports.append(items[0].value[:LIBRARY_NAME_LENGTH])
+        scoped = []
+        for item in items[1:]:
+            kind = type(item)
+            if kind is ast.Directive:
+                if item.name == "library":
+                    raise self.error(item, "#library must come before anything else")
+                continue  # #nocompact and the like are the importer's business
+            if kind is ast.FunctionDef:
+                self.imported_function(item)
+            elif kind is ast.Define:
+                self.define(item)
+                if not item.exported:
+                    scoped.append(item.name)
+            else:
+                self._TOP_LEVEL[kind](self, item)
+        self.tokens, self.importing = outer_tokens, False
+        for key in scoped:  # a #define of a library is its own; #libdefine is for its importers too
+            del self.globals[key], self.names[key]
+        for key, template in self.imported_names.items():  # acc registers them afresh at their next mention
+            self.pending[key] = _Pending(template)
+            self.set_global(key, self.pending[key])
+
+    def imported_function(self, node: ast.FunctionDef) -> None:
+        if len(node.params) > MAX_FUNCTION_PART:
+            raise self.error(node.params[MAX_FUNCTION_PART], f"function '{self.text(node)}' takes more than "
+                                                             f"{MAX_FUNCTION_PART} arguments")
+        template = Function(self.text(node), len(node.params), node.return_type != "void")
+        self.declare_global(node, node.name, _Pending(template))
+        self.imported_names[node.name] = template
+
     # ---- scripts and functions -----------------------------------------------------------------
 
     def script(self, node: ast.ScriptDef) -> None:
+        self.seen_code = True
         if node.name is not None:
             key = node.name.lower()
             if key in self.named_scripts:
-                raise node.error(f'script "{node.name}" is already defined')
+                raise self.error(node, f'script "{node.name}" is already defined')
             self.named_scripts[key] = len(self.named_scripts)
             self.script_names.append(node.name)
-            node.script_number = -1 - self.named_scripts[key]
+            number = -1 - self.named_scripts[key]
         else:
             number = self.constant(node.number, "a script number")
             if number == 0 and not node.explicit_zero:
-                raise node.number.error("script 0 must be written <<0>> (ZDoom reserves it for special uses)")
+                raise self.error(node.number, "script 0 must be written <<0>> (ZDoom reserves it for special uses)")
             if not 0 <= number <= 32767:
-                raise node.number.error(f"script number {number} is out of range (1..32767)")
+                raise self.error(node.number, f"script number {number} is out of range (1..32767)")
             if number in self.script_numbers:
-                first = self.script_numbers[number]
-                raise node.number.error(f"script {number} is already defined (line {first.line()})")
-            self.script_numbers[number] = node
-            node.script_number = number
-        self.script_kind(node)
+                tokens, at = self.script_numbers[number]
+                raise self.error(node.number, f"script {number} is already defined (line {tokens.line(at)})")
+            self.script_numbers[number] = (self.tokens, node.at)
+        self.script_kind(node, number)
         self.body = _Body(node, None)
         for param in node.params:
-            self.local_variable(param.tok, "scriptvar")
+            self.local_variable(param, "scriptvar")
         self.statement(node.body)
-        node.var_count = self.body.var_count
-        node.array_sizes = self.body.array_sizes
+        self.facts[node] = ScriptLayout(number, self.body.var_count, self.body.array_sizes)
         self.body = None
 
-    def script_kind(self, node: ast.ScriptDef) -> None:
+    def script_kind(self, node: ast.ScriptDef, number: int) -> None:
         if node.kind in UNSUPPORTED_SCRIPT_TYPES:
-            raise node.error(f"{node.kind.upper()} scripts are not supported by ViZDoom's engine "
-                             f"(it runs {', '.join(k.upper() for k in SCRIPT_TYPES if k != 'closed')})")
+            raise self.error(node, f"{node.kind.upper()} scripts are not supported by ViZDoom's engine "
+                                   f"(it runs {', '.join(k.upper() for k in SCRIPT_TYPES if k != 'closed')})")
         if len(node.params) > MAX_SCRIPT_ARGS:
-            raise node.params[MAX_SCRIPT_ARGS].error(f"a script takes at most {MAX_SCRIPT_ARGS} arguments")
+            raise self.error(node.params[MAX_SCRIPT_ARGS], f"a script takes at most {MAX_SCRIPT_ARGS} arguments")
         if node.kind == "disconnect":
             if len(node.params) != 1:
-                raise node.error("a DISCONNECT script takes exactly one argument (the player number)")
+                raise self.error(node, "a DISCONNECT script takes exactly one argument (the player number)")
         elif node.kind != "closed" and node.params:
-            raise node.params[0].error(f"{node.kind.upper()} scripts take no arguments")
+            raise self.error(node.params[0], f"{node.kind.upper()} scripts take no arguments")
 
     def function(self, node: ast.FunctionDef) -> None:
-        fn = node.sym
-        self.declare_global(node.tok, fn)
+        self.seen_code = True
+        fn = self.defined[node.name]
+        self.declare_global(node, node.name, fn)
         self.body = _Body(node, fn)
         for param in node.params:
-            self.local_variable(param.tok, "scriptvar")
+            self.local_variable(param, "scriptvar")
         for stmt in node.body:
             self.statement(stmt)
         if fn.returns and not _ends_flow(node.body):
-            raise node.end_tok.error(f"function '{fn.name}' must return a value here (it is declared "
-                                     f"{node.return_type}, and control can reach its end)")
-        node.var_count = self.body.var_count
-        node.array_sizes = self.body.array_sizes
+            raise self.error(node.end, f"function '{fn.name}' must return a value here (it is declared "
+                                       f"{node.return_type}, and control can reach its end)")
+        fn.var_count = self.body.var_count
+        fn.array_sizes = self.body.array_sizes
         self.body = None
+        self.add_function(fn, node)
+        self.facts[node] = fn
 
-    def local_variable(self, tok, kind: str, sizes: list[int] | None = None) -> Variable:
+    def local_variable(self, node, kind: str, sizes: list[int] | None = None) -> Variable:
         body = self.body
         if kind == "scriptarray":
-            sym = Variable(tok.text, kind, len(body.array_sizes), sizes)
+            sym = Variable(self.text(node), kind, len(body.array_sizes), sizes)
             body.array_sizes.append(math.prod(sizes))
             if len(body.array_sizes) > 254:
-                raise tok.error("too many local arrays (at most 254)")
+                raise self.error(node, "too many local arrays (at most 254)")
         else:
-            sym = Variable(tok.text, kind, body.var_count)
+            sym = Variable(self.text(node), kind, body.var_count)
             body.var_count += 1
-            self.check_slots(tok, body)
-        self.declare_local(tok, sym)
+            self.check_slots(node, body)
+        self.declare_local(node, node.name, sym)
         return sym
 
-    def check_slots(self, tok, body: _Body) -> None:
-        """Refuse the variable at ``tok`` when its number no longer fits the operand or the object's tables."""
+    def check_slots(self, node, body: _Body) -> None:
+        """Refuse the variable at ``node`` when its number no longer fits the operand or the object's tables."""
         count = body.var_count
         fn = body.function
         if fn is not None and MAX_FUNCTION_PART < count <= fn.arg_count:
-            raise tok.error(f"function '{fn.name}' takes more than {MAX_FUNCTION_PART} arguments (the FUNC table "
-                            "holds the count in one byte)")
+            raise self.error(node, f"function '{fn.name}' takes more than {MAX_FUNCTION_PART} arguments (the FUNC "
+                                   "table holds the count in one byte)")
         if self.compact and count > COMPACT_SLOTS:
             if fn is None:
-                what = f"{_script_label(body.node)} has {count} variables"
+                what = f"{self.script_label(body.node)} has {count} variables"
             else:
                 what = (f"function '{fn.name}' has {count} variables ({fn.arg_count} arguments and "
                         f"{count - fn.arg_count} locals)")
-            raise tok.error(f"{what}; compact p-code numbers them in one byte, so at most {COMPACT_SLOTS} "
-                            "(use fewer, or #nocompact)")
+            raise self.error(node, f"{what}; compact p-code numbers them in one byte, so at most {COMPACT_SLOTS} "
+                                   "(use fewer, or #nocompact)")
         if fn is None:
             if count > MAX_SCRIPT_SLOTS:
-                raise tok.error(f"{_script_label(body.node)} has {count} variables; the SVCT table holds at "
-                                f"most {MAX_SCRIPT_SLOTS}")
+                raise self.error(node, f"{self.script_label(body.node)} has {count} variables; the SVCT table "
+                                       f"holds at most {MAX_SCRIPT_SLOTS}")
         elif count > fn.arg_count + MAX_FUNCTION_PART:
-            raise tok.error(f"function '{fn.name}' has {count - fn.arg_count} locals; the FUNC table holds at "
-                            f"most {MAX_FUNCTION_PART}")
+            raise self.error(node, f"function '{fn.name}' has {count - fn.arg_count} locals; the FUNC table holds "
+                                   f"at most {MAX_FUNCTION_PART}")
+
+    def script_label(self, node: ast.ScriptDef) -> str:
+        if node.name is not None:
+            return f'script "{node.name}"'
+        return f"script {self.constant(node.number)}"
 
     # ---- statements ----------------------------------------------------------------------------
 
@@ -460,8 +714,9 @@ class Checker:
         self._STATEMENTS[type(node)](self, node)
 
     def compound(self, node: ast.Compound) -> None:
+        statements = self._STATEMENTS
         for stmt in node.body:
-            self.statement(stmt)
+            statements[type(stmt)](self, stmt)
 
     def nothing(self, node) -> None:
         pass
@@ -472,14 +727,16 @@ class Checker:
                 self.map_variable(decl, local=True)
                 continue
             if decl.dims is None:
-                decl.sym = self.local_variable(decl.tok, "scriptvar")
+                self.facts[decl] = self.local_variable(decl, "scriptvar")
                 if decl.init is not None:
                     self.expr(decl.init)
                 continue
             sizes = self.array_sizes(decl)
-            decl.sym = self.local_variable(decl.tok, "scriptarray", sizes)
-            if decl.init is not None:
-                decl.values = self.local_array_values(decl, sizes)
+            sym = self.local_variable(decl, "scriptarray", sizes)
+            if decl.init is None:
+                self.facts[decl] = sym
+            else:
+                self.facts[decl] = (sym, self.local_array_values(decl, sizes))
 
     def local_array_values(self, decl: ast.Declarator, sizes: list[int]) -> list[tuple[int, ast.Expr]]:
         """(element offset, expression) for each initialized element, in source order."""
@@ -513,16 +770,16 @@ class Checker:
     def execute_wait(self, node: ast.ExecuteWait) -> None:
         call = node.call
         if self.body.function is not None:
-            raise node.error(f"{node.tok.text} waits, so it cannot be used inside a function "
-                             "(only in scripts)")
+            raise self.error(node, f"{self.text(node)} waits, so it cannot be used inside a function "
+                                   "(only in scripts)")
         if node.named:
             target = bi.CallFunc("ACS_NamedExecuteWait", bi.CALLFUNCS["acs_namedexecute"].index, 1, 5)
         else:
             target = bi.Special("ACS_ExecuteWait", 80, 1, 5)
-        call.target = target
         if call.direct and node.named:
-            raise node.error("const: cannot be used with ACS_NamedExecuteWait")
-        self.call_args(call, target.min_args, target.max_args, call.direct)
+            raise self.error(node, "const: cannot be used with ACS_NamedExecuteWait")
+        self.facts[call] = CallFacts(target, 0, self.call_args(call, target.min_args, target.max_args, call.direct,
+                                                               target))
 
     def if_statement(self, node: ast.If) -> None:
         self.expr(node.cond)
@@ -532,14 +789,15 @@ class Checker:
 
     def loop(self, node) -> None:
         body = self.body
-        if isinstance(node, ast.For):
+        kind = type(node)
+        if kind is ast.For:
             if node.init is not None:
                 self.statement(node.init)
             if node.cond is not None:
                 self.expr(node.cond)
             if node.step is not None:
                 self.statement(node.step)
-        elif isinstance(node, ast.While):
+        elif kind is ast.While:
             self.expr(node.cond)
         body.breakable += 1
         body.loops += 1
@@ -548,7 +806,7 @@ class Checker:
         body.switches = saved_switches
         body.breakable -= 1
         body.loops -= 1
-        if isinstance(node, ast.DoWhile):
+        if kind is ast.DoWhile:
             self.expr(node.cond)
 
     def switch(self, node: ast.Switch) -> None:
@@ -562,10 +820,10 @@ class Checker:
 
     def _switch_body(self, node: ast.Stmt) -> None:
         # case labels belong to the switch only directly in its braces (acc's rule), nested braces included.
-        if isinstance(node, ast.Compound):
+        if type(node) is ast.Compound:
             for stmt in node.body:
                 self._switch_body(stmt)
-        elif isinstance(node, ast.Case):
+        elif type(node) is ast.Case:
             self.case_label(node, allowed=True)
         else:
             saved, self.body.switches = self.body.switches, self.body.switches + [None]
@@ -576,18 +834,18 @@ class Checker:
         switches = self.body.switches
         if not allowed or not switches or switches[-1] is None:
             word = "default" if node.value is None else "case"
-            raise node.error(f"'{word}' outside a switch (case labels must stand directly in the "
-                             "switch's braces)")
+            raise self.error(node, f"'{word}' outside a switch (case labels must stand directly in the "
+                                   "switch's braces)")
         seen = switches[-1]
         if node.value is None:
             if "default" in seen:
-                raise node.error("this switch already has a default")
+                raise self.error(node, "this switch already has a default")
             seen.add("default")
             return
-        node.number = self.constant(node.value, "a case value")
-        if node.number in seen:
-            raise node.value.error(f"duplicate case value {node.number}")
-        seen.add(node.number)
+        number = self.facts[node] = self.constant(node.value, "a case value")
+        if number in seen:
+            raise self.error(node.value, f"duplicate case value {number}")
+        seen.add(number)
 
     def case_outside(self, node: ast.Case) -> None:
         self.case_label(node, allowed=False)
@@ -596,21 +854,21 @@ class Checker:
         body = self.body
         kind = node.kind
         if kind == "break" and body.breakable == 0:
-            raise node.error("'break' outside a loop or switch")
+            raise self.error(node, "'break' outside a loop or switch")
         if kind == "continue" and body.loops == 0:
-            raise node.error("'continue' outside a loop")
+            raise self.error(node, "'continue' outside a loop")
         if kind in ("restart", "terminate", "suspend") and body.function is not None:
-            raise node.error(f"'{kind}' cannot be used inside a function (only in scripts)")
+            raise self.error(node, f"'{kind}' cannot be used inside a function (only in scripts)")
 
     def return_statement(self, node: ast.Return) -> None:
         fn = self.body.function
         if fn is None:
-            raise node.error("'return' outside a function (use 'terminate' to end a script)")
+            raise self.error(node, "'return' outside a function (use 'terminate' to end a script)")
         if node.value is None and fn.returns:
-            raise node.error(f"function '{fn.name}' must return a value")
+            raise self.error(node, f"function '{fn.name}' must return a value")
         if node.value is not None:
             if not fn.returns:
-                raise node.value.error(f"function '{fn.name}' is void and cannot return a value")
+                raise self.error(node.value, f"function '{fn.name}' is void and cannot return a value")
             self.expr(node.value)
 
     def create_translation(self, node: ast.CreateTranslation) -> None:
@@ -626,6 +884,11 @@ class Checker:
         ast.ExecuteWait: execute_wait, ast.If: if_statement, ast.While: loop, ast.DoWhile: loop,
         ast.For: loop, ast.Switch: switch, ast.Case: case_outside, ast.Jump: jump,
         ast.Return: return_statement, ast.CreateTranslation: create_translation,
+    }
+    _TOP_LEVEL = {
+        ast.ScriptDef: script, ast.FunctionDef: function, ast.MapVarDecl: map_declaration,
+        ast.WorldVarDecl: world_declaration, ast.Define: define, ast.SpecialDef: special,
+        ast.Directive: directive, ast.Import: library_import,
     }
 
     # ---- expressions ---------------------------------------------------------------------------
@@ -643,48 +906,52 @@ class Checker:
         self._EXPRESSIONS[kind](self, node, value_used)
 
     def string(self, node: ast.String, value_used: bool) -> None:
-        node.index = self.intern(node.text)
+        self.facts[node] = self.intern(node.text)
 
     def name(self, node: ast.Name, value_used: bool) -> None:
         sym = self.lookup(node.name)
         if sym is None:
-            if node.name in self.functions:
-                raise node.error(f"'{node.tok.text}' is a function; call it with ( )")
-            raise self.unknown(node.tok, "name")
-        if isinstance(sym, Variable):
+            if node.name in self.defined:
+                raise self.error(node, f"'{self.text(node)}' is a function; call it with ( )")
+            raise self.unknown(node, "name")
+        if type(sym) is Variable:
             if sym.is_array:
-                raise node.error(f"'{node.tok.text}' is an array; index it with [ ]")
+                raise self.error(node, f"'{self.text(node)}' is an array; index it with [ ]")
         elif isinstance(sym, (Function, bi.Internal, bi.CallFunc)):
-            raise node.error(f"'{node.tok.text}' is a {_describe(sym)}; call it with ( )")
-        node.sym = sym
+            raise self.error(node, f"'{self.text(node)}' is a {_describe(sym)}; call it with ( )")
+        self.facts[node] = sym
 
-    def subscript(self, node: ast.Subscript, value_used: bool = True) -> None:
-        base = node.base
+    def array(self, base: ast.Name, what: str) -> Variable:
+        """The array ``base`` names; ``what`` says what needs one, for the message."""
         sym = self.lookup(base.name)
         if sym is None:
-            raise self.unknown(base.tok, "array")
-        if not isinstance(sym, Variable) or not sym.is_array:
-            raise base.error(f"'{base.tok.text}' is not an array (it is a {_describe(sym)})")
+            raise self.unknown(base, "array")
+        if type(sym) is not Variable or not sym.is_array:
+            raise self.error(base, f"'{self.text(base)}' is not an array{what.format(describe=_describe(sym))}")
+        self.facts[base] = sym
+        return sym
+
+    def subscript(self, node: ast.Subscript, value_used: bool = True) -> None:
+        sym = self.array(node.base, " (it is a {describe})")
         if len(node.indices) != sym.ndim:
-            raise node.error(f"'{base.tok.text}' has {sym.ndim} dimension{'s' if sym.ndim > 1 else ''}; "
-                             f"{len(node.indices)} index{'es' if len(node.indices) != 1 else ''} given")
-        base.sym = sym
+            raise self.error(node, f"'{self.text(node.base)}' has {sym.ndim} dimension{'s' if sym.ndim > 1 else ''}; "
+                                   f"{len(node.indices)} index{'es' if len(node.indices) != 1 else ''} given")
         for index in node.indices:
             self.expr(index)
 
     def target(self, node: ast.Expr) -> None:
         """Something assigned to or incremented: a variable or an array element."""
-        if isinstance(node, ast.Subscript):
+        if type(node) is ast.Subscript:
             self.subscript(node)
             return
         sym = self.lookup(node.name)
         if sym is None:
-            raise self.unknown(node.tok, "variable")
-        if not isinstance(sym, Variable):
-            raise node.error(f"cannot assign to '{node.tok.text}': it is a {_describe(sym)}")
+            raise self.unknown(node, "variable")
+        if type(sym) is not Variable:
+            raise self.error(node, f"cannot assign to '{self.text(node)}': it is a {_describe(sym)}")
         if sym.is_array:
-            raise node.error(f"'{node.tok.text}' is an array; assign to an element with [ ]")
-        node.sym = sym
+            raise self.error(node, f"'{self.text(node)}' is an array; assign to an element with [ ]")
+        self.facts[node] = sym
 
     def unary(self, node: ast.Unary, value_used: bool) -> None:
         self.expr(node.operand)
@@ -709,18 +976,14 @@ class Checker:
 
     def char_range(self, node: ast.CharRange) -> None:
         target = node.array
-        base = target.base if isinstance(target, ast.Subscript) else target
-        sym = self.lookup(base.name)
-        if sym is None:
-            raise self.unknown(base.tok, "array")
-        if not isinstance(sym, Variable) or not sym.is_array:
-            raise base.error(f"'{base.tok.text}' is not an array; a: prints or fills a character array")
-        given = len(target.indices) if isinstance(target, ast.Subscript) else 0
+        is_element = type(target) is ast.Subscript
+        base = target.base if is_element else target
+        sym = self.array(base, "; a: prints or fills a character array")
+        given = len(target.indices) if is_element else 0
         if given != sym.ndim - 1:
-            raise target.error(f"a: takes '{base.tok.text}' with {sym.ndim - 1} index"
-                               f"{'es' if sym.ndim - 1 != 1 else ''} (all but the last dimension)")
-        base.sym = sym
-        if isinstance(target, ast.Subscript):
+            raise self.error(target, f"a: takes '{self.text(base)}' with {sym.ndim - 1} index"
+                                     f"{'es' if sym.ndim - 1 != 1 else ''} (all but the last dimension)")
+        if is_element:
             for index in target.indices:
                 self.expr(index)
         for part in (node.start, node.length):
@@ -735,64 +998,64 @@ class Checker:
 
     def morphactor(self, node: ast.MorphActor, value_used: bool) -> None:
         if len(node.args) > 7:
-            raise node.args[7].error("MorphActor takes at most 7 arguments")
+            raise self.error(node.args[7], "MorphActor takes at most 7 arguments")
         if not node.args or node.args[0] is None:
-            raise node.error("MorphActor needs at least the actor's tid")
+            raise self.error(node, "MorphActor needs at least the actor's tid")
         # acc pushes "" for an omitted class or flash name, entering it in the string pool right there.
         for i in range(7):
             arg = node.args[i] if i < len(node.args) else None
             if arg is not None:
                 self.expr(arg)
             elif i in MORPH_STRING_ARGS:
-                node.empty_index = self.intern("")
+                self.facts[node] = self.intern("")
 
     def call(self, node: ast.Call, value_used: bool) -> None:
         key = node.name
         sym = self.lookup(key)
         if sym is None:
-            fn = self.functions.get(key)
-            if fn is None:
-                raise self.unknown(node.tok, "function", want_call=True)
-            sym = fn
-        if isinstance(sym, Function):
+            sym = self.defined.get(key)
+            if sym is None:
+                raise self.unknown(node, "function", want_call=True)
+        kind = type(sym)
+        if kind is Function:
             self.user_call(node, sym, value_used)
-        elif isinstance(sym, bi.Internal):
-            self.internal_call(node, sym, value_used)
-        elif isinstance(sym, (bi.Special, bi.CallFunc)):
-            self.special_call(node, sym, value_used)
+            self.facts[node] = CallFacts(sym)
+        elif kind is bi.Internal:
+            self.facts[node] = self.internal_call(node, sym, value_used)
+        elif kind is bi.Special or kind is bi.CallFunc:
+            self.facts[node] = self.special_call(node, sym, value_used)
         else:
-            raise node.error(f"'{node.tok.text}' is a {_describe(sym)}, not a function")
-        node.target = sym
+            raise self.error(node, f"'{self.text(node)}' is a {_describe(sym)}, not a function")
 
     def user_call(self, node: ast.Call, fn: Function, value_used: bool) -> None:
         if node.direct:
-            raise node.error("const: only applies to built-in functions")
+            raise self.error(node, "const: only applies to built-in functions")
         if value_used and not fn.returns:
-            raise node.error(f"function '{fn.name}' is void; it has no value to use")
+            raise self.error(node, f"function '{fn.name}' is void; it has no value to use")
         if any(arg is None for arg in node.args):
-            raise node.error(f"missing argument in the call to '{fn.name}'")
+            raise self.error(node, f"missing argument in the call to '{fn.name}'")
         if len(node.args) != fn.arg_count:
-            raise node.error(f"function '{fn.name}' takes {fn.arg_count} argument"
-                             f"{'s' if fn.arg_count != 1 else ''}, {len(node.args)} given")
+            raise self.error(node, f"function '{fn.name}' takes {fn.arg_count} argument"
+                                   f"{'s' if fn.arg_count != 1 else ''}, {len(node.args)} given")
         for arg in node.args:
             self.expr(arg)
 
-    def internal_call(self, node: ast.Call, entry: bi.Internal, value_used: bool) -> None:
+    def internal_call(self, node: ast.Call, entry: bi.Internal, value_used: bool) -> CallFacts:
         if value_used and not entry.returns:
-            raise node.error(f"{entry.name} returns no value")
+            raise self.error(node, f"{entry.name} returns no value")
         if entry.latent and self.body is not None and self.body.function is not None:
-            raise node.error(f"{entry.name} waits, so it cannot be used inside a function (only in scripts)")
+            raise self.error(node, f"{entry.name} waits, so it cannot be used inside a function (only in scripts)")
         if node.direct and entry.direct_pcode is None:
-            raise node.error(f"{entry.name} has no const: form")
+            raise self.error(node, f"{entry.name} has no const: form")
         count = entry.arg_count
         if len(node.args) > count:
-            raise node.error(f"{entry.name} takes {_arg_range(entry.min_args, count)}, "
-                             f"{len(node.args)} given")
+            raise self.error(node, f"{entry.name} takes {_arg_range(entry.min_args, count)}, "
+                                   f"{len(node.args)} given")
         values = []
         for i, arg in enumerate(node.args):
             if arg is None:
                 if not entry.opt_mask >> i & 1:
-                    raise node.error(f"argument {i + 1} of {entry.name} cannot be left out")
+                    raise self.error(node, f"argument {i + 1} of {entry.name} cannot be left out")
                 values.append(0)
             elif node.direct:
                 values.append(self.constant(arg, f"a const: argument of {entry.name}"))
@@ -802,36 +1065,36 @@ class Checker:
         while filled < count and entry.opt_mask >> filled & 1:
             filled += 1
         if filled != count:
-            raise node.error(f"{entry.name} takes {_arg_range(entry.min_args, count)}, "
-                             f"{len(node.args)} given")
-        node.fills = count - len(node.args)
-        if node.direct:
-            node.values = values + [0] * node.fills
+            raise self.error(node, f"{entry.name} takes {_arg_range(entry.min_args, count)}, "
+                                   f"{len(node.args)} given")
+        fills = count - len(node.args)
+        return CallFacts(entry, fills, values + [0] * fills if node.direct else None)
 
-    def special_call(self, node: ast.Call, entry, value_used: bool) -> None:
-        is_special = isinstance(entry, bi.Special)
+    def special_call(self, node: ast.Call, entry, value_used: bool) -> CallFacts:
+        is_special = type(entry) is bi.Special
         if node.direct and (value_used or not is_special):
-            raise node.error("const: applies only to line specials called as statements")
-        self.call_args(node, entry.min_args, entry.max_args, node.direct, entry)
-        if not is_special:
-            node.fills = max(0, bi.CALLFUNC_FULL_ARGS.get(entry.index, 0) - len(node.args))
+            raise self.error(node, "const: applies only to line specials called as statements")
+        values = self.call_args(node, entry.min_args, entry.max_args, node.direct, entry)
+        fills = 0 if is_special else max(0, bi.CALLFUNC_FULL_ARGS.get(entry.index, 0) - len(node.args))
+        return CallFacts(entry, fills, values)
 
-    def call_args(self, node: ast.Call, low: int, high: int, direct: bool, entry=None) -> None:
-        name = entry.name if entry is not None else node.tok.text
+    def call_args(self, node: ast.Call, low: int, high: int, direct: bool, entry) -> list[int] | None:
+        """Check a special's or CALLFUNC function's arguments; their folded values for ``const:``."""
+        name = entry.name
         if any(arg is None for arg in node.args):
-            raise node.error(f"missing argument in the call to {name}")
+            raise self.error(node, f"missing argument in the call to {name}")
         count = len(node.args)
         if not low <= count <= high:
             note = ""
             acc_args = getattr(entry, "acc_args", None)
             if acc_args is not None and high < count <= acc_args[1]:
                 note = f" (acc would accept up to {acc_args[1]}, but ViZDoom's engine reads only {high})"
-            raise node.error(f"{name} takes {_arg_range(low, high)}, {count} given{note}")
+            raise self.error(node, f"{name} takes {_arg_range(low, high)}, {count} given{note}")
         if direct:
-            node.values = [self.constant(arg, f"a const: argument of {name}") for arg in node.args]
-        else:
-            for arg in node.args:
-                self.expr(arg)
+            return [self.constant(arg, f"a const: argument of {name}") for arg in node.args]
+        for arg in node.args:
+            self.expr(arg)
+        return None
 
     _EXPRESSIONS = {
         ast.String: string, ast.Name: name, ast.Subscript: subscript, ast.Unary: unary,
@@ -857,17 +1120,13 @@ def _display_name(key: str) -> str:
     return entry.name if entry is not None else key
 
 
-def _script_label(node: ast.ScriptDef) -> str:
-    return f'script "{node.name}"' if node.name is not None else f"script {node.script_number}"
-
-
 def _arg_range(low: int, high: int) -> str:
     if low == high:
         return f"{low} argument{'s' if low != 1 else ''}"
     return f"{low} to {high} arguments"
 
 
-def _fold(node: ast.Binary, a: int, b: int) -> int:
+def _fold(checker: Checker, node: ast.Binary, a: int, b: int) -> int:
     op = node.op
     if op == "+":
         return wrap32(a + b)
@@ -877,7 +1136,7 @@ def _fold(node: ast.Binary, a: int, b: int) -> int:
         return wrap32(a * b)
     if op in ("/", "%"):
         if b == 0:
-            raise node.error("division by zero in a constant expression")
+            raise checker.error(node, "division by zero in a constant expression")
         quotient = abs(a) // abs(b)
         if (a < 0) != (b < 0):
             quotient = -quotient

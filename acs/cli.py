@@ -14,7 +14,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     compile_parser.add_argument("source", help="the .acs file")
     compile_parser.add_argument("output", nargs="?", help="the object file (default: the source with .o)")
     compile_parser.add_argument("-i", "--include", dest="include_dirs", action="append", default=[],
-                                metavar="DIR", help="also look for #include files here (repeatable)")
+                                metavar="DIR", help="also look for #include and #import files here (repeatable)")
     dis_parser = sub.add_parser("dis", help="list a compiled lump's chunks, scripts, strings and p-codes",
                                 description="Disassemble a BEHAVIOR lump, or every map's BEHAVIOR in a WAD.")
     dis_parser.add_argument("file", help="a compiled lump (.o) or a WAD")

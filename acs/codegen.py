@@ -1,13 +1,13 @@
-"""Code generation: walks the checked tree and emits p-codes in the order and encoding acc 1.58 uses."""
+"""Code generation: walks the tree with the checker's findings and emits p-codes in the order and encoding acc
+1.58 uses; ``generate(program, findings)`` returns the Module the object writer lays out."""
 
 from __future__ import annotations
 
-import math
 import struct
 
 from . import ast
 from . import builtins as bi
-from .checks import Checker, Function, Variable, MORPH_STRING_ARGS
+from .checks import MORPH_STRING_ARGS, Findings, Function, Variable
 from .format import SCRIPT_TYPES
 from .objfile import FunctionInfo, Module, ScriptInfo
 from .pcodes import COMPACT_SPLIT, PCD
@@ -23,6 +23,7 @@ _ASSIGN_PREFIX = {"=": "ASSIGN", "+=": "ADD", "-=": "SUB", "*=": "MUL", "/=": "D
 # (operator, variable kind) -> p-code, e.g. ("+=", "mapvar") -> ADDMAPVAR
 VARIABLE_OPS = {(op, kind): PCD[prefix + suffix]
                 for op, prefix in _ASSIGN_PREFIX.items() for kind, suffix in _SCOPE_SUFFIX.items()}
+PUSH_OPS = {kind: VARIABLE_OPS["push", kind] for kind in _SCOPE_SUFFIX}  # the commonest, by kind alone
 BINARY_OPS = {"||": PCD.ORLOGICAL, "&&": PCD.ANDLOGICAL, "|": PCD.ORBITWISE, "^": PCD.EORBITWISE,
               "&": PCD.ANDBITWISE, "==": PCD.EQ, "!=": PCD.NE, "<": PCD.LT, "<=": PCD.LE, ">": PCD.GT,
               ">=": PCD.GE, "<<": PCD.LSHIFT, ">>": PCD.RSHIFT, "+": PCD.ADD, "-": PCD.SUBTRACT,
@@ -159,19 +160,27 @@ class _Flow:
         self.cases: list[tuple[int | None, int]] = []
 
 
+def generate(program: ast.Program, findings: Findings) -> Module:
+    """The compiled module of a checked program."""
+    generator = Generator(findings)
+    generator.program(program)
+    return generator.module()
+
+
 class Generator:
-    def __init__(self, checker: Checker, compact: bool):
-        self.checker = checker
-        self.out = Emitter(compact)
-        self.compact = compact
+    """Emits the code of each script and function, in source order, into one Emitter; reads what a node
+    means from the checker's ``findings.facts``. ``module()`` then gathers the code and the tables."""
+
+    def __init__(self, findings: Findings):
+        self.findings = findings
+        self.facts = findings.facts
+        self.compact = findings.compact
+        self.out = Emitter(self.compact)
+        self.tag_strings = findings.library is not None  # a library tags each string it pushes (TAGSTRING)
         self.flows: list[_Flow] = []
         self.switches: list[_Flow] = []
         self.scripts: list[ScriptInfo] = []
-        self.functions: list[FunctionInfo] = []
-        self.map_values: dict[int, int] = {}
-        self.map_vars_initialized = False
-        self.arrays: dict[int, int] = {}
-        self.array_values: dict[int, dict[int, int]] = {}
+        self.addresses: dict[Function, int] = {}
 
     # ---- top level -----------------------------------------------------------------------------
 
@@ -182,20 +191,6 @@ class Generator:
                 self.script(item)
             elif kind is ast.FunctionDef:
                 self.function(item)
-            elif kind is ast.MapVarDecl:
-                for decl in item.declarators:
-                    self.map_variable(decl)
-
-    def map_variable(self, decl: ast.Declarator) -> None:
-        sym: Variable = decl.sym
-        if sym.kind == "mapvar":
-            if decl.values is not None:
-                self.map_values[sym.index] = decl.values[0]
-                self.map_vars_initialized = True
-            return
-        self.arrays[sym.index] = math.prod(sym.sizes)
-        if decl.values and any(decl.values.values()):
-            self.array_values[sym.index] = decl.values
 
     def script(self, node: ast.ScriptDef) -> None:
         out = self.out
@@ -204,8 +199,9 @@ class Generator:
         self.statement(node.body)
         if out.last != PCD.TERMINATE:
             out.op(PCD.TERMINATE)
-        self.scripts.append(ScriptInfo(node.script_number, SCRIPT_TYPES[node.kind], len(node.params),
-                                       node.flags, address, node.var_count, node.array_sizes))
+        layout = self.facts[node]
+        self.scripts.append(ScriptInfo(layout.number, SCRIPT_TYPES[node.kind], len(node.params), node.flags,
+                                       address, layout.var_count, layout.array_sizes))
 
     def function(self, node: ast.FunctionDef) -> None:
         out = self.out
@@ -215,18 +211,20 @@ class Generator:
             self.statement(stmt)
         if out.last not in (PCD.RETURNVOID, PCD.RETURNVAL):
             out.op(PCD.RETURNVOID)
-        fn: Function = node.sym
-        self.functions.append(FunctionInfo(fn.arg_count, node.var_count - fn.arg_count, fn.returns, address,
-                                           node.name, node.array_sizes))
+        self.addresses[self.facts[node]] = address
 
-    def module(self, wadauthor: bool, encrypt: bool) -> Module:
-        checker = self.checker
-        map_values = [0] * checker.map_var_count
-        for index, value in self.map_values.items():
-            map_values[index] = value
-        return Module(self.out, self.scripts, self.functions, checker.strings,
-                      checker.script_names, map_values, self.map_vars_initialized,
-                      self.arrays, self.array_values, wadauthor, encrypt)
+    def module(self) -> Module:
+        findings = self.findings
+        functions = []
+        for fn in findings.functions:
+            if fn.imported:  # the engine finds it in a loaded library by name: address 0
+                functions.append(FunctionInfo(fn.arg_count, fn.arg_count, fn.returns, 0, fn.name.lower()))
+            else:
+                functions.append(FunctionInfo(fn.arg_count, fn.var_count - fn.arg_count, fn.returns,
+                                              self.addresses[fn], fn.name.lower(), fn.array_sizes))
+        return Module(self.out, self.scripts, functions, findings.strings, findings.script_names,
+                      findings.map_slots, findings.map_values_given, findings.imports, findings.library is not None,
+                      findings.wadauthor, findings.encrypt_strings)
 
     # ---- statements ----------------------------------------------------------------------------
 
@@ -241,19 +239,20 @@ class Generator:
         pass
 
     def var_decl(self, node: ast.VarDecl) -> None:
+        if node.static:
+            return  # a map variable: its initial value is in the object's tables
         out = self.out
         for decl in node.declarators:
-            if node.static:
-                self.map_variable(decl)
+            if decl.init is None:
                 continue
-            sym: Variable = decl.sym
-            if sym.kind == "scriptvar":
-                if decl.init is not None:
-                    self.expr(decl.init)
-                    out.op(PCD.ASSIGNSCRIPTVAR)
-                    out.index(sym.index)
-            elif decl.values:
-                for offset, item in decl.values:
+            fact = self.facts[decl]
+            if type(fact) is Variable:
+                self.expr(decl.init)
+                out.op(PCD.ASSIGNSCRIPTVAR)
+                out.index(fact.index)
+            else:
+                sym, elements = fact
+                for offset, item in elements:
                     out.push(offset)
                     self.expr(item)
                     out.op(PCD.ASSIGNSCRIPTARRAY)
@@ -274,8 +273,8 @@ class Generator:
         """The variable an assignment changes; for an array element, its offset is pushed first."""
         if type(target) is ast.Subscript:
             self.element_offset(target)
-            return target.base.sym
-        return target.sym
+            return self.facts[target.base]
+        return self.facts[target]
 
     def statement_list(self, node: ast.StatementList) -> None:
         for item in node.items:
@@ -311,20 +310,21 @@ class Generator:
 
     def execute_wait(self, node: ast.ExecuteWait) -> None:
         call = node.call
+        facts = self.facts[call]
         out = self.out
         if node.named:
             for i, arg in enumerate(call.args):
                 self.expr(arg)
                 if i == 0:
                     out.op(PCD.DUP)
-            self.callfunc(len(call.args), call.target.index)
+            self.callfunc(len(call.args), facts.target.index)
             out.op(PCD.DROP)
             out.op(PCD.SCRIPTWAITNAMED)
             return
         if call.direct:
-            self.special_direct(80, call.values)
+            self.special_direct(80, facts.values)
             out.op(PCD.SCRIPTWAITDIRECT)
-            out.int32(call.values[0])
+            out.int32(facts.values[0])
             return
         for i, arg in enumerate(call.args):
             self.expr(arg)
@@ -439,7 +439,7 @@ class Generator:
         self.leave_flow(flow)
 
     def case_label(self, node: ast.Case) -> None:
-        self.switches[-1].cases.append((None if node.value is None else node.number, self.out.label()))
+        self.switches[-1].cases.append((None if node.value is None else self.facts[node], self.out.label()))
 
     def enter_flow(self, is_loop: bool) -> _Flow:
         flow = _Flow(is_loop)
@@ -501,6 +501,10 @@ class Generator:
         kind = type(node)
         if kind is ast.Number:
             self.out.push(node.value)
+        elif kind is ast.Name and type(self.facts[node]) is Variable:  # the commonest case, inlined
+            sym = self.facts[node]
+            self.out.op(PUSH_OPS[sym.kind])
+            self.out.index(sym.index)
         elif kind is ast.Binary:
             self.binary(node)
         else:
@@ -515,27 +519,31 @@ class Generator:
             op(BINARY_OPS[link.op])
 
     def string(self, node: ast.String) -> None:
-        self.out.push(node.index)
+        self.out.push(self.facts[node])
+        if self.tag_strings:
+            self.out.op(PCD.TAGSTRING)
 
     def name(self, node: ast.Name) -> None:
-        sym = node.sym
+        sym = self.facts[node]
         if type(sym) is Variable:
             self.out.op(VARIABLE_OPS["push", sym.kind])
             self.out.index(sym.index)
         elif type(sym) is bi.Constant:
             self.out.push(sym.value)
+            if self.tag_strings and sym in self.findings.string_constants:
+                self.out.op(PCD.TAGSTRING)
         else:  # a line special's name stands for its number
             self.out.push(sym.number)
 
     def subscript(self, node: ast.Subscript) -> None:
-        sym = node.base.sym
+        sym = self.facts[node.base]
         self.element_offset(node)
         self.out.op(VARIABLE_OPS["push", sym.kind])
         self.out.index(sym.index)
 
     def element_offset(self, node: ast.Subscript) -> None:
         """Push the flat element offset of ``node``, as acc's ParseArrayIndices computes it."""
-        sym: Variable = node.base.sym
+        sym: Variable = self.facts[node.base]
         out = self.out
         last = sym.ndim - 1
         for i, index in enumerate(node.indices):
@@ -557,7 +565,7 @@ class Generator:
         out = self.out
         target = node.target
         is_element = type(target) is ast.Subscript
-        sym = target.base.sym if is_element else target.sym
+        sym = self.facts[target.base if is_element else target]
         step = VARIABLE_OPS[node.op, sym.kind]
         load = VARIABLE_OPS["push", sym.kind]
         if is_element:
@@ -593,7 +601,7 @@ class Generator:
     def char_range(self, node: ast.CharRange, write: bool, source=None, offset=None) -> None:
         out = self.out
         target = node.array
-        sym: Variable = (target.base if type(target) is ast.Subscript else target).sym
+        sym: Variable = self.facts[target.base if type(target) is ast.Subscript else target]
         if type(target) is ast.Subscript:
             self.element_offset(target)  # the row's first element
         else:
@@ -630,14 +638,15 @@ class Generator:
             if arg is not None:
                 self.expr(arg)
             else:
-                out.push(node.empty_index if i in MORPH_STRING_ARGS else 0)
+                out.push(self.facts[node] if i in MORPH_STRING_ARGS else 0)
         out.op(PCD.MORPHACTOR)
 
     def call_expr(self, node: ast.Call) -> None:
         self.call(node, discard=False)
 
     def call(self, node: ast.Call, discard: bool) -> None:
-        target = node.target
+        facts = self.facts[node]
+        target = facts.target
         out = self.out
         kind = type(target)
         if kind is Function:
@@ -646,19 +655,19 @@ class Generator:
             out.op(PCD.CALLDISCARD if discard else PCD.CALL)
             out.index(target.number)
         elif kind is bi.Internal:
-            self.internal(node, target)
+            self.internal(node, target, facts)
             if discard and target.returns:
                 out.op(PCD.DROP)
         elif kind is bi.CallFunc:
             for arg in node.args:
                 self.expr(arg)
-            for _ in range(node.fills):
+            for _ in range(facts.fills):
                 out.push(0)
-            self.callfunc(len(node.args) + node.fills, target.index)
+            self.callfunc(len(node.args) + facts.fills, target.index)
             if discard:
                 out.op(PCD.DROP)
         elif discard:
-            self.special_statement(node, target)
+            self.special_statement(node, target, facts)
         else:
             for arg in node.args:
                 self.expr(arg)
@@ -677,13 +686,13 @@ class Generator:
             out.int32(argc)
             out.int32(index)
 
-    def special_statement(self, node: ast.Call, special: bi.Special) -> None:
+    def special_statement(self, node: ast.Call, special: bi.Special, facts) -> None:
         out = self.out
         if special.max_args == 0 or not node.args:
             self.special_direct(special.number, [0])  # acc's zero-argument specials: one constant 0
             return
         if node.direct:
-            self.special_direct(special.number, node.values)
+            self.special_direct(special.number, facts.values)
             return
         for arg in node.args:
             self.expr(arg)
@@ -708,7 +717,7 @@ class Generator:
             else:
                 out.byte(value)
 
-    def internal(self, node: ast.Call, entry: bi.Internal) -> None:
+    def internal(self, node: ast.Call, entry: bi.Internal, facts) -> None:
         out = self.out
         if not node.direct:
             for arg in node.args:
@@ -716,11 +725,11 @@ class Generator:
                     out.push(0)
                 else:
                     self.expr(arg)
-            for _ in range(node.fills):
+            for _ in range(facts.fills):
                 out.push(0)
             out.op(entry.stack_pcode)
             return
-        values = node.values
+        values = facts.values
         short = {PCD.DELAYDIRECT: PCD.DELAYDIRECTB, PCD.RANDOMDIRECT: PCD.RANDOMDIRECTB}.get(entry.direct_pcode)
         if self.compact and short is not None and not any(v & 0xFFFFFFFF > 255 for v in values):
             out.op(short)

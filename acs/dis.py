@@ -139,7 +139,10 @@ class Behavior:
     map_var_inits: dict[int, int] = field(default_factory=dict)
     arrays: dict[int, int] = field(default_factory=dict)                  # map var index -> size
     array_inits: dict[int, list[int]] = field(default_factory=dict)
-    libraries: list[str] = field(default_factory=list)
+    libraries: list[str] = field(default_factory=list)   # LOAD: libraries it imports
+    library: bool = False                                 # ALIB: it is a library
+    exports: list = field(default_factory=list)           # MEXP: a library's map variable names (None: hidden)
+    imports: dict[int, str] = field(default_factory=dict)  # MIMP and AIMP: map variable -> imported name
     notes: list[str] = field(default_factory=list)   # ways the engine would read it differently
 
     def entry_points(self) -> dict[int, str]:
@@ -207,6 +210,7 @@ def _parse_enhanced(reader: _Reader, tag: str, dirofs: int, chunk_start: int, ch
     _check_addresses(behavior)
     behavior.libraries = [name for chunk in by_tag.get("LOAD", [])
                           for name in chunk.payload.decode("latin-1").split("\0") if name]
+    _read_library_tables(by_tag, behavior)
     behavior.instructions = _decode_code(reader.data, behavior)
     return behavior
 
@@ -363,6 +367,34 @@ def _read_variables(by_tag: dict[str, list[Chunk]], behavior: Behavior) -> None:
         behavior.array_inits[index] = values
 
 
+def _read_library_tables(by_tag: dict[str, list[Chunk]], behavior: Behavior) -> None:
+    behavior.library = "ALIB" in by_tag
+    for chunk in by_tag.get("MEXP", []):
+        count = struct.unpack_from("<I", chunk.payload)[0]
+        offsets = struct.unpack_from(f"<{count}I", chunk.payload, 4)
+        behavior.exports = [_cstring(chunk.payload, offset) if offset else None for offset in offsets]
+    for chunk in by_tag.get("MIMP", []):
+        at = 0
+        while at + 4 < len(chunk.payload):
+            index = struct.unpack_from("<I", chunk.payload, at)[0]
+            name = _cstring(chunk.payload, at + 4)
+            behavior.imports[index] = name
+            at += 5 + len(name)
+    for chunk in by_tag.get("AIMP", []):
+        count = struct.unpack_from("<I", chunk.payload)[0]
+        at = 4
+        for _ in range(count):
+            index, size = struct.unpack_from("<II", chunk.payload, at)
+            name = _cstring(chunk.payload, at + 8)
+            behavior.imports[index] = f"{name}[{size}]"
+            at += 9 + len(name)
+
+
+def _cstring(data: bytes, offset: int) -> str:
+    end = data.index(b"\0", offset)
+    return data[offset:end].decode("latin-1")
+
+
 def _indexed_values(chunk: Chunk) -> tuple[int, list[int]]:
     """MINI/AINI: a u32 (first map variable, or the array's number), then i32 values."""
     if len(chunk.payload) < 4 or len(chunk.payload) % 4:
@@ -487,6 +519,12 @@ def _table_lines(behavior: Behavior) -> list[str]:
     for index, size in sorted(behavior.arrays.items()):
         init = behavior.array_inits.get(index)
         lines.append(f"map array {index}[{size}]" + (f" = {init}" if init is not None else ""))
+    if behavior.library:
+        lines.append("a library; map variables it exports: "
+                     + (", ".join(f"{i} {name}" for i, name in enumerate(behavior.exports) if name) or "none"))
+    if behavior.imports:
+        lines.append("imported map variables: " + ", ".join(f"{index} {name}"
+                                                           for index, name in sorted(behavior.imports.items())))
     if behavior.libraries:
         lines.append("libraries: " + ", ".join(behavior.libraries))
     return lines
@@ -564,22 +602,13 @@ _MAP_LUMPS = {"THINGS", "TEXTMAP"}   # the lump after a map marker (Doom/Hexen a
 
 def map_lumps(wad: Union[bytes, str, os.PathLike], lump_name: str) -> list[tuple[str, bytes]]:
     """(map name, lump) for each lump called ``lump_name`` in a map of a WAD given as bytes or a path."""
-    data = wad if isinstance(wad, (bytes, bytearray)) else open(wad, "rb").read()
-    reader = _Reader(bytes(data), "WAD")
-    if data[:4] not in (b"IWAD", b"PWAD"):
-        raise ValueError(f"not a WAD: it starts with {bytes(data[:4])!r}, expected 'IWAD' or 'PWAD'")
-    count, dirofs = reader.unpack("<II", 4, "WAD header")
-    reader.need(dirofs, count * 16, f"WAD directory of {count} entries")
     found = []
     previous = current_map = None
-    for i in range(count):
-        filepos, size, raw_name = reader.unpack("<II8s", dirofs + 16 * i, "WAD directory entry")
-        name = raw_name.split(b"\0", 1)[0].decode("latin-1").upper()
+    for name, lump in _lumps(wad):
         if name in _MAP_LUMPS and previous is not None:
             current_map = previous
         elif name == lump_name.upper():
-            reader.need(filepos, size, f"lump {i} ({name} of {current_map})")
-            found.append((current_map or "?", reader.data[filepos:filepos + size]))
+            found.append((current_map or "?", lump))
         previous = name
     return found
 
@@ -589,13 +618,45 @@ def behavior_lumps(wad: Union[bytes, str, os.PathLike]) -> list[tuple[str, bytes
     return map_lumps(wad, "BEHAVIOR")
 
 
+def library_lumps(wad: Union[bytes, str, os.PathLike]) -> list[tuple[str, bytes]]:
+    """(lump name, lump) for each ACS library of a WAD: the lumps between A_START and A_END."""
+    found = []
+    inside = False
+    for name, lump in _lumps(wad):
+        if name == "A_START":
+            inside = True
+        elif name == "A_END":
+            inside = False
+        elif inside:
+            found.append((name, lump))
+    return found
+
+
+def _lumps(wad: Union[bytes, str, os.PathLike]) -> list[tuple[str, bytes]]:
+    """(upper-case name, data) of every lump of a WAD given as bytes or a path."""
+    data = wad if isinstance(wad, (bytes, bytearray)) else open(wad, "rb").read()
+    reader = _Reader(bytes(data), "WAD")
+    if data[:4] not in (b"IWAD", b"PWAD"):
+        raise ValueError(f"not a WAD: it starts with {bytes(data[:4])!r}, expected 'IWAD' or 'PWAD'")
+    count, dirofs = reader.unpack("<II", 4, "WAD header")
+    reader.need(dirofs, count * 16, f"WAD directory of {count} entries")
+    lumps = []
+    for i in range(count):
+        filepos, size, raw_name = reader.unpack("<II8s", dirofs + 16 * i, "WAD directory entry")
+        name = raw_name.split(b"\0", 1)[0].decode("latin-1").upper()
+        reader.need(filepos, size, f"lump {i} ({name})")
+        lumps.append((name, reader.data[filepos:filepos + size]))
+    return lumps
+
+
 def disassemble_path(path: Union[str, os.PathLike]) -> str:
-    """Listing of a BEHAVIOR lump file, or of every map's BEHAVIOR lump in a WAD."""
+    """Listing of a BEHAVIOR lump file, or of every map's BEHAVIOR lump and every ACS library in a WAD."""
     with open(path, "rb") as file:
         data = file.read()
     if data[:4] not in (b"IWAD", b"PWAD"):
         return disassemble(data)
-    lumps = behavior_lumps(data)
-    if not lumps:
-        raise ValueError(f"{os.fspath(path)}: the WAD has no BEHAVIOR lump")
-    return "\n".join(f"==== {map_name} BEHAVIOR ====\n{disassemble(lump)}" for map_name, lump in lumps)
+    sections = [(f"{map_name} BEHAVIOR", lump) for map_name, lump in behavior_lumps(data)]
+    sections += [(f"library {name}", lump) for name, lump in library_lumps(data)]
+    if not sections:
+        raise ValueError(f"{os.fspath(path)}: the WAD has no BEHAVIOR lump and no ACS library")
+    return "\n".join(f"==== {title} ====\n{disassemble(lump)}" for title, lump in sections)

@@ -6,14 +6,18 @@ import bisect
 
 
 class Source:
-    """One source text with its name; turns character offsets into line, column and line text."""
+    """One source text with its name; turns character offsets into line, column and line text.
 
-    __slots__ = ("name", "text", "_line_starts")
+    ``token_offsets`` caches where its tokens start (the lexer fills it in when a message first needs it).
+    """
+
+    __slots__ = ("name", "text", "_line_starts", "token_offsets")
 
     def __init__(self, name: str, text: str):
         self.name = name
         self.text = text
         self._line_starts: list[int] | None = None
+        self.token_offsets: list[int] | None = None
 
     def locate(self, offset: int) -> tuple[int, int, str]:
         """(1-based line, 1-based column, text of that line) for a character offset."""

@@ -1,7 +1,12 @@
-"""Regex-driven tokenizer for ACS source: identifiers, keywords, numbers as acc reads them, strings, operators."""
+"""Tokenizer for ACS source: identifiers, keywords, numbers as acc reads them, strings, operators.
+
+Tokens are kept as parallel lists (kind, value, text) rather than one object each, which is what makes large
+files lex quickly; where a token stands in the source is worked out only when a message needs it.
+"""
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 
@@ -16,50 +21,65 @@ KEYWORDS = frozenset(
     libdefine bool net clientside disconnect event unloading static strparam strcpy region endregion kill
     reopen morphactor""".split()
 )
+OPERATORS = ("<<= >>= ++ -- += -= *= /= %= &= |= ^= == != <= >= << >> && || - + * / % = < > ! & | ^ ~ ( ) [ ] "
+             "{ } ? : ; , . # @").split()
 
+# One match per token: the spaces and comments before it are skipped inside the match, so findall hands back
+# just the tokens' texts. A comment left open runs to the end of the file, as in acc. A lone '"' or "'" is an
+# unterminated string or character constant; DEL ends the text for acc; the empty match at the very end is
+# the end of file.
 _TOKEN_RE = re.compile(
-    r"""
-     (?P<space>[\x00-\x20]+)
-    |(?P<linecomment>//[^\n]*)
-    |(?P<blockcomment>/\*.*?\*/)
-    |(?P<badcomment>/\*)
-    |(?P<ident>[A-Za-z_][A-Za-z0-9_]*)
-    |(?P<hex>0[xX][0-9A-Fa-f]*)
-    |(?P<fixed>[0-9]+\.[0-9]*)
-    |(?P<radix>[0-9]+_[0-9A-Za-z]*)
-    |(?P<int>[0-9]+)
-    |(?P<string>"(?:[^"\\\x7f]|\\[^\x7f])*")
-    |(?P<char>'(?:\\(?:[0-7]{1,3}|[xX][0-9A-Fa-f]+|[abtvnfr'"\\])|[^'\\\x7f])')
-    |(?P<op><<=|>>=|\+\+|--|\+=|-=|\*=|/=|%=|&=|\|=|\^=|==|!=|<=|>=|<<|>>|&&|\|\||[-+*/%=<>!&|^~()\[\]{}?:;,.\#@])
-    |(?P<eof>\x7f)
-    |(?P<badstring>")
-    |(?P<badchar>')
-    |(?P<bad>.)
-    """,
+    r"""[\x00-\x20]*(?:(?://[^\n]*|/\*.*?(?:\*/|\Z))[\x00-\x20]*)*
+    ( [A-Za-z_][A-Za-z0-9_]*
+    | 0[xX][0-9A-Fa-f]* | [0-9]+\.[0-9]* | [0-9]+_[0-9A-Za-z]* | [0-9]+
+    | "(?:[^"\\\x7f]|\\[^\x7f])*"
+    | '(?:\\(?:[0-7]{1,3}|[xX][0-9A-Fa-f]+|[abtvnfr'"\\])|[^'\\\x7f])'
+    | <<= | >>= | \+\+ | -- | \+= | -= | \*= | /= | %= | &= | \|= | \^= | == | != | <= | >= | << | >> | && | \|\|
+    | [-+*/%=<>!&|^~()\[\]{}?:;,.\#@]
+    | . | \Z )""",
     re.VERBOSE | re.DOTALL,
 )
-
+# Kind of every token whose lower-cased text alone decides it; the rest are names, numbers and strings.
+_FIXED_KINDS = {**{word: word for word in KEYWORDS}, **{op: op for op in OPERATORS}, "": "eof", "\x7f": "eof"}
+_NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+_DIGITS = frozenset("0123456789")
 _CHAR_ESCAPES = {"a": 7, "b": 8, "t": 9, "v": 11, "n": 10, "f": 12, "r": 13, "'": 39, "\\": 92, '"': 34}
 _CONTROL_TO_SPACE = {i: " " for i in range(32)}
 
 
-class Token:
-    """One token: ``kind`` is a keyword, an operator's text, or one of ident/number/string/eof."""
+class Tokens:
+    """A token stream: ``kinds[i]`` (a keyword, an operator's text, or ident/number/string/builtin/import/eof),
+    ``values[i]`` (lower-cased name, int, string body, or an include's payload) and ``texts[i]`` (as written).
 
-    __slots__ = ("kind", "value", "text", "offset", "source")
+    ``segments`` say which source each stretch of tokens came from: (first index here, source, index of that
+    token among the source's own tokens), in order. ``error(i, message)`` and ``line(i)`` find the spot.
+    """
 
-    def __init__(self, kind: str, value, text: str, offset: int, source: Source):
-        self.kind = kind
-        self.value = value  # lower-cased name, int, or string body
-        self.text = text  # the characters as written
-        self.offset = offset
-        self.source = source
+    __slots__ = ("kinds", "values", "texts", "segments")
 
-    def error(self, message: str) -> AcsError:
-        return AcsError(message, self.source, self.offset)
+    def __init__(self, kinds: list, values: list, texts: list, segments: list):
+        self.kinds, self.values, self.texts, self.segments = kinds, values, texts, segments
 
-    def __repr__(self) -> str:
-        return f"Token({self.kind!r}, {self.value!r})"
+    def position(self, at: int) -> tuple[Source, int]:
+        """(source, character offset) of token ``at``."""
+        segment = bisect.bisect_right(self.segments, at, key=_segment_start) - 1
+        first, source, local = self.segments[segment]
+        return source, token_offsets(source)[local + at - first]
+
+    def error(self, at: int, message: str) -> AcsError:
+        source, offset = self.position(at)
+        return AcsError(message, source, offset)
+
+    def line(self, at: int) -> int:
+        source, offset = self.position(at)
+        return source.locate(offset)[0]
+
+    def __len__(self) -> int:
+        return len(self.kinds)
+
+
+def _segment_start(segment) -> int:
+    return segment[0]
 
 
 def wrap32(value: int) -> int:
@@ -82,16 +102,84 @@ def fixed_value(text: str) -> int:
     return wrap32((whole << 16) + fraction)
 
 
-def _radix_value(text: str, token_source: Source, offset: int) -> int:
+def tokenize(source: Source) -> Tokens:
+    """All tokens of one source text, ending with an ``eof`` token (at the end, or at a DEL character)."""
+    texts = _TOKEN_RE.findall(source.text)
+    if len(texts) > 1 and texts[-2] == "":
+        texts.pop()  # trailing space ends in an empty match, and the very end in another
+    kind_of: dict[str, str] = {}
+    value_of: dict[str, object] = {}
+    problems: list[tuple[str, AcsError | None]] = []
+    for text in set(texts):  # each distinct spelling is classified (and its value worked out) once
+        lowered = text.lower()
+        kind = _FIXED_KINDS.get(lowered)
+        first = text[:1]
+        value = lowered
+        if kind is not None:
+            value = None if kind == "eof" else lowered
+        elif first in _NAME_START:
+            kind = "ident"
+        elif first in _DIGITS or (first == "'" and len(text) > 1):
+            kind = "number"
+            try:
+                value = _number(text, source, texts)
+            except AcsError as error:
+                problems.append((text, error))
+        elif first == '"' and len(text) > 1:
+            kind = "string"
+            value = text[1:-1].translate(_CONTROL_TO_SPACE)  # acc reads control characters as spaces
+        else:
+            problems.append((text, None))
+        kind_of[text] = kind
+        value_of[text] = value
+    if "\x7f" in kind_of:  # DEL: acc stops reading there
+        del texts[texts.index("\x7f") + 1:]
+    if problems:
+        _raise_first(problems, texts, source)
+    return Tokens(list(map(kind_of.__getitem__, texts)), list(map(value_of.__getitem__, texts)), texts,
+                  [(0, source, 0)])
+
+
+def _raise_first(problems: list[tuple[str, AcsError | None]], texts: list[str], source: Source) -> None:
+    """Raise the error of the first token (in the text, before any DEL) that is no token."""
+    found = [(texts.index(text), text, error) for text, error in problems if text in texts]
+    if found:
+        at, text, error = min(found, key=lambda item: item[0])
+        raise error or AcsError(_bad_token_message(text), source, token_offsets(source)[at])
+
+
+def token_offsets(source: Source) -> list[int]:
+    """Where each token of ``source`` starts, in tokenize's order (worked out once, when first needed)."""
+    offsets = source.token_offsets
+    if offsets is None:
+        offsets = source.token_offsets = [match.start(1) for match in _TOKEN_RE.finditer(source.text)]
+    return offsets
+
+
+def _number(text: str, source: Source, texts: list[str]) -> int:
+    """The value of a number or character constant (``texts``: the source's tokens, to place an error)."""
+    if text[0] == "'":
+        return _char_value(text[1:-1])
+    if "." in text:
+        return fixed_value(text)
+    if text[1:2] in ("x", "X"):
+        return wrap32(int(text[2:] or "0", 16))
+    if "_" in text:
+        return _radix_value(text, source, texts.index(text))
+    return wrap32(int(text))
+
+
+def _radix_value(text: str, token_source: Source, index: int) -> int:
     base_text, _, digits = text.partition("_")
     base = int(base_text)
     if not 2 <= base <= 36:
-        raise AcsError(f"radix {base} is out of range (2 to 36)", token_source, offset)
+        raise AcsError(f"radix {base} is out of range (2 to 36)", token_source, token_offsets(token_source)[index])
     value = 0
     for i, ch in enumerate(digits):
         digit = int(ch, 36)
         if digit >= base:
-            raise AcsError(f"digit '{ch}' is not valid in base {base}", token_source, offset + len(base_text) + 1 + i)
+            offset = token_offsets(token_source)[index] + len(base_text) + 1 + i
+            raise AcsError(f"digit '{ch}' is not valid in base {base}", token_source, offset)
         value = value * base + digit
     return wrap32(value)
 
@@ -107,49 +195,9 @@ def _char_value(body: str) -> int:
     return _CHAR_ESCAPES[rest]
 
 
-def tokenize(source: Source) -> list[Token]:
-    """All tokens of one source text, ending with an ``eof`` token."""
-    text = source.text
-    tokens: list[Token] = []
-    append = tokens.append
-    for match in _TOKEN_RE.finditer(text):
-        group = match.lastgroup
-        start = match.start()
-        lexeme = match.group()
-        if group == "space" or group == "linecomment" or group == "blockcomment":
-            continue
-        if group == "ident":
-            name = lexeme.lower()
-            append(Token(name if name in KEYWORDS else "ident", name, lexeme, start, source))
-        elif group == "op":
-            append(Token(lexeme, lexeme, lexeme, start, source))
-        elif group == "int":
-            append(Token("number", wrap32(int(lexeme)), lexeme, start, source))
-        elif group == "string":
-            # acc turns every control character, even inside a string, into a space.
-            append(Token("string", lexeme[1:-1].translate(_CONTROL_TO_SPACE), lexeme, start, source))
-        elif group == "fixed":
-            append(Token("number", fixed_value(lexeme), lexeme, start, source))
-        elif group == "hex":
-            append(Token("number", wrap32(int(lexeme[2:] or "0", 16)), lexeme, start, source))
-        elif group == "radix":
-            append(Token("number", _radix_value(lexeme, source, start), lexeme, start, source))
-        elif group == "char":
-            append(Token("number", _char_value(lexeme[1:-1]), lexeme, start, source))
-        elif group == "eof":
-            break  # acc stops reading at a DEL character
-        else:
-            raise AcsError(_bad_token_message(group, lexeme), source, start)
-    stop = text.find("\x7f")
-    tokens.append(Token("eof", None, "", len(text) if stop < 0 else stop, source))
-    return tokens
-
-
-def _bad_token_message(group: str, lexeme: str) -> str:
-    if group == "badstring":
+def _bad_token_message(text: str) -> str:
+    if text == '"':
         return "unterminated string (a '\"' is missing)"
-    if group == "badcomment":
-        return "unterminated comment ('/*' without '*/')"
-    if group == "badchar":
+    if text == "'":
         return "bad character constant (write one character between single quotes, e.g. 'A' or '\\n')"
-    return f"unexpected character {lexeme!r} in script text"
+    return f"unexpected character {text!r} in script text"

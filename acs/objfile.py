@@ -1,4 +1,5 @@
-"""Object writer: appends the chunks (SPTR, FUNC, STRL, MINI, ARAY...) after the code, as acc 1.58 lays them out."""
+"""Object writer: appends the chunks (SPTR, FUNC, STRL, MINI, ARAY, and a library's MEXP, an importer's MIMP,
+AIMP, LOAD...) after the code, as acc 1.58 lays them out."""
 
 from __future__ import annotations
 
@@ -31,18 +32,37 @@ class FunctionInfo:
 
 
 @dataclass
+class MapVariable:
+    """One map variable of the object: its name (None for a ``static`` local, which no other object sees),
+    whether another library defines it (``imported``), its initial value (scalars), its element count and
+    initial elements (arrays; ``size`` 0 for a scalar), and whether a string went into its initial value (a
+    library records those in MSTR/ASTR, so the engine can tag them with the library)."""
+
+    name: str | None
+    imported: bool = False
+    value: int = 0
+    size: int = 0
+    elements: dict[int, int] | None = None
+    has_string: bool = False
+
+
+@dataclass
 class Module:
-    """Everything the writer needs: the emitter holding the code, and the tables the checker built."""
+    """Everything the writer needs: the emitter holding the code, and the tables the checker built.
+
+    An imported function is a FunctionInfo with address 0 (the engine finds it by name in the libraries that
+    ``imports`` names); ``library`` marks the object as a library (ALIB; its map variables' names in MEXP).
+    """
 
     code: object  # codegen.Emitter: .buf (bytearray starting with the 8-byte header) and .compact
     scripts: list[ScriptInfo]
     functions: list[FunctionInfo]
     strings: list[str]
     script_names: list[str]
-    map_values: list[int]  # initial value of every map variable (0 for arrays)
+    map_variables: list[MapVariable]
     map_values_given: bool  # some scalar map variable had an initializer (acc then considers MINI)
-    arrays: dict[int, int]  # map variable index -> element count
-    array_values: dict[int, dict[int, int]]  # map variable index -> {element: initial value}
+    imports: list[str] = field(default_factory=list)
+    library: bool = False
     wadauthor: bool = True
     encrypt_strings: bool = False
 
@@ -93,8 +113,8 @@ def write_object(module: Module) -> bytes:
 
 
 def _needs_new_format(module: Module) -> bool:
-    return bool(module.functions or module.script_names or module.map_values_given or module.arrays
-                or module.encrypt_strings
+    return bool(module.functions or module.script_names or module.map_values_given or module.imports
+                or any(var.size for var in module.map_variables) or module.encrypt_strings
                 or any(s.flags or not 0 <= s.number < 1000 for s in module.scripts)
                 # Hexen's layout has no SVCT, so the engine would give the script 20 locals only.
                 or any(s.var_count > DEFAULT_SCRIPT_VARIABLES for s in module.scripts)
@@ -136,13 +156,23 @@ def _close_new(writer: _Writer, module: Module, compact: bool) -> None:
     if module.strings:
         _string_table(writer, module.strings, module.encrypt_strings)
     if module.map_values_given:
-        _map_initializers(writer, module.map_values)
-    _array_chunks(writer, module)
+        _map_initializers(writer, [var.value for var in module.map_variables])
+    if module.library:
+        _library_chunks(writer, module.map_variables)
+    _import_chunks(writer, module)
+    if module.library:
+        writer.raw(b"ALIB\0\0\0\0")  # empty: its presence marks a library
+    if module.imports:
+        names = b"".join(encode_string(name) + b"\0" for name in module.imports)
+        start = writer.begin_chunk(b"LOAD")
+        writer.raw(names)
+        writer.end_chunk(start)
     writer.u32(chunk_start)
     writer.raw(b"ACSe" if compact else b"ACSE")
     struct.pack_into("<I", writer.buf, 4, len(writer.buf))
-    if module.wadauthor:
-        # A Hexen-style directory of dummy scripts keeps old map editors from rejecting the lump.
+    if module.wadauthor and not module.library:
+        # A Hexen-style directory of dummy scripts keeps old map editors from rejecting the lump (acc leaves
+        # it empty in a library, whose scripts no map editor looks for, but still writes the dummies).
         step = 4
         writer.u32(len(dummies))
         for i, script in enumerate(dummies):
@@ -194,8 +224,9 @@ def _function_chunks(writer: _Writer, functions: list[FunctionInfo]) -> None:
             _local_arrays(writer, b"FARY", number, fn.array_sizes)
 
 
-def _name_list(writer: _Writer, tag: bytes, names: list[bytes]) -> None:
-    """SNAM/FNAM: count, offsets from the payload's start, then the NUL-terminated names."""
+def _name_list(writer: _Writer, tag: bytes, names: list[bytes | None]) -> None:
+    """SNAM/FNAM/MEXP: count, offsets from the payload's start, then the NUL-terminated names (a None name
+    has offset 0 and no text)."""
     if not names:
         return
     start = writer.begin_chunk(tag)
@@ -213,15 +244,18 @@ def _string_table(writer: _Writer, strings: list[str], encrypt: bool) -> None:
     writer.end_chunk(start)
 
 
-def _dump_strings(writer: _Writer, start: int, strings: list[bytes], encrypt: bool) -> None:
+def _dump_strings(writer: _Writer, start: int, strings: list[bytes | None], encrypt: bool) -> None:
     offset = len(writer.buf) - start + 4 * len(strings)
     offsets = []
     for data in strings:
-        offsets.append(offset)
-        offset += len(data) + 1
+        offsets.append(offset if data is not None else 0)
+        if data is not None:
+            offset += len(data) + 1
     for value in offsets:
         writer.u32(value)
     for value, data in zip(offsets, strings):
+        if data is None:
+            continue
         data += b"\0"
         if encrypt:
             key = (value * 157135) & 0xFF
@@ -242,15 +276,42 @@ def _map_initializers(writer: _Writer, values: list[int]) -> None:
     writer.end_chunk(start)
 
 
-def _array_chunks(writer: _Writer, module: Module) -> None:
-    _record_chunk(writer, b"ARAY", "<II", sorted(module.arrays.items()))
-    for index in sorted(module.array_values):
-        values = module.array_values[index]
-        size = module.arrays[index]
-        start = writer.begin_chunk(b"AINI")
-        writer.u32(index)
-        elements = bytearray(4 * size)
-        for offset, value in values.items():
-            struct.pack_into("<I", elements, 4 * offset, value & 0xFFFFFFFF)
-        writer.raw(bytes(elements))
+def _library_chunks(writer: _Writer, variables: list[MapVariable]) -> None:
+    """A library's MSTR and ASTR (map variables and arrays initialized with strings) and MEXP (the names of
+    its map variables, by number: what importers look up)."""
+    _record_chunk(writer, b"MSTR", "<I", [(i,) for i, var in enumerate(variables) if var.has_string and not var.size])
+    _record_chunk(writer, b"ASTR", "<I", [(i,) for i, var in enumerate(variables) if var.has_string and var.size])
+    if variables:
+        _name_list(writer, b"MEXP", [None if var.imported or var.name is None else encode_string(var.name)
+                                     for var in variables])
+
+
+def _import_chunks(writer: _Writer, module: Module) -> None:
+    """MIMP (imported map variables), ARAY and AINI (this object's arrays), AIMP (imported arrays)."""
+    variables = module.map_variables
+    scalars = b"".join(struct.pack("<I", i) + encode_string(var.name) + b"\0"
+                       for i, var in enumerate(variables) if var.imported and not var.size)
+    if scalars:
+        start = writer.begin_chunk(b"MIMP")
+        writer.raw(scalars)
+        writer.end_chunk(start)
+    _record_chunk(writer, b"ARAY", "<II", [(i, var.size) for i, var in enumerate(variables)
+                                           if var.size and not var.imported])
+    for index, var in enumerate(variables):
+        if var.elements and any(var.elements.values()):
+            start = writer.begin_chunk(b"AINI")
+            writer.u32(index)
+            elements = bytearray(4 * var.size)
+            for offset, value in var.elements.items():
+                struct.pack_into("<I", elements, 4 * offset, value & 0xFFFFFFFF)
+            writer.raw(bytes(elements))
+            writer.end_chunk(start)
+    arrays = [(i, var) for i, var in enumerate(variables) if var.imported and var.size]
+    if arrays:
+        start = writer.begin_chunk(b"AIMP")
+        writer.u32(len(arrays))
+        for index, var in arrays:
+            writer.u32(index)
+            writer.u32(var.size)
+            writer.raw(encode_string(var.name) + b"\0")
         writer.end_chunk(start)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from . import ast
 from .format import SCRIPT_FLAGS, SCRIPT_TYPES, UNSUPPORTED_SCRIPT_TYPES
-from .lexer import Token
+from .lexer import Tokens
 
 # Binary operators by precedence, loosest first (acc's parse.c levels B to K; the ternary is level A).
 _BINARY_LEVELS = (("||",), ("&&",), ("|",), ("^",), ("&",), ("==", "!="), ("<", "<=", ">", ">="),
@@ -16,58 +16,81 @@ _SCRIPT_TYPE_WORDS = frozenset(SCRIPT_TYPES).union(UNSUPPORTED_SCRIPT_TYPES) - {
 VAR_TYPES = ("int", "str", "bool")
 PRINT_KINDS = frozenset("sldicnfkbxa")
 MAX_NESTING = 200  # statements and parenthesised expressions; keeps every pass well inside Python's stack
+_DIRECTIVES = "#define, #libdefine, #include, #import, #library, #nocompact, #wadauthor, #nowadauthor, " \
+              "#encryptstrings, #region, #endregion"
 
 
-def parse(tokens: list[Token]) -> ast.Program:
+def parse(tokens: Tokens) -> ast.Program:
+    """The syntax tree of a token stream (preprocess's output)."""
     return Parser(tokens).program()
 
 
 class Parser:
-    def __init__(self, tokens: list[Token]):
+    """Holds the token stream and the position in it; ``program()`` returns the file's ast.Program.
+
+    With ``importing`` it reads a library the way acc's #import does: declarations only, skipping function
+    bodies, scripts, special declarations and the initial values of map variables (arrays' are read).
+    """
+
+    def __init__(self, tokens: Tokens, importing: bool = False):
         self.tokens = tokens
+        self.kinds = tokens.kinds
+        self.values = tokens.values
+        self.texts = tokens.texts
+        self.last = len(self.kinds) - 1  # the eof token
         self.pos = 0
-        self.tok = tokens[0]
+        self.kind = self.kinds[0]
+        self.importing = importing
         self.nesting = 0
         self.names_only = False  # a script number: NAME ( is a constant then the argument list
 
     # ---- token helpers -------------------------------------------------------------------------
 
-    def advance(self) -> Token:
-        tok = self.tok
-        if tok.kind != "eof":
-            self.pos += 1
-            self.tok = self.tokens[self.pos]
-        return tok
+    def advance(self) -> int:
+        """Step past the current token; returns its index."""
+        at = self.pos
+        if at < self.last:
+            self.pos = at + 1
+            self.kind = self.kinds[at + 1]
+        return at
 
-    def peek(self, ahead: int = 1) -> Token:
-        return self.tokens[min(self.pos + ahead, len(self.tokens) - 1)]
+    def peek(self, ahead: int = 1) -> str:
+        return self.kinds[min(self.pos + ahead, self.last)]
 
-    def accept(self, kind: str) -> Token | None:
-        if self.tok.kind == kind:
-            return self.advance()
-        return None
+    def accept(self, kind: str) -> bool:
+        if self.kind == kind:
+            at = self.pos + 1      # not eof (nothing accepts eof), so there is a next token
+            self.pos = at
+            self.kind = self.kinds[at]
+            return True
+        return False
 
-    def expect(self, kind: str, what: str | None = None) -> Token:
-        if self.tok.kind == kind:
-            return self.advance()
+    def expect(self, kind: str, what: str | None = None) -> int:
+        at = self.pos
+        if self.kind == kind:
+            self.pos = at + 1      # as in accept: the expected token is never eof
+            self.kind = self.kinds[at + 1]
+            return at
         raise self.unexpected(what or f"'{kind}'")
 
-    def unexpected(self, wanted: str):
-        tok = self.tok
-        found = "end of file" if tok.kind == "eof" else f"'{tok.text}'"
-        return tok.error(f"expected {wanted}, found {found}")
+    def error(self, at: int, message: str):
+        return self.tokens.error(at, message)
 
-    def ident(self, what: str = "a name") -> Token:
-        if self.tok.kind == "ident":
+    def unexpected(self, wanted: str):
+        found = "end of file" if self.kind == "eof" else f"'{self.texts[self.pos]}'"
+        return self.error(self.pos, f"expected {wanted}, found {found}")
+
+    def ident(self, what: str = "a name") -> int:
+        if self.kind == "ident":
             return self.advance()
-        if self.tok.kind not in ("eof", "number", "string") and self.tok.text[:1].isalpha():
-            raise self.tok.error(f"'{self.tok.text}' is a reserved word and cannot be used as {what}")
+        if self.kind not in ("eof", "number", "string") and self.texts[self.pos][:1].isalpha():
+            raise self.error(self.pos, f"'{self.texts[self.pos]}' is a reserved word and cannot be used as {what}")
         raise self.unexpected(what)
 
-    def enter(self, tok: Token) -> None:
+    def enter(self, at: int) -> None:
         self.nesting += 1
         if self.nesting > MAX_NESTING:
-            raise tok.error(f"nested more than {MAX_NESTING} levels deep")
+            raise self.error(at, f"nested more than {MAX_NESTING} levels deep")
 
     def leave(self) -> None:
         self.nesting -= 1
@@ -75,229 +98,288 @@ class Parser:
     # ---- top level -----------------------------------------------------------------------------
 
     def program(self) -> ast.Program:
-        first = self.tok
+        first = self.pos
         items: list[ast.Node] = []
-        while self.tok.kind != "eof":
-            kind = self.tok.kind
+        append = items.append
+        while self.kind != "eof":
+            kind = self.kind
             if kind == "script":
-                items.append(self.script())
+                if self.importing:
+                    self.skip_script()
+                else:
+                    append(self.script())
             elif kind == "function":
-                items.append(self.function())
+                append(self.function())
             elif kind in VAR_TYPES:
-                tok = self.advance()
-                items.append(ast.MapVarDecl(tok, kind, self.declarators(tok, allow_code=False)))
+                at = self.advance()
+                append(ast.MapVarDecl(at, kind, self.declarators(allow_code=False)))
             elif kind in ("world", "global"):
-                items.append(self.world_declaration())
+                append(self.world_declaration())
             elif kind == "special":
-                items.extend(self.special_declaration())
+                if self.importing:
+                    self.skip_past(";")
+                else:
+                    items.extend(self.special_declaration())
             elif kind == "#":
                 item = self.directive()
                 if item is not None:
-                    items.append(item)
+                    append(item)
             elif kind == "builtin":
-                tok = self.advance()
-                items.append(ast.Directive(tok, "include", tok.value))
+                at = self.advance()
+                append(ast.Directive(at, "include", self.values[at]))
+            elif kind == "import":
+                append(self.library_import())
             elif kind == ";":
                 self.advance()
             else:
                 raise self.unexpected("a script, a function or a declaration")
-        return ast.Program(first, items)
+        return ast.Program(first, items, self.tokens)
 
     def directive(self) -> ast.Node | None:
-        hash_tok = self.advance()
-        tok = self.tok
-        kind = tok.kind
+        hash_at = self.advance()
+        at = self.pos
+        kind = self.kind
         if kind in ("define", "libdefine"):
             self.advance()
             name = self.ident("a constant name")
-            return ast.Define(name, self.expression())
+            return ast.Define(name, self.values[name], self.expression(), exported=kind == "libdefine")
         if kind in ("nocompact", "wadauthor", "nowadauthor", "encryptstrings"):
             self.advance()
-            return ast.Directive(tok, kind)
+            return ast.Directive(at, kind)
+        if kind == "library":
+            self.advance()
+            name = self.expect("string", "the library's name in double quotes")
+            return ast.Directive(at, "library", self.values[name])
         if kind in ("region", "endregion"):
             self.advance()
-            self.skip_line(tok)
+            self.skip_line(at)
             return None
-        raise hash_tok.error(f"unknown directive '#{tok.text}' (known: #define, #libdefine, #include, "
-                             "#nocompact, #wadauthor, #nowadauthor, #encryptstrings, #region, #endregion)")
+        raise self.error(hash_at, f"unknown directive '#{self.texts[at]}' (known: {_DIRECTIVES})")
 
-    def skip_line(self, tok: Token) -> None:
-        text = tok.source.text
-        line_end = text.find("\n", tok.offset)
-        while self.tok.kind != "eof" and self.tok.source is tok.source and 0 <= line_end and \
-                self.tok.offset < line_end:
+    def library_import(self) -> ast.Import:
+        at = self.advance()
+        imported = self.values[at]
+        return ast.Import(at, imported.path, Parser(imported.tokens, importing=True).program())
+
+    def skip_line(self, at: int) -> None:
+        """Skip the tokens on the rest of the line of token ``at`` (in its own file)."""
+        source, offset = self.tokens.position(at)
+        line_end = source.text.find("\n", offset)
+        if line_end < 0:
+            line_end = len(source.text)
+        while self.kind != "eof":
+            here, where = self.tokens.position(self.pos)
+            if here is not source or where >= line_end:
+                return
             self.advance()
 
+    def skip_past(self, kind: str) -> None:
+        while self.kind != kind and self.kind != "eof":
+            self.advance()
+        self.advance()
+
+    def skip_braces(self) -> int:
+        """acc's SkipBraceBlock: on to the first '{', then past its matching '}'; returns that '}'."""
+        while self.kind != "{":
+            if self.kind == "eof":
+                raise self.unexpected("'{'")
+            self.advance()
+        depth = 0
+        while True:
+            if self.kind == "{":
+                depth += 1
+            elif self.kind == "}":
+                depth -= 1
+                if depth == 0:
+                    return self.advance()
+            elif self.kind == "eof":
+                raise self.unexpected("'}'")
+            self.advance()
+
+    def skip_script(self) -> None:
+        """A script in a library being imported: acc skips it whole, number and all."""
+        self.advance()
+        self.skip_braces()
+
     def script(self) -> ast.ScriptDef:
-        tok = self.advance()
+        at = self.advance()
         number: ast.Expr | None = None
         name: str | None = None
-        explicit_zero = self.tok.kind == "<<"
+        explicit_zero = self.kind == "<<"
         if explicit_zero:
             self.advance()
             zero = self.expect("number", "0 in <<0>>")
-            if zero.value != 0:
-                raise zero.error("only script 0 is written as <<0>>")
+            if self.values[zero] != 0:
+                raise self.error(zero, "only script 0 is written as <<0>>")
             self.expect(">>", "'>>' closing <<0>>")
             number = ast.Number(zero, 0)
-        elif self.tok.kind == "string":
-            name_tok = self.advance()
-            name = name_tok.value
-            number = None
+        elif self.kind == "string":
+            name_at = self.advance()
+            name = self.values[name_at]
             if name.lower() == "none":
-                raise name_tok.error('a script cannot be named "None"')
+                raise self.error(name_at, 'a script cannot be named "None"')
         else:
             self.names_only = True
             number = self.expression()
             self.names_only = False
         params: list[ast.Param] = []
         kind = "closed"
-        if self.accept("("):
+        parenthesized = self.accept("(")
+        if parenthesized:
             if not self.accept("void"):
                 params = self.parameters(allow_array=False)
             self.expect(")")
-        if self.tok.kind in _SCRIPT_TYPE_WORDS:
-            kind = self.advance().kind
+        if self.kind in _SCRIPT_TYPE_WORDS:
+            kind = self.kind
+            self.advance()
         flags = 0
         for word, bit in SCRIPT_FLAGS.items():
             if self.accept(word):
                 flags |= bit
-        self.enter(tok)
+        self.enter(at)
         body = self.statement()
         self.leave()
-        end = self.tokens[self.pos - 1]
-        script = ast.ScriptDef(tok, number, name, params, kind, flags, body, end)
-        script.explicit_zero = explicit_zero
-        return script
+        return ast.ScriptDef(at, number, name, params, kind, flags, body, self.pos - 1, explicit_zero, parenthesized)
 
     def parameters(self, allow_array: bool) -> list[ast.Param]:
         params = []
         while True:
-            type_tok = self.tok
-            if type_tok.kind not in VAR_TYPES:
+            if self.kind not in VAR_TYPES:
                 raise self.unexpected("a parameter type (int, str or bool)")
+            type_ = self.kind
             self.advance()
-            type_ = type_tok.kind
-            if allow_array and self.tok.kind == "[":
-                raise self.tok.error("array parameters (int[] name) are not supported")
-            params.append(ast.Param(self.ident("a parameter name"), type_))
+            if allow_array and self.kind == "[":
+                raise self.error(self.pos, "array parameters (int[] name) are not supported")
+            name = self.ident("a parameter name")
+            params.append(ast.Param(name, type_, self.values[name]))
             if not self.accept(","):
                 return params
 
     def function(self) -> ast.FunctionDef:
         self.advance()  # "function"
-        if self.tok.kind not in ("void", "int", "str", "bool"):
+        if self.kind not in ("void", "int", "str", "bool"):
             raise self.unexpected("a return type (void, int, str or bool)")
-        return_type = self.advance().kind
+        return_type = self.kind
+        self.advance()
         name = self.ident("a function name")
         self.expect("(")
         params: list[ast.Param] = []
-        if not self.accept("void") and self.tok.kind != ")":
+        if not self.accept("void") and self.kind != ")":
             params = self.parameters(allow_array=True)
         self.expect(")")
+        if self.importing:
+            end = self.skip_braces()
+            return ast.FunctionDef(name, return_type, self.values[name], params, None, end)
         self.expect("{", "'{' to open the function body")
         body = []
-        while self.tok.kind != "}":
-            if self.tok.kind == "eof":
-                raise self.unexpected(f"'}}' to close function {name.text}")
+        while self.kind != "}":
+            if self.kind == "eof":
+                raise self.unexpected(f"'}}' to close function {self.texts[name]}")
             body.append(self.statement())
         end = self.advance()
-        return ast.FunctionDef(name, return_type, name.value, params, body, end)
+        return ast.FunctionDef(name, return_type, self.values[name], params, body, end)
 
-    def declarators(self, type_tok: Token, allow_code: bool) -> list[ast.Declarator]:
+    def declarators(self, allow_code: bool) -> list[ast.Declarator]:
         """The names of one declaration, through its ';'. Local (``allow_code``) initializers may be any expression."""
         items = []
         while True:
             name = self.ident("a variable name")
             dims = None
             init = None
-            if self.tok.kind == "[":
+            if self.kind == "[":
                 dims = []
-                while self.tok.kind == "[":
+                while self.kind == "[":
                     bracket = self.advance()
-                    if self.tok.kind == "]":
-                        raise bracket.error(f"array '{name.text}' needs a size here")
+                    if self.kind == "]":
+                        raise self.error(bracket, f"array '{self.texts[name]}' needs a size here")
                     dims.append(self.expression())
                     self.expect("]")
                 if self.accept("="):
-                    if self.tok.kind != "{":
+                    if self.kind != "{":
                         raise self.unexpected("'{' to start the array's initializer")
                     init = self.array_init()
             elif self.accept("="):
-                init = self.expression()
-            items.append(ast.Declarator(name, dims, init))
+                if self.importing:
+                    # acc does not read an imported map variable's initial value: it skips to ',' or ';'.
+                    while self.kind not in (",", ";", "eof"):
+                        self.advance()
+                else:
+                    init = self.expression()
+            items.append(ast.Declarator(name, self.values[name], dims, init))
             if not self.accept(","):
                 break
         self.expect(";", "';' after the declaration")
         return items
 
     def array_init(self) -> ast.ArrayInit:
-        tok = self.expect("{")
-        self.enter(tok)
+        at = self.expect("{")
+        self.enter(at)
         items: list = []
-        while self.tok.kind != "}":
-            if self.tok.kind == ",":
+        while self.kind != "}":
+            if self.kind == ",":
                 self.advance()
                 items.append(None)
                 continue
-            items.append(self.array_init() if self.tok.kind == "{" else self.expression())
-            if self.tok.kind != "}":
+            items.append(self.array_init() if self.kind == "{" else self.expression())
+            if self.kind != "}":
                 self.expect(",", "',' or '}' in the array initializer")
         self.advance()
         self.leave()
-        return ast.ArrayInit(tok, items)
+        return ast.ArrayInit(at, items)
 
     def world_declaration(self) -> ast.WorldVarDecl:
-        scope_tok = self.advance()
-        if self.tok.kind not in VAR_TYPES:
+        scope_at = self.advance()
+        scope = self.kinds[scope_at]
+        if self.kind not in VAR_TYPES:
             raise self.unexpected("a variable type (int, str or bool)")
-        type_ = self.advance().kind
+        type_ = self.kind
+        self.advance()
         variables = []
         while True:
             index = self.primary_constant("the variable's number")
-            self.expect(":", f"':' between the {scope_tok.kind} variable's number and its name")
+            self.expect(":", f"':' between the {scope} variable's number and its name")
             name = self.ident("a variable name")
             is_array = False
-            if self.tok.kind == "[":
+            if self.kind == "[":
                 self.advance()
-                if self.tok.kind != "]":
-                    raise self.tok.error(f"{scope_tok.kind} arrays take no size: write {name.text}[]")
+                if self.kind != "]":
+                    raise self.error(self.pos, f"{scope} arrays take no size: write {self.texts[name]}[]")
                 self.advance()
-                if self.tok.kind == "[":
-                    raise self.tok.error(f"{scope_tok.kind} arrays have one dimension")
+                if self.kind == "[":
+                    raise self.error(self.pos, f"{scope} arrays have one dimension")
                 is_array = True
-            variables.append(ast.WorldVar(name, index, is_array))
+            variables.append(ast.WorldVar(name, index, self.values[name], is_array))
             if not self.accept(","):
                 break
         self.expect(";", "';' after the declaration")
-        return ast.WorldVarDecl(scope_tok, scope_tok.kind, type_, variables)
+        return ast.WorldVarDecl(scope_at, scope, type_, variables)
 
     def primary_constant(self, what: str) -> ast.Expr:
-        tok = self.tok
-        if tok.kind == "number":
+        at = self.pos
+        if self.kind == "number":
             self.advance()
-            return ast.Number(tok, tok.value)
-        if tok.kind == "ident":
+            return ast.Number(at, self.values[at])
+        if self.kind == "ident":
             self.advance()
-            return ast.Name(tok)
+            return ast.Name(at, self.values[at])
         raise self.unexpected(what)
 
     def special_declaration(self) -> list[ast.SpecialDef]:
         self.advance()
         specials = []
         while True:
-            negative = self.accept("-") is not None
+            negative = self.accept("-")
             number = self.expect("number", "the special's number")
             self.expect(":")
             name = self.ident("the special's name")
             self.expect("(")
-            low = self.expect("number", "the special's argument count").value
+            low = self.values[self.expect("number", "the special's argument count")]
             high = low
             if self.accept(","):
-                high = self.expect("number", "the special's maximum argument count").value
+                high = self.values[self.expect("number", "the special's maximum argument count")]
             self.expect(")")
-            value = -number.value if negative else number.value
-            specials.append(ast.SpecialDef(name, value, low, high))
+            value = -self.values[number] if negative else self.values[number]
+            specials.append(ast.SpecialDef(name, self.values[name], value, low, high))
             if not self.accept(","):
                 break
         self.expect(";", "';' after the special declaration")
@@ -306,112 +388,115 @@ class Parser:
     # ---- statements ----------------------------------------------------------------------------
 
     def statement(self) -> ast.Stmt:
-        tok = self.tok
-        handler = self._STATEMENTS.get(tok.kind)
-        if handler is not None:
-            self.enter(tok)
-            result = handler(self)
-            self.leave()
-            return result
-        if tok.kind == "ident":
+        kind = self.kind
+        if kind == "ident":
             return self.simple_statement(";")
-        raise self.unexpected("a statement")
+        handler = self._STATEMENTS.get(kind)
+        if handler is None:
+            raise self.unexpected("a statement")
+        self.nesting += 1
+        if self.nesting > MAX_NESTING:
+            raise self.error(self.pos, f"nested more than {MAX_NESTING} levels deep")
+        result = handler(self)
+        self.nesting -= 1
+        return result
 
     def compound(self) -> ast.Compound:
-        tok = self.advance()
+        at = self.advance()
         body = []
-        while self.tok.kind != "}":
-            if self.tok.kind == "eof":
-                raise tok.error("this '{' is never closed")
-            body.append(self.statement())
+        append = body.append
+        statement = self.statement
+        while self.kind != "}":
+            if self.kind == "eof":
+                raise self.error(at, "this '{' is never closed")
+            append(statement())
         self.advance()
-        return ast.Compound(tok, body)
+        return ast.Compound(at, body)
 
     def empty(self) -> ast.Empty:
         return ast.Empty(self.advance())
 
     def local_declaration(self) -> ast.VarDecl:
-        tok = self.advance()
-        static = tok.kind == "static"
-        type_ = tok.kind
+        at = self.advance()
+        static = self.kinds[at] == "static"
+        type_ = self.kinds[at]
         if static:
-            if self.tok.kind not in VAR_TYPES:
+            if self.kind not in VAR_TYPES:
                 raise self.unexpected("a variable type after 'static'")
-            type_ = self.advance().kind
-        return ast.VarDecl(tok, type_, self.declarators(tok, allow_code=not static), static)
+            type_ = self.kind
+            self.advance()
+        return ast.VarDecl(at, type_, self.declarators(allow_code=not static), static)
 
-    def simple_statement(self, end: str) -> ast.Stmt:
+    def simple_statement(self, end: str = ";") -> ast.Stmt:
         """Assignments, ++/--, or a call, ended by ``end`` (';', or ')' for a for-loop's step)."""
-        tok = self.tok
-        if tok.kind == "ident" and self.peek().kind == "(":
+        at = self.pos
+        if self.kind == "ident" and self.kinds[at + 1] == "(":
             call = self.call()
             self.expect(end, f"'{end}' after the call")
-            return ast.ExprStatement(tok, call)
+            return ast.ExprStatement(at, call)
         items: list[ast.Stmt] = []
         while True:
             items.append(self.assignment())
             if not self.accept(","):
                 break
         self.expect(end, f"'{end}' after the statement")
-        return items[0] if len(items) == 1 else ast.StatementList(tok, items)
+        return items[0] if len(items) == 1 else ast.StatementList(at, items)
 
     def assignment(self) -> ast.Stmt:
-        tok = self.tok
-        if tok.kind in ("++", "--"):
+        at = self.pos
+        if self.kind in ("++", "--"):
+            op = self.kind
             self.advance()
-            return ast.IncDecStatement(tok, tok.kind, self.lvalue())
+            return ast.IncDecStatement(at, op, self.lvalue())
         target = self.lvalue()
-        op = self.tok
-        if op.kind in ("++", "--"):
+        op_at = self.pos
+        op = self.kind
+        if op in ("++", "--"):
             self.advance()
-            return ast.IncDecStatement(op, op.kind, target)
-        if op.kind not in _ASSIGN_OPS:
-            raise self.unexpected(f"an assignment operator after '{target.tok.text}'")
+            return ast.IncDecStatement(op_at, op, target)
+        if op not in _ASSIGN_OPS:
+            raise self.unexpected(f"an assignment operator after '{self.texts[target.at]}'")
         self.advance()
-        return ast.Assign(op, target, op.kind, self.expression())
+        return ast.Assign(op_at, target, op, self.expression())
 
     def lvalue(self) -> ast.Expr:
         name = self.ident("a variable")
-        return self.subscripts(ast.Name(name))
+        base = ast.Name(name, self.values[name])
+        return self.subscripts(base) if self.kind == "[" else base
 
     def subscripts(self, base: ast.Name) -> ast.Expr:
-        if self.tok.kind != "[":
-            return base
         indices = []
-        while self.tok.kind == "[":
+        while self.kind == "[":
             self.advance()
             indices.append(self.expression())
             self.expect("]")
-        return ast.Subscript(base.tok, base, indices)
-
-    def simple_statement_or_inc(self) -> ast.Stmt:
-        return self.simple_statement(";")
+        return ast.Subscript(base.at, base, indices)
 
     def print_statement(self) -> ast.Print:
-        tok = self.advance()
+        at = self.advance()
         self.expect("(")
         items = self.print_items()
         self.expect(")", "')' to end the print")
         self.expect(";")
-        return ast.Print(tok, tok.kind, items)
+        return ast.Print(at, self.kinds[at], items)
 
     def print_items(self) -> list[ast.PrintItem]:
         items = []
         while True:
-            kind_tok = self.tok
-            kind = kind_tok.text.lower() if kind_tok.kind == "ident" else ""
+            kind_at = self.pos
+            kind = self.values[kind_at] if self.kind == "ident" else ""
             if len(kind) != 1 or kind not in PRINT_KINDS:
                 raise self.unexpected("a print item such as s:\"text\", d:number or f:fixed "
                                       "(kinds: s l d i c n f k b x a)")
             self.advance()
-            self.expect(":", f"':' after the print kind '{kind_tok.text}'")
-            value = self.char_range(kind_tok) if kind == "a" else self.expression()
-            items.append(ast.PrintItem(kind_tok, kind, value))
+            self.expect(":", f"':' after the print kind '{self.texts[kind_at]}'")
+            value = self.char_range(kind_at) if kind == "a" else self.expression()
+            items.append(ast.PrintItem(kind_at, kind, value))
             if not self.accept(","):
                 return items
 
-    def char_range(self, tok: Token) -> ast.CharRange:
-        ranged = self.accept("(") is not None
+    def char_range(self, at: int) -> ast.CharRange:
+        ranged = self.accept("(")
         array = self.lvalue()
         start = length = None
         if ranged:
@@ -421,10 +506,10 @@ class Parser:
                     length = self.expression()
             self.expect(")")
             ranged = start is not None
-        return ast.CharRange(tok, array, start, length, ranged)
+        return ast.CharRange(at, array, start, length, ranged)
 
     def hudmessage(self) -> ast.HudMessage:
-        tok = self.advance()
+        at = self.advance()
         self.expect("(")
         items = self.print_items()
         self.expect(";", "';' between the HudMessage text and its type, id, color, x, y and hold time")
@@ -432,32 +517,30 @@ class Parser:
         while self.accept(","):
             args.append(self.expression())
         if len(args) < 6:
-            raise self.tok.error(f"HudMessage needs type, id, color, x, y and hold time after the ';' "
-                                 f"(got {len(args)} value{'s' if len(args) != 1 else ''})")
+            raise self.error(self.pos, f"HudMessage needs type, id, color, x, y and hold time after the ';' "
+                                       f"(got {len(args)} value{'s' if len(args) != 1 else ''})")
         self.expect(")")
         self.expect(";")
-        return ast.HudMessage(tok, tok.kind == "hudmessagebold", items, args)
+        return ast.HudMessage(at, self.kinds[at] == "hudmessagebold", items, args)
 
     def expr_statement(self) -> ast.ExprStatement:
-        tok = self.tok
+        at = self.pos
         expr = self.primary()
         self.expect(";")
-        return ast.ExprStatement(tok, expr)
+        return ast.ExprStatement(at, expr)
 
     def execute_wait(self) -> ast.ExecuteWait:
-        tok = self.advance()
-        call = self.call_arguments(tok, tok.value)
+        at = self.advance()
+        call = self.call_arguments(at, self.values[at])
         self.expect(";")
-        return ast.ExecuteWait(tok, call, tok.kind == "acs_namedexecutewait")
+        return ast.ExecuteWait(at, call, self.kinds[at] == "acs_namedexecutewait")
 
     def if_statement(self) -> ast.If:
-        tok = self.advance()
+        at = self.advance()
         cond = self.condition()
         then = self.statement()
-        other = None
-        if self.accept("else"):
-            other = self.statement()
-        return ast.If(tok, cond, then, other)
+        other = self.statement() if self.accept("else") else None
+        return ast.If(at, cond, then, other)
 
     def condition(self) -> ast.Expr:
         self.expect("(")
@@ -466,71 +549,72 @@ class Parser:
         return expr
 
     def while_statement(self) -> ast.While:
-        tok = self.advance()
+        at = self.advance()
         cond = self.condition()
-        return ast.While(tok, tok.kind == "until", cond, self.statement())
+        return ast.While(at, self.kinds[at] == "until", cond, self.statement())
 
     def do_statement(self) -> ast.DoWhile:
-        tok = self.advance()
+        at = self.advance()
         body = self.statement()
-        if self.tok.kind not in ("while", "until"):
+        if self.kind not in ("while", "until"):
             raise self.unexpected("'while' or 'until' after the do statement")
-        until = self.advance().kind == "until"
+        until = self.kind == "until"
+        self.advance()
         cond = self.condition()
         self.expect(";")
-        return ast.DoWhile(tok, until, body, cond)
+        return ast.DoWhile(at, until, body, cond)
 
     def for_statement(self) -> ast.For:
-        tok = self.advance()
+        at = self.advance()
         self.expect("(")
         init = None if self.accept(";") else self.statement()
-        cond = None if self.tok.kind == ";" else self.expression()
+        cond = None if self.kind == ";" else self.expression()
         self.expect(";", "';' after the for loop's condition")
         step = None if self.accept(")") else self.simple_statement(")")
-        return ast.For(tok, init, cond, step, self.statement())
+        return ast.For(at, init, cond, step, self.statement())
 
     def switch_statement(self) -> ast.Switch:
-        tok = self.advance()
+        at = self.advance()
         expr = self.condition()
-        return ast.Switch(tok, expr, self.statement())
+        return ast.Switch(at, expr, self.statement())
 
     def case_label(self) -> ast.Case:
-        tok = self.advance()
-        if tok.kind == "default":
+        at = self.advance()
+        if self.kinds[at] == "default":
             self.expect(":", "':' after default")
-            return ast.Case(tok, None)
+            return ast.Case(at, None)
         value = self.expression()
         self.expect(":", "':' after the case value")
-        return ast.Case(tok, value)
+        return ast.Case(at, value)
 
     def jump(self) -> ast.Jump:
-        tok = self.advance()
-        self.expect(";", f"';' after {tok.kind}")
-        return ast.Jump(tok, tok.kind)
+        at = self.advance()
+        self.expect(";", f"';' after {self.kinds[at]}")
+        return ast.Jump(at, self.kinds[at])
 
     def return_statement(self) -> ast.Return:
-        tok = self.advance()
-        value = None if self.tok.kind == ";" else self.expression()
+        at = self.advance()
+        value = None if self.kind == ";" else self.expression()
         self.expect(";", "';' after return")
-        return ast.Return(tok, value)
+        return ast.Return(at, value)
 
     def create_translation(self) -> ast.CreateTranslation:
-        tok = self.advance()
+        at = self.advance()
         self.expect("(")
         number = self.expression()
         ranges = []
         while self.accept(","):
-            range_tok = self.tok
+            range_at = self.pos
             operands = [self.expression()]
             self.expect(":", "':' in the translation's source range")
             operands.append(self.expression())
             self.expect("=", "'=' in the translation range")
-            if self.tok.kind in ("#", "@"):
-                raise self.tok.error("colourised (#) and tinted (@) translation ranges are not supported "
-                                     "by this engine")
+            if self.kind in ("#", "@"):
+                raise self.error(self.pos, "colourised (#) and tinted (@) translation ranges are not supported "
+                                           "by this engine")
             if self.accept("%"):
                 kind = "desat"
-            elif self.tok.kind == "[":
+            elif self.kind == "[":
                 kind = "rgb"
             else:
                 kind = "palette"
@@ -542,10 +626,10 @@ class Parser:
                 operands.extend(self.colour())
                 self.expect(":")
                 operands.extend(self.colour())
-            ranges.append(ast.TranslationRange(range_tok, kind, operands))
+            ranges.append(ast.TranslationRange(range_at, kind, operands))
         self.expect(")")
         self.expect(";")
-        return ast.CreateTranslation(tok, number, ranges)
+        return ast.CreateTranslation(at, number, ranges)
 
     def colour(self) -> list[ast.Expr]:
         self.expect("[", "'[' to start a colour")
@@ -557,16 +641,15 @@ class Parser:
         return parts
 
     def misplaced(self):
-        tok = self.tok
-        if tok.kind == "else":
-            raise tok.error("'else' without a matching 'if'")
-        raise tok.error(f"'{tok.text}' cannot start a statement")
+        if self.kind == "else":
+            raise self.error(self.pos, "'else' without a matching 'if'")
+        raise self.error(self.pos, f"'{self.texts[self.pos]}' cannot start a statement")
 
     _STATEMENTS = {
         "{": compound, ";": empty,
         "int": local_declaration, "str": local_declaration, "bool": local_declaration,
         "static": local_declaration,
-        "++": simple_statement_or_inc, "--": simple_statement_or_inc,
+        "++": simple_statement, "--": simple_statement,
         "print": print_statement, "printbold": print_statement, "log": print_statement,
         "hudmessage": hudmessage, "hudmessagebold": hudmessage,
         "strparam": expr_statement, "strcpy": expr_statement, "morphactor": expr_statement,
@@ -580,113 +663,125 @@ class Parser:
     # ---- expressions ---------------------------------------------------------------------------
 
     def expression(self) -> ast.Expr:
-        cond = self.binary(0)
-        tok = self.tok
-        if tok.kind != "?":
-            return cond
-        self.advance()
-        self.enter(tok)
+        left = self.unary()
+        if self.kind in _PRECEDENCE:
+            left = self.binary(left, 0)
+        if self.kind != "?":
+            return left
+        at = self.advance()
+        self.enter(at)
         then = self.expression()
         self.expect(":", "':' in the ?: expression")
         other = self.expression()
         self.leave()
-        return ast.Ternary(tok, cond, then, other)
+        return ast.Ternary(at, left, then, other)
 
-    def binary(self, min_level: int) -> ast.Expr:
-        """Precedence climbing over acc's levels: operators of one level associate to the left."""
-        left = self.unary()
+    def binary(self, left: ast.Expr, min_level: int) -> ast.Expr:
+        """Precedence climbing over acc's levels from the operand ``left``: operators of one level associate
+        to the left; a tighter operator after the right operand takes it as its own left operand."""
         precedence = _PRECEDENCE
-        while True:
-            level = precedence.get(self.tok.kind)
-            if level is None or level < min_level:
-                return left
-            op = self.advance()
-            left = ast.Binary(op, op.kind, left, self.binary(level + 1))
+        level = precedence.get(self.kind)
+        while level is not None and level >= min_level:
+            op = self.kind
+            at = self.advance()
+            right = self.unary()
+            tighter = precedence.get(self.kind)
+            if tighter is not None and tighter > level:
+                right = self.binary(right, level + 1)
+            left = ast.Binary(at, op, left, right)
+            level = precedence.get(self.kind)
+        return left
 
     def unary(self) -> ast.Expr:
-        tok = self.tok
-        if tok.kind in ("-", "!", "~", "+"):
-            self.advance()
-            self.enter(tok)
+        kind = self.kind
+        if kind in ("-", "!", "~", "+"):
+            at = self.advance()
+            self.enter(at)
             operand = self.unary()
             self.leave()
-            return operand if tok.kind == "+" else ast.Unary(tok, tok.kind, operand)
+            return operand if kind == "+" else ast.Unary(at, kind, operand)
         return self.primary()
 
     def primary(self) -> ast.Expr:
-        tok = self.tok
-        kind = tok.kind
+        at = self.pos
+        kind = self.kind
+        kinds = self.kinds
         if kind == "number":
-            self.advance()
-            return ast.Number(tok, tok.value)
+            self.pos = at + 1      # a number is never the last token: eof is
+            self.kind = kinds[at + 1]
+            return ast.Number(at, self.values[at])
+        if kind == "ident":
+            following = kinds[at + 1]
+            if following == "(" and not self.names_only:
+                return self.call()
+            self.pos = at + 1
+            self.kind = following
+            target = ast.Name(at, self.values[at])
+            if following == "[":
+                target = self.subscripts(target)
+            if self.kind in ("++", "--"):
+                op = self.kind
+                return ast.IncDec(self.advance(), op, target, prefix=False)
+            return target
         if kind == "string":
             self.advance()
-            return ast.String(tok, tok.value)
-        if kind == "ident":
-            if self.peek().kind == "(" and not self.names_only:
-                return self.call()
-            self.advance()
-            target = self.subscripts(ast.Name(tok))
-            if self.tok.kind in ("++", "--"):
-                op = self.advance()
-                return ast.IncDec(op, op.kind, target, prefix=False)
-            return target
+            return ast.String(at, self.values[at])
         if kind == "(":
             self.advance()
-            self.enter(tok)
+            self.enter(at)
             inner = self.expression()
             self.leave()
             self.expect(")", "')' to close '('")
             return inner
         if kind in ("++", "--"):
             self.advance()
-            return ast.IncDec(tok, kind, self.lvalue(), prefix=True)
+            return ast.IncDec(at, kind, self.lvalue(), prefix=True)
         if kind == "strparam":
             self.advance()
             self.expect("(")
             items = self.print_items()
             self.expect(")")
-            return ast.StrParam(tok, items)
+            return ast.StrParam(at, items)
         if kind == "strcpy":
             return self.strcpy()
         if kind == "morphactor":
-            return ast.MorphActor(tok, self.call_arguments(self.advance(), "morphactor").args)
+            self.advance()
+            return ast.MorphActor(at, self.call_arguments(at, "morphactor").args)
         raise self.unexpected("an expression")
 
     def call(self) -> ast.Call:
-        name = self.advance()
-        return self.call_arguments(name, name.value)
+        at = self.advance()
+        return self.call_arguments(at, self.values[at])
 
-    def call_arguments(self, tok: Token, name: str) -> ast.Call:
+    def call_arguments(self, at: int, name: str) -> ast.Call:
         self.expect("(")
         direct = False
-        if self.tok.kind == "const":
+        if self.kind == "const":
             self.advance()
             self.expect(":", "':' after const")
             direct = True
         args: list = []
-        if self.tok.kind != ")":
+        if self.kind != ")":
             while True:
-                if self.tok.kind in (",", ")"):
+                if self.kind in (",", ")"):
                     args.append(None)
                 else:
                     args.append(self.expression())
                 if not self.accept(","):
                     break
         self.expect(")", "')' to close the argument list")
-        return ast.Call(tok, name, args, direct)
+        return ast.Call(at, name, args, direct)
 
     def strcpy(self) -> ast.StrCpy:
-        tok = self.advance()
+        at = self.advance()
         self.expect("(")
-        kind = self.tok
-        if kind.kind != "ident" or kind.value != "a":
+        if self.kind != "ident" or self.values[self.pos] != "a":
             raise self.unexpected("a: and the array to copy into")
-        self.advance()
+        kind_at = self.advance()
         self.expect(":")
-        dest = self.char_range(kind)
+        dest = self.char_range(kind_at)
         self.expect(",", "',' and the string to copy")
         source = self.expression()
         offset = self.expression() if self.accept(",") else None
         self.expect(")")
-        return ast.StrCpy(tok, dest, source, offset)
+        return ast.StrCpy(at, dest, source, offset)

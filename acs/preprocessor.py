@@ -1,14 +1,25 @@
-"""Turns a source file into one token stream: splices #include files, marks the built-in headers, refuses libraries."""
+"""Turns a source file into one token stream: splices #include files, marks the built-in headers, and reads each
+#import'ed library into an ``import`` token of its own."""
 
 from __future__ import annotations
 
 import os
+from typing import NamedTuple
 
 from .errors import AcsError, Source
-from .lexer import Token, tokenize
+from .lexer import Tokens, tokenize
 
 # Headers acc ships beside itself; wadgym provides their definitions from its own tables.
 BUILTIN_HEADERS = ("zcommon.acs", "zspecial.acs", "zdefs.acs", "zwvars.acs")
+MAX_INCLUDE_DEPTH = 64
+
+
+class Imported(NamedTuple):
+    """The payload of an ``import`` token: the library file and its tokens as an importer reads them (acc
+    skips a library's own #include and #import lines when importing it, so they are gone)."""
+
+    path: str
+    tokens: Tokens
 
 
 def decode_source(data: bytes | str) -> str:
@@ -22,101 +33,187 @@ def decode_source(data: bytes | str) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def read_source(path: str, *, included_from: Token | None = None) -> Source:
+def read_source(path: str, *, included_from: tuple[Tokens, int] | None = None) -> Source:
+    """The file at ``path``; an error points at ``included_from`` (tokens, index of the file's name) if given."""
     try:
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError as exc:
         message = f"cannot read {path!r}: {exc.strerror or exc}"
         if included_from is not None:
-            raise included_from.error(message) from None
+            raise included_from[0].error(included_from[1], message) from None
         raise AcsError(message, file=path) from None
     return Source(path, decode_source(data))
 
 
-def preprocess(source: Source, include_dirs=()) -> list[Token]:
+def preprocess(source: Source, include_dirs=(), files=None) -> Tokens:
     """Tokens of ``source`` with every ``#include`` replaced by the included file's tokens.
 
-    ``#include "zcommon.acs"`` (and zspecial/zdefs/zwvars) becomes one ``builtin`` token whose value is
-    the header's name, so no file is read for it.
+    ``#include "zcommon.acs"`` (and zspecial/zdefs/zwvars) becomes one ``builtin`` token whose value is the
+    header's name, so no file is read for it. ``#import "lib.acs"`` becomes one ``import`` token whose value is
+    an Imported; ``#library`` stays for the parser. ``files`` ({name: source text}) are found by name (in any
+    case) before the disk is searched.
     """
-    expander = _IncludeExpander([str(d) for d in include_dirs])
-    root = [os.path.realpath(source.name)] if os.path.isfile(source.name) else []
-    expander.expand(source, root)
-    expander.out.append(expander.last_eof)
-    return expander.out
+    expander = _Expander([os.fsdecode(d) for d in include_dirs], files)
+    if source.name.lower() in expander.files:
+        root = source.name.lower()
+    else:
+        root = os.path.realpath(source.name) if os.path.isfile(source.name) else None
+    expander.expand(source, [root] if root else [])
+    return expander.finish()
 
 
-class _IncludeExpander:
-    def __init__(self, include_dirs: list[str]):
+def library_tokens(source: Source) -> Tokens:
+    """The tokens of a library being imported: its #include and #import lines dropped, as acc skips them."""
+    tokens = tokenize(source)
+    kinds = tokens.kinds
+    keep = []
+    i = 0
+    count = len(kinds) - 1
+    depth = 0
+    start = 0
+    for at in _directive_positions(kinds):
+        depth += _depth_change(kinds, start, at)
+        start = at
+        if depth == 0 and at + 1 < count and kinds[at + 1] in ("include", "import"):
+            keep.append((i, at))
+            i = min(at + 3, count)
+    keep.append((i, len(kinds)))
+    if len(keep) == 1:
+        return tokens
+    out = Tokens([], [], [], [])
+    for first, end in keep:
+        _copy(out, tokens, first, end, tokens.segments[0][1])
+    return out
+
+
+class _Expander:
+    def __init__(self, include_dirs: list[str], files=None):
         self.include_dirs = include_dirs
-        self.out: list[Token] = []
+        self.files = {name.lower(): (name, text) for name, text in (files or {}).items()}
+        self.out = Tokens([], [], [], [])
         self.depth = 0  # brace depth, to keep directives out of scripts and functions
-        self.last_eof: Token | None = None
+        self.last: tuple[Tokens, Source] | None = None
+
+    def finish(self) -> Tokens:
+        tokens, source = self.last
+        _copy(self.out, tokens, len(tokens) - 1, len(tokens), source)  # the main file's eof
+        return self.out
 
     def expand(self, source: Source, stack: list[str]) -> None:
         tokens = tokenize(source)
-        out = self.out
-        i = 0
-        count = len(tokens) - 1  # the last token is eof
-        while i < count:
-            tok = tokens[i]
-            kind = tok.kind
-            if kind == "{":
-                self.depth += 1
-            elif kind == "}":
-                self.depth -= 1
-            elif kind == "#" and i + 1 < count:
-                directive = tokens[i + 1]
-                if directive.kind in ("include", "import", "library"):
-                    if self.depth > 0:
-                        raise tok.error(f"#{directive.kind} must stand outside scripts and functions")
-                    i = self._directive(tok, directive, tokens, i, source, stack)
-                    continue
-            out.append(tok)
-            i += 1
-        self.last_eof = tokens[-1]
+        kinds = tokens.kinds
+        count = len(kinds) - 1  # the last token is eof
+        copied = 0
+        scanned = 0
+        for at in _directive_positions(kinds):
+            self.depth += _depth_change(kinds, scanned, at)
+            scanned = at
+            if at + 1 >= count or kinds[at + 1] not in ("include", "import"):
+                continue
+            if self.depth > 0:
+                raise tokens.error(at, f"#{kinds[at + 1]} must stand outside scripts and functions")
+            _copy(self.out, tokens, copied, at, source)
+            copied = min(at + 3, count)
+            if kinds[at + 2] != "string":
+                raise tokens.error(at + 2, f"#{kinds[at + 1]} needs a file name in double quotes")
+            if kinds[at + 1] == "include":
+                self.include(tokens, at + 2, source, stack)
+            else:
+                self.library(tokens, at + 2, source, stack)
+        self.depth += _depth_change(kinds, scanned, count)
+        _copy(self.out, tokens, copied, count, source)
+        self.last = (tokens, source)
 
-    def _directive(self, hash_tok: Token, directive: Token, tokens: list[Token], i: int,
-                   source: Source, stack: list[str]) -> int:
-        if directive.kind == "library":
-            raise directive.error("#library is not supported: wadgym compiles a map's scripts into one "
-                                  "BEHAVIOR lump; #include the shared file instead")
-        name_tok = tokens[i + 2]
-        if name_tok.kind != "string":
-            raise name_tok.error(f"#{directive.kind} needs a file name in double quotes")
-        if directive.kind == "import":
-            raise directive.error(f"#import \"{name_tok.value}\" is not supported: ACS libraries are not "
-                                  "available; #include the file instead")
-        self._include(name_tok, source, stack)
-        return i + 3
-
-    def _include(self, name_tok: Token, source: Source, stack: list[str]) -> None:
-        name = name_tok.value
+    def include(self, tokens: Tokens, at: int, source: Source, stack: list[str]) -> None:
+        name = tokens.values[at]
         if name.lower() in BUILTIN_HEADERS:
-            self.out.append(Token("builtin", name.lower(), name_tok.text, name_tok.offset, name_tok.source))
+            self.token(tokens, at, source, "builtin", name.lower())
             return
-        path = self._find(name, source)
-        if path is None:
-            searched = [_dir_of(source.name)] + self.include_dirs
-            raise name_tok.error(f"cannot find include file {name!r} (searched: {', '.join(searched)})")
-        key = os.path.realpath(path)
+        path, key = self.find(tokens, at, source, "include file")
         if key in stack:
             chain = " -> ".join(os.path.basename(p) for p in stack + [key])
-            raise name_tok.error(f"include cycle: {chain}")
-        if len(stack) >= 64:
-            raise name_tok.error("includes nested more than 64 deep")
-        included = read_source(path, included_from=name_tok)
-        self.expand(included, stack + [key])
+            raise tokens.error(at, f"include cycle: {chain}")
+        if len(stack) >= MAX_INCLUDE_DEPTH:
+            raise tokens.error(at, f"includes nested more than {MAX_INCLUDE_DEPTH} deep")
+        self.expand(self.read(path, key, tokens, at), stack + [key])
 
-    def _find(self, name: str, source: Source) -> str | None:
+    def library(self, tokens: Tokens, at: int, source: Source, stack: list[str]) -> None:
+        path, key = self.find(tokens, at, source, "library")
+        if key in stack:
+            raise tokens.error(at, f"{os.path.basename(path)} is the file being compiled (or #included by it): "
+                                   "it cannot import itself")
+        imported = library_tokens(self.read(path, key, tokens, at))
+        self.token(tokens, at, source, "import", Imported(path, imported))
+
+    def read(self, path: str, key: str, tokens: Tokens, at: int) -> Source:
+        if key in self.files:
+            name, text = self.files[key]
+            return Source(name, decode_source(text))
+        return read_source(path, included_from=(tokens, at))
+
+    def token(self, tokens: Tokens, at: int, source: Source, kind: str, value) -> None:
+        """One token of ``kind`` standing at token ``at`` of ``tokens`` (where messages about it point)."""
+        out = self.out
+        _add_segment(out, source, at)
+        out.kinds.append(kind)
+        out.values.append(value)
+        out.texts.append(tokens.texts[at])
+
+    def find(self, tokens: Tokens, at: int, source: Source, what: str) -> tuple[str, str]:
+        """(path, key) of the file a directive names: one of ``files``, else beside ``source``, then in the -i
+        folders (key: the real path)."""
+        name = tokens.values[at]
+        if name.lower() in self.files:
+            return self.files[name.lower()][0], name.lower()
+        folders = [_dir_of(source.name)] + self.include_dirs
         if os.path.isabs(name):
-            return name if os.path.isfile(name) else None
-        for directory in [_dir_of(source.name)] + self.include_dirs:
-            candidate = os.path.join(directory, name)
+            candidates = [name]
+        else:
+            candidates = [os.path.join(folder, name) for folder in folders]
+        for candidate in candidates:
             if os.path.isfile(candidate):
-                return candidate
-        return None
+                return candidate, os.path.realpath(candidate)
+        searched = "" if os.path.isabs(name) else f" (searched: {', '.join(folders)})"
+        given = f"; given files: {', '.join(sorted(n for n, _ in self.files.values()))}" if self.files else ""
+        raise tokens.error(at, f"cannot find {what} {name!r}{searched}{given}")
+
+
+def _directive_positions(kinds: list[str]):
+    """Indices of the '#' tokens, found at C speed."""
+    at = -1
+    try:
+        while True:
+            at = kinds.index("#", at + 1)
+            yield at
+    except ValueError:
+        return
+
+
+def _depth_change(kinds: list[str], start: int, end: int) -> int:
+    part = kinds[start:end]
+    return part.count("{") - part.count("}")
+
+
+def _copy(out: Tokens, tokens: Tokens, start: int, end: int, source: Source) -> None:
+    """Append tokens[start:end] (all from ``source``) to ``out``."""
+    if start >= end:
+        return
+    _add_segment(out, source, start)
+    out.kinds += tokens.kinds[start:end]
+    out.values += tokens.values[start:end]
+    out.texts += tokens.texts[start:end]
+
+
+def _add_segment(out: Tokens, source: Source, local: int) -> None:
+    """Record that the next token appended to ``out`` is token ``local`` of ``source``, unless that already
+    follows from the last segment."""
+    here = len(out.kinds)
+    if out.segments:
+        first, last_source, last_local = out.segments[-1]
+        if last_source is source and last_local + here - first == local:
+            return
+    out.segments.append((here, source, local))
 
 
 def _dir_of(filename: str) -> str:

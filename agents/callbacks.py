@@ -12,6 +12,7 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
 from wadgym.agents import runfolder
+from wadgym.files import atomic_path
 
 
 class RunCallback(BaseCallback):
@@ -93,10 +94,10 @@ class RunCallback(BaseCallback):
 
 def save_model(model, path: Path) -> None:
     """model.save, atomically."""
-    with runfolder.atomic_path(path) as temporary:
+    with atomic_path(path) as temporary:
         model.save(temporary)
 
 
 def save_vecnormalize(vec_normalize, path: Path) -> None:
-    with runfolder.atomic_path(path) as temporary:
+    with atomic_path(path) as temporary:
         vec_normalize.save(temporary)

@@ -31,6 +31,8 @@ TRAINING_EXTRAS = {"yaml", "torch", "stable_baselines3", "tensorboard", "tqdm", 
 def missing_extra(command: str, error: ModuleNotFoundError) -> str | None:
     """How to install what `wadgym command` lacks, when `error` is a missing training extra."""
     missing = (error.name or "").split(".")[0]
+    if missing in ("pettingzoo", "filelock"):
+        return f"wadgym {command}: multi-agent envs need PettingZoo (no module {missing!r}): pip install 'wadgym[multi]'"
     if missing not in TRAINING_EXTRAS:
         return None
     return (f"wadgym {command} needs the training extras, which are not installed (no module {missing!r}): "

@@ -47,10 +47,13 @@ def load_hyperparams(env_id: str, path: str | Path | None = None) -> dict[str, A
     path = Path(path) if path is not None else DEFAULT_HYPERPARAMS
     if not path.is_file():
         raise ValueError(f"hyperparameter file {str(path)!r} does not exist")
-    with open(path) as f:
-        table = yaml.safe_load(f) or {}
+    table = read_yaml(path) or {}
     if not isinstance(table, dict):
         raise ValueError(f"{path}: expected a mapping of env id -> hyperparameters")
+    if env_id not in table and str(env_id).endswith(".py"):
+        entry = task_file_hyperparams(env_id, table)
+        check_keys(entry, where=f"{env_id} [HYPERPARAMS]")
+        return entry
     if env_id not in table:
         raise ValueError(
             f"{path}: no hyperparameters for env {env_id!r}; env ids in this file: {', '.join(sorted(table))}"
@@ -58,6 +61,29 @@ def load_hyperparams(env_id: str, path: str | Path | None = None) -> dict[str, A
     entry = dict(table[env_id] or {})
     check_keys(entry, where=f"{path} [{env_id}]")
     return entry
+
+
+def read_yaml(path: str | Path) -> Any:
+    """A YAML file's contents; unparsable YAML is a ValueError naming the file, line and problem."""
+    try:
+        with open(path) as f:
+            return yaml.safe_load(f)
+    except yaml.YAMLError as exc:
+        where = getattr(exc, "problem_mark", None)
+        line = f" line {where.line + 1}" if where is not None else ""
+        raise ValueError(f"{path}:{line} is not valid YAML: {getattr(exc, 'problem', None) or exc}") from None
+
+
+def task_file_hyperparams(path: str, table: dict[str, Any]) -> dict[str, Any]:
+    """A task file's own HYPERPARAMS dict, else the default env's entry without its env_kwargs."""
+    from wadgym.envs.scenarios import load_scenario
+
+    own = getattr(load_scenario(str(path)), "HYPERPARAMS", None)
+    if own is not None:
+        if not isinstance(own, dict):
+            raise ValueError(f"{path}: HYPERPARAMS must be a dict of hyperparameters, not {type(own).__name__}")
+        return dict(own)
+    return {k: v for k, v in (table.get(DEFAULT_ENV) or {}).items() if k != "env_kwargs"}
 
 
 def check_keys(entry: dict[str, Any], where: str) -> None:
@@ -87,20 +113,85 @@ def resolve(
     hp.setdefault("normalize", False)
     if "n_timesteps" not in hp:
         raise ValueError(f"hyperparameters for {env_id!r} need n_timesteps (or pass --timesteps)")
-    hp["n_timesteps"] = int(float(hp["n_timesteps"]))
-    hp["n_envs"] = int(hp["n_envs"])
-    if hp["n_envs"] < 1:
-        raise ValueError(f"n_envs must be >= 1, got {hp['n_envs']}")
+    check_hyperparams(hp)
     return hp
 
 
-def schedule(value: Any) -> Any:
-    """zoo schedules: 'lin_2.5e-4' -> a linear decay from 2.5e-4 to 0; numbers pass through."""
+POLICIES = ("CnnPolicy", "MlpPolicy", "MultiInputPolicy")
+VECNORMALIZE_KEYS = ("training", "norm_obs", "norm_reward", "clip_obs", "clip_reward", "gamma", "epsilon",
+                     "norm_obs_keys")
+# key -> (low, high, whole): inclusive ranges of the numeric hyperparameters (None: unbounded).
+RANGES: dict[str, tuple[float | None, float | None, bool]] = {
+    "n_envs": (1, 4096, True),
+    "n_timesteps": (1, None, True),
+    "n_steps": (1, None, True),
+    "batch_size": (2, None, True),       # PPO normalises advantages over a batch: one sample is refused
+    "n_epochs": (1, None, True),
+    "frame_stack": (0, 64, True),
+    "gamma": (0.0, 1.0, False),
+    "gae_lambda": (0.0, 1.0, False),
+    "ent_coef": (0.0, None, False),
+    "vf_coef": (0.0, None, False),
+    "max_grad_norm": (0.0, None, False),
+    "sde_sample_freq": (-1, None, True),
+    "stats_window_size": (1, None, True),
+}
+SCHEDULES = ("learning_rate", "clip_range", "clip_range_vf")
+FLAGS = ("normalize_advantage", "use_sde")
+
+
+def check_hyperparams(hp: dict[str, Any]) -> None:
+    """Check every hyperparameter PPO or wadgym reads, before any env, engine or run folder exists; a
+    ValueError names the key and what is valid. Numbers given as text ("1e5") become numbers in `hp`."""
+    from wadgym.envs.checks import check_number
+
+    for key, (lo, hi, whole) in RANGES.items():
+        if key in hp:
+            value = hp[key]
+            if whole and isinstance(value, str):
+                value = _number(key, value)
+            if whole and isinstance(value, float) and value.is_integer():
+                value = int(value)  # 5e4 from YAML
+            hp[key] = check_number(key, value, lo, hi, whole=whole)
+    if hp.get("n_steps", 2) * hp["n_envs"] < 2:
+        raise ValueError(f"n_steps={hp.get('n_steps')} x n_envs={hp['n_envs']} must be at least 2 samples per rollout")
+    for key in SCHEDULES:
+        if key in hp and not (key == "clip_range_vf" and hp[key] is None):
+            schedule(hp[key], key)
+    if hp.get("target_kl") is not None:
+        check_number("target_kl", hp["target_kl"], 0.0)
+    for key in FLAGS:
+        if key in hp and not isinstance(hp[key], bool):
+            raise ValueError(f"{key}={hp[key]!r} is not valid; choose true or false")
+    if hp["policy"] not in POLICIES:
+        raise ValueError(f"policy={hp['policy']!r} is not valid; choose one of {', '.join(POLICIES)}")
+    torch_threads = hp.get("torch_threads", "auto")
+    if torch_threads != "auto":
+        check_number("torch_threads", torch_threads, 1, 1024, whole=True)
+    normalize_kwargs(hp)
+    if "policy_kwargs" in hp:
+        parse_policy_kwargs(hp["policy_kwargs"])
+
+
+def _number(key: str, text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f"{key}={text!r} is not a number") from None
+
+
+def schedule(value: Any, key: str = "schedule") -> Any:
+    """zoo schedules: 'lin_2.5e-4' -> a linear decay from 2.5e-4 to 0; positive numbers pass through."""
+    from wadgym.envs.checks import check_number
+
     if isinstance(value, str):
-        if not value.startswith("lin_"):
-            raise ValueError(f"schedule {value!r}: expected a number or 'lin_<start>' (e.g. lin_2.5e-4)")
-        start = float(value[len("lin_"):])
-        return LinearSchedule(start)
+        start = value[len("lin_"):] if value.startswith("lin_") else None
+        try:
+            return LinearSchedule(check_number(key, float(start), 0.0))
+        except (TypeError, ValueError):
+            raise ValueError(f"{key}={value!r} is not valid: a positive number or 'lin_<start>' (e.g. lin_2.5e-4)") from None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or value != value or value == float("inf"):
+        raise ValueError(f"{key}={value!r} is not valid: a positive number or 'lin_<start>' (e.g. lin_2.5e-4)")
     return float(value)
 
 
@@ -118,8 +209,8 @@ class LinearSchedule:
 
 
 def parse_policy_kwargs(text: Any) -> dict[str, Any]:
-    """zoo-style policy_kwargs: a Python dict expression, where names of torch.nn and of registered
-    feature extractors (e.g. SmallCNN) are in scope."""
+    """zoo-style policy_kwargs: a Python dict expression (read, never eval'd: see literal), where torch.nn's
+    classes (nn.ReLU) and the registered feature extractors (SmallCNN, NatureCNN) are the names in scope."""
     if text is None:
         return {}
     if isinstance(text, dict):
@@ -129,13 +220,14 @@ def parse_policy_kwargs(text: Any) -> dict[str, Any]:
 
         from wadgym.agents.features import EXTRACTORS
 
-        scope = {"dict": dict, "nn": nn, **EXTRACTORS}
+        scope = {**EXTRACTORS, **{f"nn.{name}": getattr(nn, name) for name in dir(nn) if name[:1].isupper()}}
         try:
-            kwargs = eval(str(text), {"__builtins__": {}}, scope)  # zoo habit: policy_kwargs is a dict expression
-        except Exception as exc:
-            raise ValueError(
-                f"policy_kwargs {text!r} is not a valid dict expression ({exc}); names in scope: {', '.join(sorted(scope))}"
-            ) from None
+            kwargs = literal(str(text), scope)
+        except ValueError as exc:
+            raise ValueError(f"policy_kwargs {text!r} is not a valid dict expression ({exc}); names in scope: "
+                             f"{', '.join(sorted(EXTRACTORS))}, nn.<torch.nn class>") from None
+        if not isinstance(kwargs, dict):
+            raise ValueError(f"policy_kwargs {text!r} is not a dict")
     extractor = kwargs.get("features_extractor_class")
     if isinstance(extractor, str):
         from wadgym.agents.features import get_extractor
@@ -158,12 +250,53 @@ def ppo_kwargs(hp: dict[str, Any]) -> dict[str, Any]:
 def normalize_kwargs(hp: dict[str, Any]) -> dict[str, Any] | None:
     """VecNormalize kwargs for the zoo's `normalize` key, or None when off."""
     value = hp.get("normalize", False)
-    if isinstance(value, str):
-        value = eval(value, {"__builtins__": {}}, {"True": True, "False": False})  # zoo habit: a dict string
+    if isinstance(value, str):  # zoo habit: a dict string
+        try:
+            value = literal(value, {})
+        except ValueError as exc:
+            raise ValueError(f"normalize={value!r} is not valid ({exc}); expected true, false or a dict such as "
+                             f"\"{{'norm_obs': False, 'norm_reward': True}}\"") from None
     if value is True:
         return {}
-    if not value:
+    if value is False or value is None:
         return None
     if not isinstance(value, dict):
-        raise ValueError(f"normalize: expected true, false or a dict, got {value!r}")
+        raise ValueError(f"normalize={value!r} is not valid; expected true, false or a dict")
+    unknown = sorted(set(value) - set(VECNORMALIZE_KEYS))
+    if unknown:
+        raise ValueError(f"normalize: unknown VecNormalize argument(s) {', '.join(map(str, unknown))}; "
+                         f"valid: {', '.join(VECNORMALIZE_KEYS)}")
     return dict(value)
+
+
+def literal(text: str, names: dict[str, Any]) -> Any:
+    """The value of a Python literal expression: numbers, strings, True/False/None, lists, tuples, dicts,
+    dict(key=value, ...) and the `names` given (dotted ones too, e.g. "nn.ReLU"). Nothing is executed:
+    any other name, call or operator is a ValueError saying what it is."""
+    import ast
+
+    try:
+        tree = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError as exc:
+        raise ValueError(f"not a Python expression: {exc.msg}") from None
+
+    def value(node: ast.AST) -> Any:
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, (ast.List, ast.Tuple)):
+            items = [value(item) for item in node.elts]
+            return items if isinstance(node, ast.List) else tuple(items)
+        if isinstance(node, ast.Dict):
+            return {value(k): value(v) for k, v in zip(node.keys, node.values)}
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+            return -node.operand.value
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict" and not node.args:
+            return {k.arg: value(k.value) for k in node.keywords if k.arg is not None}
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            dotted = ast.unparse(node)
+            if dotted in names:
+                return names[dotted]
+            raise ValueError(f"unknown name {dotted!r}")
+        raise ValueError(f"{ast.unparse(node)!r} is not allowed (only literals, dict(...) and known names)")
+
+    return value(tree)

@@ -30,6 +30,30 @@ class RandomPolicy:
         return self.action_space.sample()
 
 
+def has_reference_policy(env) -> bool:
+    """Whether a wadgym env's family wrote a scripted reference policy (DoomEnv.reference_action)."""
+    from wadgym.envs.doom_env import DoomEnv
+
+    env = env.unwrapped
+    return isinstance(env, DoomEnv) and type(env).reference_action is not DoomEnv.reference_action
+
+
+class ScriptedPolicy:
+    """The env's scripted reference policy (DoomEnv.reference_action): privileged information from the
+    engine and the level's plan, no learning. The yardstick a trained policy is measured against."""
+
+    def __init__(self, env):
+        self.env = env.unwrapped
+        if not has_reference_policy(self.env):
+            raise ValueError(f"{type(self.env).__name__} has no scripted reference policy (reference_action)")
+
+    def reset(self, seed: int | None = None) -> None:
+        pass
+
+    def __call__(self, observation) -> Any:
+        return self.env.reference_action()
+
+
 def play_episode(env, policy, seed: int | None, frames: list | None = None) -> dict[str, Any]:
     """One episode from env.reset(seed=seed) to its end; appends env.render() after the reset and after
     every step to `frames` when given. Returns seed, return, score (info["score"]: the task's own measure;
@@ -60,7 +84,7 @@ def write_video(path: Path, frames: list[np.ndarray], fps: float) -> None:
     """MP4 (H.264 via imageio-ffmpeg), written under a temporary name then renamed."""
     import imageio.v2 as imageio
 
-    from wadgym.agents.runfolder import atomic_path
+    from wadgym.files import atomic_path
 
     if not frames:
         raise ValueError("no frames to write")

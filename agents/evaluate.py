@@ -1,9 +1,11 @@
 """Evaluate a training run on fixed seeded episodes, beside a random policy on the same seeds.
 
-    wadgym eval RUN [--episodes 20] [--seed 0] [--video out.mp4] [--deterministic]
+    wadgym eval RUN [--episodes 20] [--seed 0] [--levels test|train] [--video out.mp4] [--deterministic]
 
 Episode i of both policies starts with reset(seed=seed+i), so both play the same level and start.
-Each episode's score is the env's own measure (info["score"]: items, kills, ...).
+Each episode's score is the env's own measure (info["score"]: items, kills, ...). `--levels test` (the
+default) plays held-out levels: level seeds from TEST_START_LEVEL on, which no training range reaches;
+`--levels train` plays the levels the run trained on.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--episodes", type=int, default=20, help="number of seeded episodes (default 20)")
     parser.add_argument("--seed", type=int, default=0, help="episode i uses seed SEED+i (default 0)")
     parser.add_argument("--video", metavar="MP4", help="write a video of the trained agent's first episode")
+    parser.add_argument("--levels", choices=LEVEL_SPLITS, default="test",
+                        help="test: held-out levels (default); train: the run's own training levels")
     parser.add_argument("--deterministic", action="store_true", help="argmax actions instead of sampling")
     parser.add_argument("--device", default="cpu", help="device for the policy (default cpu)")
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
@@ -31,14 +35,19 @@ def run(args: argparse.Namespace) -> int:
     from wadgym.agents import runfolder
     from wadgym.agents.policy import SavedPolicy
 
+    if (Path(args.run) / "config.yml").is_file() and runfolder.load_config(Path(args.run)).get("selfplay"):
+        from wadgym.agents.selfplay import evaluate, format_evaluation
+
+        print(format_evaluation(evaluate(Path(args.run), args.episodes, args.seed)))  # head-to-head matches
+        return 0
     try:
         if args.episodes < 1:
             raise ValueError(f"--episodes must be >= 1, got {args.episodes}")
         policy = SavedPolicy(args.run, device=args.device, deterministic=args.deterministic)
+        result = compare_with_random(policy, args.episodes, args.seed, video=args.video, levels=args.levels)
     except ValueError as exc:
         print(f"wadgym eval: {exc}", file=sys.stderr)
         return 2
-    result = compare_with_random(policy, args.episodes, args.seed, video=args.video)
     print(format_comparison(result))
     if args.video:
         print(f"video: {args.video}")
@@ -51,16 +60,20 @@ def run_episodes(
     env_id: str,
     env_kwargs: dict[str, Any],
     seeds: list[int],
-    policy: Callable[[np.ndarray], int] | None,
+    policy: Callable[[np.ndarray], int] | str | None,
     video: str | Path | None = None,
 ) -> list[dict[str, Any]]:
-    """One episode per seed with `policy` (None: the random policy). Returns per-episode seed, level seed,
-    score, return and length; records the first episode's frames to `video`."""
-    from wadgym.agents.episodes import RandomPolicy, play_episode, video_fps, write_video
+    """One episode per seed with `policy` (None or "random": the random policy; "scripted": the env's
+    scripted reference). Returns per-episode seed, level seed, score, return and length; records the first
+    episode's frames to `video`."""
+    from wadgym.agents.episodes import RandomPolicy, ScriptedPolicy, play_episode, video_fps, write_video
     from wadgym.agents.vec import make_env
 
     env = make_env(env_id, env_kwargs, render_mode="rgb_array" if video else None)
-    policy = policy if policy is not None else RandomPolicy(env.action_space)
+    if policy is None or policy == "random":
+        policy = RandomPolicy(env.action_space)
+    elif policy == "scripted":
+        policy = ScriptedPolicy(env)
     frames: list | None = [] if video else None
     try:
         episodes = [play_episode(env, policy, seed, frames if index == 0 else None)
@@ -91,12 +104,48 @@ def summarize(episodes: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def compare_with_random(policy, episodes: int, seed: int, video: str | Path | None = None) -> dict[str, Any]:
-    """The trained policy and a random one on seeds seed..seed+episodes-1."""
+TEST_START_LEVEL = 10_000  # held-out levels start here: training ranges must end before it
+LEVEL_SPLITS = ("test", "train")
+
+
+def default_split(env_id: str, env_kwargs: dict[str, Any]) -> str:
+    """"test" when the run's training levels leave the test levels unseen, else "train"."""
+    try:
+        split_kwargs(env_id, env_kwargs, "test")
+    except ValueError:
+        return "train"
+    return "test"
+
+
+def split_kwargs(env_id: str, env_kwargs: dict[str, Any], levels: str) -> dict[str, Any]:
+    """The env kwargs that play a split: "train" as trained; "test" the unlimited levels from
+    TEST_START_LEVEL on, after checking the training range (the id's and the run's kwargs) ends before them."""
+    import gymnasium as gym
+
+    from wadgym.agents.vec import register_envs
+    from wadgym.envs.registration import env_id_for
+
+    if levels not in LEVEL_SPLITS:
+        raise ValueError(f"levels={levels!r} is not valid; choose one of {', '.join(LEVEL_SPLITS)}")
+    if levels == "train":
+        return dict(env_kwargs)
+    register_envs(env_id)
+    trained = {**(gym.spec(env_id_for(env_id)).kwargs or {}), **env_kwargs}
+    first, count = int(trained.get("start_level", 0)), int(trained.get("num_levels", 0))
+    if count == 0 or first + count > TEST_START_LEVEL:
+        raise ValueError(f"the run trained on levels {first}..{first + count - 1 if count else 'unlimited'}, "
+                         f"which overlap the test levels (from {TEST_START_LEVEL}); use --levels train")
+    return {**env_kwargs, "start_level": TEST_START_LEVEL, "num_levels": 0}
+
+
+def compare_with_random(policy, episodes: int, seed: int, video: str | Path | None = None,
+                        levels: str = "test") -> dict[str, Any]:
+    """The trained policy and a random one on seeds seed..seed+episodes-1 of the `levels` split."""
     seeds = [seed + i for i in range(episodes)]
+    env_kwargs = split_kwargs(policy.env_id, policy.env_kwargs, levels)
     start = time.perf_counter()
-    trained = summarize(run_episodes(policy.env_id, policy.env_kwargs, seeds, policy, video=video))
-    random = summarize(run_episodes(policy.env_id, policy.env_kwargs, seeds, None))
+    trained = summarize(run_episodes(policy.env_id, env_kwargs, seeds, policy, video=video))
+    random = summarize(run_episodes(policy.env_id, env_kwargs, seeds, None))
     from wadgym.envs.registration import score_name
 
     ratio = trained["score_mean"] / random["score_mean"] if random["score_mean"] else None
@@ -105,6 +154,7 @@ def compare_with_random(policy, episodes: int, seed: int, video: str | Path | No
         "score_name": score_name(policy.env_id),
         "model": str(policy.model_file),
         "episodes": episodes,
+        "levels": levels,
         "seeds": [seeds[0], seeds[-1]],
         "deterministic": policy.deterministic,
         "trained": trained,
@@ -121,7 +171,7 @@ def format_comparison(result: dict[str, Any]) -> str:
 
     seeds = result["seeds"]
     lines = [
-        f"{result['env']}: {result['episodes']} episodes, seeds {seeds[0]}..{seeds[1]}"
+        f"{result['env']}: {result['episodes']} episodes on {result['levels']} levels, seeds {seeds[0]}..{seeds[1]}"
         f" ({'deterministic' if result['deterministic'] else 'sampled'} actions)",
         f"{'policy':<8} {result['score_name'] + '/episode':>16} {'return':>19} {'length':>9}",
         line("trained", result["trained"]),

@@ -73,7 +73,7 @@ def export_onnx(run: str | Path, path: Path, opset: int = 17) -> Path:
     import torch
 
     from wadgym.agents.policy import SavedPolicy
-    from wadgym.agents.runfolder import atomic_path
+    from wadgym.files import atomic_path
 
     saved = SavedPolicy(run, device="cpu", deterministic=True)
     if not isinstance(saved.model.action_space, gym.spaces.Discrete):

@@ -37,6 +37,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import gymnasium as gym
 
+    from wadgym.agents.selfplay import is_multi
+
+    if is_multi(args.env_id):  # several players: each one's view side by side in the video
+        from wadgym.agents.selfplay import rollout
+        from wadgym.envs.kwargs import parse_assignments
+
+        try:
+            return rollout(args, parse_assignments(args.env_kwarg, "-k"))
+        except ValueError as error:
+            print(f"wadgym rollout: error: {error}", file=sys.stderr)
+            return 2
+
     from wadgym.agents.episodes import RandomPolicy
     from wadgym.agents.vec import gym_make, make_env
     from wadgym.envs.kwargs import parse_assignments
@@ -44,12 +56,20 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.episodes < 1:
             raise ValueError(f"--episodes {args.episodes}: must be at least 1")
+        if args.video:
+            check_output_file(args.video, "--video")
         policy = load_policy(args.policy)
         env_kwargs = {**(policy.env_kwargs if policy else {}), **parse_assignments(args.env_kwarg, "-k")}
         render_mode = "rgb_array" if args.video else None
         make = make_env if policy else gym_make  # a policy sees the screen only, as in training
         env = make(args.env_id, env_kwargs, render_mode)
     except (ValueError, gym.error.Error) as error:
+        print(f"wadgym rollout: error: {error}", file=sys.stderr)
+        return 2
+    except ImportError as error:  # "module:Env-v0" ids import their module
+        print(f"wadgym rollout: error: cannot import the env's module: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:  # e.g. an unwritable cache folder
         print(f"wadgym rollout: error: {error}", file=sys.stderr)
         return 2
     try:
@@ -67,6 +87,20 @@ def run(args: argparse.Namespace) -> int:
         write_video(Path(args.video), frames, video_fps(env))
         print(f"wrote {args.video} ({len(frames)} frames)")
     return 0
+
+
+def check_output_file(path: str, option: str) -> None:
+    """A ValueError unless `path` can be written: its folder exists and is writable, it is no folder."""
+    import os
+
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    if target.is_dir():
+        raise ValueError(f"{option} {path}: is a folder, not a file")
+    if not folder.is_dir():
+        raise ValueError(f"{option} {path}: the folder {str(folder)!r} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise ValueError(f"{option} {path}: the folder {str(folder)!r} is not writable")
 
 
 def run_episodes(env, policy, episodes: int, seed: int | None, frames: list | None) -> list[dict[str, Any]]:

@@ -13,42 +13,20 @@
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import json
-import os
 import re
-import secrets
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from wadgym.wads.wad import write_atomic
+from wadgym.files import write_atomic
 
 DEFAULT_ROOT = Path("runs")
 EPISODE_FIELDS = ("timesteps", "score", "return", "length")
-
-
-@contextlib.contextmanager
-def atomic_path(path: str | Path) -> Iterator[Path]:
-    """A temporary name in `path`'s folder (same suffix) for a writer that takes a path: renamed over
-    `path` when the block succeeds, removed when it raises. The folder is created.
-
-    The name is unique but not created first (as mkstemp would, mode 0600), so the file gets the
-    usual permissions."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.stem}.{secrets.token_hex(6)}.tmp{path.suffix}")
-    try:
-        yield temporary
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
 
 
 def write_bytes_atomic(path: Path, data: bytes) -> None:
@@ -98,8 +76,12 @@ def require_run(path: str | Path) -> Path:
 
 
 def load_config(run: Path) -> dict[str, Any]:
-    with open(require_run(run) / "config.yml") as f:
-        return yaml.safe_load(f)
+    from wadgym.agents.config import read_yaml
+
+    config = read_yaml(require_run(run) / "config.yml")
+    if not isinstance(config, dict) or "env" not in config:
+        raise ValueError(f"{run}/config.yml is not a wadgym run configuration (no env)")
+    return config
 
 
 def checkpoint_paths(run: Path, steps: int) -> tuple[Path, Path]:

@@ -20,7 +20,13 @@ def run(args: argparse.Namespace) -> int:
     if not root.is_dir():
         print(f"wadgym runs: {str(root)!r} is not a folder", file=sys.stderr)
         return 2
-    rows = [describe(path) for path in sorted(root.iterdir()) if (path / "config.yml").is_file()]
+    rows = []
+    for path in sorted(root.iterdir()):
+        if (path / "config.yml").is_file():
+            try:
+                rows.append(describe(path))
+            except (ValueError, OSError, KeyError, TypeError, AttributeError) as exc:  # one broken run, not the list
+                print(f"wadgym runs: skipped {path.name}: {exc}", file=sys.stderr)
     if not rows:
         print(f"no runs in {root}")
         return 0

@@ -5,7 +5,9 @@
                  [--vec-env thread|subproc|dummy] [--run-dir DIR] [--resume RUN]
 
 The envs are stepped by wadgym's vector env (one process, a thread per env) unless --vec-env says
-otherwise; config.yml records which, and --resume keeps it. With no arguments it trains the default env (wadgym.envs.registration.DEFAULT_ENV) on its default
+otherwise; config.yml records which, and --resume keeps it.
+
+With no arguments it trains the default env (wadgym.envs.registration.DEFAULT_ENV) on its default
 hyperparameters (agents/hyperparams/ppo.yml) and compares the trained agent with a random one. Ctrl-C saves a checkpoint; --resume continues it.
 If an env fails, training stops (exit status 1), meta.json records the error and the latest
 checkpoint stays the point to resume from.
@@ -54,7 +56,12 @@ class TrainingFailed(Exception):
 
 def run(args: argparse.Namespace) -> int:
     from wadgym.agents import runfolder
+    from wadgym.agents.selfplay import is_multi
 
+    if is_multi(args.env):  # a multi-agent env: one shared policy trained by self-play
+        from wadgym.agents.selfplay import train as train_selfplay
+
+        return train_selfplay(args)
     try:
         if args.resume:
             run_dir = runfolder.require_run(args.resume)
@@ -113,7 +120,7 @@ def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
 
     overrides = parse_assignments(args.hp, "--hp")
     if args.timesteps is not None:
-        overrides["n_timesteps"] = int(args.timesteps)
+        overrides["n_timesteps"] = args.timesteps  # checked with the other hyperparameters
     if args.n_envs is not None:
         overrides["n_envs"] = args.n_envs
     hyperparams = resolve(args.env, args.hyperparams, overrides, parse_assignments(args.env_kwargs, "--env-kwargs"))
@@ -133,6 +140,8 @@ def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
 def prepare_run_dir(run_dir: Path, config: dict[str, Any]) -> None:
     from wadgym.agents import runfolder
 
+    if run_dir.exists() and not run_dir.is_dir():
+        raise ValueError(f"--run-dir {run_dir} is a file, not a folder")
     if (run_dir / "config.yml").exists():
         raise ValueError(f"{run_dir} already holds a run; use --resume {run_dir} or another --run-dir")
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -164,17 +173,19 @@ def train(run_dir: Path, config: dict[str, Any], save_freq: int = 25_000, progre
 
     with tempfile.TemporaryDirectory(prefix="wadgym-workers-") as failure_dir:
         model = _make_model(run_dir, config, device, saved, failure_dir)
-        callback = RunCallback(run_dir, save_freq, episodes=runfolder.read_episodes(run_dir) if resume else [])
-        start_steps, start_time = model.num_timesteps, time.perf_counter()
-        failure = _learn(model, callback, hp["n_timesteps"] - model.num_timesteps, progress_bar, failure_dir)
-    wall = time.perf_counter() - start_time
+        try:
+            callback = RunCallback(run_dir, save_freq, episodes=runfolder.read_episodes(run_dir) if resume else [])
+            start_steps, start_time = model.num_timesteps, time.perf_counter()
+            failure = _learn(model, callback, hp["n_timesteps"] - model.num_timesteps, progress_bar, failure_dir)
+            wall = time.perf_counter() - start_time
+            if failure is None:
+                status = "interrupted" if callback.stop_signal is not None else "finished"
+                _save_results(run_dir, model, callback, final=status == "finished")
+        finally:  # whatever happened, no worker or engine outlives this (workers ignore SIGTERM: close them)
+            close_vec_env(model.get_env())
     if failure is not None:  # the latest checkpoint stays the resume point: the model may be what failed
-        close_vec_env(model.get_env())
         _finish_meta(run_dir, meta, session, start_steps, model.num_timesteps, wall, "failed", failure)
         raise TrainingFailed(_failure_message(run_dir, model.num_timesteps, failure["error"]))
-
-    status = "interrupted" if callback.stop_signal is not None else "finished"
-    _save_results(run_dir, model, callback, final=status == "finished")
     _finish_meta(run_dir, meta, session, start_steps, model.num_timesteps, wall, status)
     plot_learning_curve(callback.episodes, run_dir / "learning_curve.png", title=f"{config['env']} PPO ({run_dir.name})",
                         score_name=score_name(config["env"]))
@@ -185,18 +196,22 @@ def train(run_dir: Path, config: dict[str, Any], save_freq: int = 25_000, progre
 def _learn(model, callback, steps: int, progress_bar: bool, failure_dir: str) -> dict[str, str] | None:
     """PPO.learn for `steps` more steps; None when it ends (done, or stopped by a signal), else the
     failure: {"error": its last line, "traceback": the env worker's when a worker failed, else ours}."""
-    from wadgym.agents.vec import worker_failures
+    from wadgym.agents.vec import worker_deaths, worker_failures
 
     callback.install_signal_handlers()
     try:
         if steps > 0:
             model.learn(steps, callback=callback, progress_bar=progress_bar, tb_log_name="PPO",
                         reset_num_timesteps=False)
+        else:  # a resumed run that had already reached its steps: nothing to learn, still save
+            callback.init_callback(model)
     except KeyboardInterrupt:  # a second Ctrl-C: stop at once, still save
         callback.stop_signal = callback.stop_signal or 2
     except Exception:  # a worker's failure reaches us as a closed pipe (EOFError): its report says what
         reports = worker_failures(failure_dir)
         text = (reports[0] if reports else traceback.format_exc()).strip()
+        if not reports:  # a worker killed outright (the OOM killer's SIGKILL) wrote nothing: say how it ended
+            text = "\n".join([text, *worker_deaths(model.get_env())])
         return {"error": text.splitlines()[-1], "traceback": text}
     finally:
         callback.restore_signal_handlers()
@@ -244,14 +259,12 @@ def _make_model(run_dir: Path, config: dict[str, Any], device: str, saved: Path 
 def _save_results(run_dir: Path, model, callback, final: bool) -> None:
     """A checkpoint always; the final model (and VecNormalize statistics) when training finished."""
     from wadgym.agents.callbacks import save_model, save_vecnormalize
-    from wadgym.agents.vec import close_vec_env
 
     callback.save_checkpoint()
     if final:
         save_model(model, run_dir / "model.zip")
         if model.get_vec_normalize_env() is not None:
             save_vecnormalize(model.get_vec_normalize_env(), run_dir / "vecnormalize.pkl")
-    close_vec_env(model.get_env())
 
 
 def _start_meta(run_dir: Path, device: str, resume: bool) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -291,12 +304,13 @@ def _finish_meta(run_dir: Path, meta: dict[str, Any], session: dict[str, Any], f
 def evaluate_run(run_dir: Path, episodes: int, seed: int) -> dict[str, Any]:
     """Trained vs random on fixed seeds; the result goes into metrics.json."""
     from wadgym.agents import runfolder
-    from wadgym.agents.evaluate import compare_with_random
+    from wadgym.agents.evaluate import compare_with_random, default_split
     from wadgym.agents.plots import plot_learning_curve
     from wadgym.agents.policy import SavedPolicy
 
     meta = runfolder.read_json(run_dir / "meta.json")
-    comparison = compare_with_random(SavedPolicy(run_dir), episodes, seed)
+    policy = SavedPolicy(run_dir)
+    comparison = compare_with_random(policy, episodes, seed, levels=default_split(policy.env_id, policy.env_kwargs))
     metrics = {
         "env": comparison["env"],
         "timesteps": meta.get("timesteps"),

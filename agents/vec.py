@@ -1,8 +1,10 @@
 """Build the environments training and evaluation use: gym.make, vectorised, frame-stacked, channel-first.
 
-ViZDoom engines are child processes; a terminal's Ctrl-C reaches every process in the foreground
-group and kills them, so engines are started with SIGINT ignored (inherited across exec) and only
-the trainer's own handler sees Ctrl-C.
+A terminal's Ctrl-C, `docker stop`, Kubernetes and SLURM signal every process of the group (SIGINT or
+SIGTERM). Only the trainer acts on them (stop after the step, save a checkpoint, close the envs): the
+SubprocVecEnv workers ignore both, and wadgym.envs.engine starts every ViZDoom engine with both
+blocked and bound to the process that started it, so a worker that dies, however, takes its engine
+along and never leaves the trainer waiting on its pipe.
 """
 
 from __future__ import annotations
@@ -39,8 +41,12 @@ def register_envs(env_id: str) -> None:
 
 
 def gym_make(env_id: str, env_kwargs: dict[str, Any] | None = None, render_mode: str | None = None) -> gym.Env:
-    """gym.make with wadgym's registrations loaded; an unknown id is a ValueError naming the Doom envs."""
+    """gym.make with wadgym's registrations loaded (a task family's .py file registered too); an unknown
+    id is a ValueError naming the Doom envs."""
+    from wadgym.envs.registration import env_id_for
+
     register_envs(env_id)
+    env_id = env_id_for(env_id)
     if env_id not in gym.registry and ":" not in env_id:
         known = sorted(k for k in gym.registry if k.startswith(("Doom", "Vizdoom")))
         raise ValueError(f"unknown env {env_id!r}; registered Doom envs: {', '.join(known)}")
@@ -65,8 +71,9 @@ def make_env(env_id: str, env_kwargs: dict[str, Any] | None = None, render_mode:
 
 class ReportFailure(gym.Wrapper):
     """In a SubprocVecEnv worker: when reset or step raises, write the traceback to `folder` (the trainer
-    only sees the worker's pipe close) and close the env, whose engine would otherwise outlive the
-    worker (multiprocessing ends a failed worker with os._exit, which runs no cleanup)."""
+    only sees the worker's pipe close) and close the env, so that its engine stops now rather than when
+    the worker's engine watchdog sees the worker gone (multiprocessing ends a failed worker with
+    os._exit, which runs no cleanup)."""
 
     def __init__(self, env: gym.Env, folder: str):
         super().__init__(env)
@@ -104,8 +111,8 @@ def worker_failures(folder: str | Path | None) -> list[str]:
 
 
 class EnvFactory:
-    """Picklable `() -> env` for SubprocVecEnv workers; the worker ignores Ctrl-C (the trainer handles it)
-    and reports an env's failure to `failure_dir`."""
+    """Picklable `() -> env` for SubprocVecEnv workers; the worker ignores SIGINT and SIGTERM (the trainer
+    handles them and closes the workers) and reports an env's failure to `failure_dir`."""
 
     def __init__(self, env_id: str, env_kwargs: dict[str, Any], in_worker: bool, failure_dir: str | None = None):
         self.env_id, self.env_kwargs, self.in_worker, self.failure_dir = env_id, env_kwargs, in_worker, failure_dir
@@ -114,18 +121,27 @@ class EnvFactory:
         from stable_baselines3.common.monitor import Monitor
 
         if self.in_worker:
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            for signum in GROUP_SIGNALS:
+                signal.signal(signum, signal.SIG_IGN)
         env = Monitor(make_env(self.env_id, self.env_kwargs))
         return ReportFailure(env, self.failure_dir) if self.in_worker and self.failure_dir else env
 
 
+GROUP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
 @contextlib.contextmanager
-def sigint_ignored():
-    """Processes started inside (ViZDoom engines) ignore SIGINT; the previous handler is restored after."""
+def group_signals_shielded():
+    """While the envs start: SIGINT ignored and SIGTERM blocked here, and so in the processes started
+    inside (multiprocessing's fork server and the workers it forks inherit both, across exec too).
+    Afterwards the previous handler and mask are back; a SIGTERM that came meanwhile then ends this
+    process as it would have (the trainer's handler is installed when training starts)."""
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
     try:
         yield
     finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         signal.signal(signal.SIGINT, previous)
 
 
@@ -155,7 +171,7 @@ def make_vec_env(
 
     if vec_env not in VEC_ENVS:
         raise ValueError(f"vec_env={vec_env!r} is not valid; choose one of {', '.join(VEC_ENVS)}")
-    with sigint_ignored():
+    with group_signals_shielded():
         if vec_env == "thread":
             from wadgym.envs.vector_sb3 import ThreadVecEnv
 
@@ -191,7 +207,7 @@ def wrap_observations(venv, frame_stack: int):
 def close_vec_env(venv, timeout: float = 10.0) -> None:
     """Close `venv` without ever waiting on a dead worker: after a failed step SB3's close() waits for
     replies that never come. Workers get "close" (a healthy one closes its env and exits); any still
-    alive after `timeout` seconds is killed together with its engine. A ThreadVecEnv closes its envs on
+    alive after `timeout` seconds is killed, and its engine with it. A ThreadVecEnv closes its envs on
     their threads, after any step still running."""
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
@@ -217,21 +233,36 @@ def close_vec_env(venv, timeout: float = 10.0) -> None:
         process.join(max(deadline - time.monotonic(), 0))
     for process in base.processes:
         if process.is_alive():
-            _kill_with_children(process.pid)
+            process.kill()  # its engine watchdog (wadgym.envs.engine) then kills the engine
             process.join(timeout)
     for remote in base.remotes:
         remote.close()
     base.closed = True
 
 
-def _kill_with_children(pid: int) -> None:
-    """SIGKILL `pid` and its children (a worker and its ViZDoom engine); /proc names the children."""
-    children = []
-    for entry in filter(str.isdigit, os.listdir("/proc") if os.path.isdir("/proc") else ()):
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            with open(f"/proc/{entry}/stat") as f:
-                if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:  # the field after the state: ppid
-                    children.append(int(entry))
-    for process in [*children, pid]:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(process, signal.SIGKILL)
+def worker_deaths(venv, timeout: float = 2.0) -> list[str]:
+    """How each SubprocVecEnv worker that is gone ended, e.g. "env worker 2 of 8 (pid 4242) was killed
+    by SIGKILL ...": after a worker's pipe closed, up to `timeout` seconds for its exit status."""
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    base = venv.unwrapped
+    if not isinstance(base, SubprocVecEnv):
+        return []
+    deadline = time.monotonic() + timeout
+    while all(p.is_alive() for p in base.processes) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    deaths = []
+    for index, process in enumerate(base.processes, 1):
+        if process.is_alive() or process.exitcode is None:
+            continue
+        name = f"env worker {index} of {len(base.processes)} (pid {process.pid})"
+        if process.exitcode < 0:
+            signum = -process.exitcode
+            with contextlib.suppress(ValueError):
+                signum = signal.Signals(signum)
+            deaths.append(f"{name} was killed by {getattr(signum, 'name', f'signal {signum}')}"
+                          + (" (the kernel's out-of-memory killer sends it when memory runs out)"
+                             if signum == signal.SIGKILL else ""))
+        else:
+            deaths.append(f"{name} exited with status {process.exitcode}")
+    return deaths

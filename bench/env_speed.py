@@ -26,7 +26,7 @@ import numpy as np
 import vizdoom as vzd
 
 import wadgym  # noqa: F401  (registers the envs)
-from wadgym.envs import cache, items
+from wadgym.envs import cache, engine, items
 from wadgym.envs.doom_env import ACTION_SETS
 from wadgym.envs.engine import QUIET_RENDER, start_game
 from wadgym.envs.items import ItemsEnv
@@ -142,12 +142,8 @@ def build_times(repeats: int) -> None:
 
 
 def engine_children() -> set[int]:
-    """Pids of this process's children: each DoomGame runs its engine in a child process."""
-    pids = set()
-    for task in os.listdir("/proc/self/task"):
-        with open(f"/proc/self/task/{task}/children") as f:
-            pids.update(int(pid) for pid in f.read().split())
-    return pids
+    """Pids of this process's engines: each DoomGame runs its engine in a child process."""
+    return {process.pid for process in engine.child_engines()}
 
 
 def cpu_seconds(pid: int) -> float:

@@ -1,17 +1,24 @@
 """WAD cache: a scenario's WAD is built once per (scenario, parameters, seed, wadgym code) and kept under its hash.
 
 The folder is, first found: the `cache_dir` argument, $WADGYM_CACHE_DIR, $XDG_CACHE_HOME/wadgym,
-~/.cache/wadgym. Files are written under a temporary name and renamed, so parallel workers building
-the same WAD never read a half-written file (the last rename wins; both wrote the same bytes).
+~/.cache/wadgym. Beside each `<stem>-<key>.wad` a `.json` record holds its size and SHA-256 from
+when it was written; a WAD is used only when it matches, and rebuilt otherwise (truncated, damaged,
+replaced, a folder in its place). Builds of one WAD are serialised across processes by a lock file
+(`.<name>.lock`): parallel workers build it once, and since files are written under a temporary
+name and renamed, never read half of one. A killed writer's temporary file is removed by the next
+build of that WAD (any other `*.tmp` here once it is an hour old).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
 import json
 import os
+import shutil
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -49,18 +56,66 @@ def wad_key(description: dict) -> str:
 
 def cached_wad(stem: str, description: dict, build: Callable[[], bytes],
                directory: str | os.PathLike | None = None) -> Path:
-    """Path of `<cache>/<stem>-<key>.wad` for `description` (see wad_key), calling `build()` for its
-    bytes and storing them on first use."""
+    """Path of `<cache>/<stem>-<key>.wad` for `description` (see wad_key), whose bytes match the record
+    written with them; `build()` gives the bytes when there is no such file (first use, or damaged)."""
+    from filelock import FileLock
+
     folder = cache_dir(directory)
     path = folder / f"{stem}-{wad_key(description)}.wad"
-    if path.is_file():
+    if verified(path):
         return path
-    from wadgym.wads import write_wad
-
-    data = build()
     folder.mkdir(parents=True, exist_ok=True)
-    write_wad(path, data)  # atomic: a temporary file in `folder`, then a rename
+    with FileLock(folder / f".{path.name}.lock"):
+        if verified(path):  # another process built it while we waited
+            return path
+        _remove_leftovers(path)
+        _store(path, build())
     return path
+
+
+def record_path(path: Path) -> Path:
+    return path.with_name(path.name + ".json")
+
+
+def verified(path: Path) -> bool:
+    """`path` is a file whose size and SHA-256 are those recorded when it was written."""
+    try:
+        record = json.loads(record_path(path).read_text())
+        if not path.is_file() or path.stat().st_size != record["size"]:
+            return False
+        return hashlib.sha256(path.read_bytes()).hexdigest() == record["sha256"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
+def _store(path: Path, data: bytes) -> None:
+    """The WAD, then its record, each written atomically: a record never vouches for other bytes."""
+    from wadgym.files import write_atomic
+
+    if not isinstance(data, (bytes, bytearray)):
+        raise TypeError(f"the WAD build for {path.name} returned {type(data).__name__}, not bytes")
+    record_path(path).unlink(missing_ok=True)
+    write_atomic(path, data)
+    write_atomic(record_path(path), json.dumps({"size": len(data), "sha256": hashlib.sha256(data).hexdigest()})
+                 .encode())
+
+
+STALE_SECONDS = 3600
+
+
+def _remove_leftovers(path: Path) -> None:
+    """Under the WAD's lock: whatever stands at its path (a damaged file, a folder), the temporary
+    files of writers killed while writing it, and any temporary file here an hour old."""
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.is_dir():
+        shutil.rmtree(path)
+    now = time.time()
+    for leftover in path.parent.glob(".*.tmp"):
+        with contextlib.suppress(OSError):
+            mine = leftover.name.startswith((f".{path.name}.", f".{record_path(path).name}."))
+            if mine or now - leftover.stat().st_mtime > STALE_SECONDS:
+                leftover.unlink()
 
 
 def scenario_description(scenario: str, params, seed: int) -> dict:

@@ -29,7 +29,7 @@ import numpy as np
 import vizdoom as vzd
 
 from .checks import check_number
-from .engine import make_game
+from .engine import enable_buffers, make_game
 from .params import make_params
 
 # Discrete actions: each is the set of buttons held for `frame_skip` tics. A family adds its own sets
@@ -430,13 +430,7 @@ class DoomEnv(gym.Env):
         game = make_game(wad, map_name, resolution=self._engine_resolution,
                          screen_format=vzd.ScreenFormat.RGB24 if self._engine_rgb else vzd.ScreenFormat.GRAY8,
                          buttons=self._buttons, variables=self._tracked + self._observed, window=self._window)
-        game.set_depth_buffer_enabled("depth" in self.buffers)
-        game.set_labels_buffer_enabled("labels" in self.buffers)
-        if "automap" in self.buffers:
-            game.set_automap_buffer_enabled(True)
-            game.set_automap_mode(vzd.AutomapMode.OBJECTS_WITH_SIZE)
-            game.set_automap_rotate(False)
-            game.set_automap_render_textures(False)
+        enable_buffers(game, self.buffers)
         self.configure_game(game)
         game.init()
         self.game = game

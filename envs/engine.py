@@ -1,15 +1,30 @@
-"""Headless ViZDoom games on a WAD: the one place where wadgym sets a DoomGame up.
+"""Headless ViZDoom games on a WAD: the one place where wadgym sets a DoomGame up and starts its engine.
 
 The envs, `wadgym doctor`, the benchmarks and the tests all start their games here, so a bare
-DoomGame loop in a benchmark runs with exactly the settings the envs use.
+DoomGame loop in a benchmark runs with exactly the settings the envs use, and every engine wadgym
+starts is bound to the process that started it (see start_engine).
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import os
-from typing import Sequence
+import secrets
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import Iterator, Sequence
 
 import vizdoom as vzd
+
+from wadgym.files import write_atomic
+
+from . import watchdog
+from .cache import cache_dir
 
 # Drawn by default but useless to an agent, and each costs render time.
 QUIET_RENDER = ("hud", "minimal_hud", "weapon", "crosshair", "decals", "particles", "messages", "corpses",
@@ -30,7 +45,7 @@ def make_game(
 ) -> vzd.DoomGame:
     """A configured DoomGame, not yet started: `map_name` of `wad` (None: the IWAD's own map), player
     mode, no sound, no HUD, weapon or other overlays, and no engine timeout unless one is given."""
-    game = vzd.DoomGame()
+    game = Game()
     if wad is not None:
         game.set_doom_scenario_path(os.fspath(wad))
     game.set_doom_map(map_name)
@@ -49,8 +64,187 @@ def make_game(
     return game
 
 
+def enable_buffers(game: vzd.DoomGame, buffers: Sequence[str]) -> None:
+    """Turn on the extra screens named in `buffers` ("depth", "labels", "automap": a plain top-down map)."""
+    game.set_depth_buffer_enabled("depth" in buffers)
+    game.set_labels_buffer_enabled("labels" in buffers)
+    if "automap" in buffers:
+        game.set_automap_buffer_enabled(True)
+        game.set_automap_mode(vzd.AutomapMode.OBJECTS_WITH_SIZE)
+        game.set_automap_rotate(False)
+        game.set_automap_render_textures(False)
+
+
 def start_game(wad: str | os.PathLike | None, map_name: str = "MAP01", **settings) -> vzd.DoomGame:
     """`make_game(...)`, started. The caller closes it."""
     game = make_game(wad, map_name, **settings)
     game.init()
     return game
+
+
+class Game(vzd.DoomGame):
+    """The DoomGame make_game returns: `init()` is start_engine(game), so every caller's engine is bound
+    to its process."""
+
+    def init(self) -> None:
+        start_engine(self)
+
+
+# -- engine lifetime ---------------------------------------------------------------------------------
+#
+# DoomGame.init() starts the engine with boost::process (fork + exec from a thread of its own) and
+# talks to it through message queues and shared memory under /dev/shm. Left alone, the engine
+# inherits every inheritable descriptor of this process (a SubprocVecEnv worker's pipe to the trainer
+# is one: multiprocessing passes it so) and keeps it open after this process dies; it then blocks
+# forever on its message queue, and it catches SIGTERM. So each engine is started
+# - with no descriptor but stdin/stdout/stderr to inherit;
+# - with SIGINT and SIGTERM blocked: signals meant for the process group are for its owner, which
+#   closes the engine (DoomGame.close);
+# - with OWNER_VAR=<this process's token> in its environment, which this process's watchdog
+#   (envs/watchdog.py) looks for when this process is gone, to kill the engine and free its segments.
+
+_start_lock = threading.Lock()
+_watchdog: subprocess.Popen | None = None
+_token: str | None = None
+_inherited: list[subprocess.Popen] = []  # a parent's watchdog, seen in a forked child: kept, never used
+
+
+def start_engine(game: vzd.DoomGame) -> None:
+    """`game.init()`, with the engine bound to this process: it ends when this process ends, however
+    that happens (SIGKILL included), holds none of its pipes, and ignores Ctrl-C and SIGTERM sent to
+    the process group; its settings file is wadgym's own (engine_settings), not `_vizdoom.ini` and
+    `_vizdoom/` in the working directory."""
+    if not game.get_doom_config_path():
+        game.set_doom_config_path(str(engine_settings()))
+    with _start_lock:
+        token = _watched_token()
+        with _owner_environment(token), _descriptors_not_inherited(), _group_signals_blocked():
+            vzd.DoomGame.init(game)
+
+
+def child_engines(pid: int | None = None) -> list:
+    """The ViZDoom engines (psutil.Process) process `pid` (default: this one) started and that still run."""
+    import psutil
+
+    engines = []
+    for child in psutil.Process(pid).children():
+        with contextlib.suppress(psutil.Error):
+            if watchdog.instance_id(child.cmdline()) is not None and child.status() != psutil.STATUS_ZOMBIE:
+                engines.append(child)
+    return engines
+
+
+def _watched_token() -> str:
+    """This process's engine token; its watchdog is started (again, should it have died) first."""
+    global _watchdog, _token
+    if _token is None:
+        _token = f"{os.getpid()}-{secrets.token_hex(8)}"
+    if _watchdog is None or _watchdog.poll() is not None:
+        _watchdog = subprocess.Popen([sys.executable, watchdog.__file__, _token], stdin=subprocess.PIPE,
+                                     stdout=subprocess.DEVNULL, close_fds=True)
+    return _token
+
+
+def _forget_watchdog_after_fork() -> None:
+    """A forked child starts engines of its own under a token and watchdog of its own, and must not hold
+    the parent's pipe end: the parent's watchdog waits for every copy of it to close."""
+    global _watchdog, _token, _start_lock
+    if _watchdog is not None:
+        with contextlib.suppress(OSError):
+            _watchdog.stdin.close()
+        _inherited.append(_watchdog)
+    _watchdog, _token, _start_lock = None, None, threading.Lock()
+
+
+def _release_watchdog() -> None:
+    """At a normal exit: close the pipe now and wait, so that any engine still running is gone (and the
+    watchdog reaped) before this process is."""
+    if _watchdog is not None and _watchdog.returncode is None:
+        with contextlib.suppress(OSError):
+            _watchdog.stdin.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            _watchdog.wait(timeout=10)
+
+
+os.register_at_fork(after_in_child=_forget_watchdog_after_fork)
+atexit.register(_release_watchdog)
+
+
+@contextlib.contextmanager
+def _owner_environment(token: str) -> Iterator[None]:
+    """OWNER_VAR=token in the environment the engine is started with (boost::process passes `environ`)."""
+    previous = os.environ.get(watchdog.OWNER_VAR)
+    os.environ[watchdog.OWNER_VAR] = token
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(watchdog.OWNER_VAR, None)
+        else:
+            os.environ[watchdog.OWNER_VAR] = previous
+
+
+@contextlib.contextmanager
+def _descriptors_not_inherited() -> Iterator[None]:
+    """Descriptors above 2 are close-on-exec while the engine starts, then as they were."""
+    folder = "/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd"
+    changed = []
+    for name in os.listdir(folder):
+        fd = int(name)
+        with contextlib.suppress(OSError):  # the listing's own descriptor is closed by now
+            if fd > 2 and os.get_inheritable(fd):
+                os.set_inheritable(fd, False)
+                changed.append(fd)
+    try:
+        yield
+    finally:
+        for fd in changed:
+            with contextlib.suppress(OSError):
+                os.set_inheritable(fd, True)
+
+
+@contextlib.contextmanager
+def _group_signals_blocked() -> Iterator[None]:
+    """SIGINT and SIGTERM blocked in this thread while the engine starts: the engine's thread and the
+    engine inherit the mask (across exec too). Here they are only deferred until the end."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+# -- engine settings ---------------------------------------------------------------------------------
+
+SETTINGS_NAME = "vizdoom.ini"
+# Without these sections the engine adds them pointing at ./_vizdoom/autoexec.cfg, creating that
+# folder in the working directory (ViZDoom's m_specialpaths.cpp, GetUserFile); present, it leaves them.
+SETTINGS_SEED = ("# ViZDoom's settings for the games wadgym starts; the engine rewrites this file when it exits.\n"
+                 + "".join(f"[{game}.AutoExec]\n" for game in ("Doom", "Heretic", "Hexen", "Strife", "Chex")))
+_fallback_settings_dir: str | None = None
+
+
+def engine_settings() -> Path:
+    """ViZDoom's settings file (its `-config`) for wadgym's games: `<cache>/engine/vizdoom.ini` in the
+    WAD cache's folder (a private temporary folder if that is not writable), seeded when it is missing."""
+    global _fallback_settings_dir
+    path = cache_dir() / "engine" / SETTINGS_NAME
+    try:
+        _seed_settings(path)
+    except OSError:
+        if _fallback_settings_dir is None:
+            _fallback_settings_dir = tempfile.mkdtemp(prefix="wadgym-engine-")
+        path = Path(_fallback_settings_dir) / SETTINGS_NAME
+        _seed_settings(path)
+    return path
+
+
+def _seed_settings(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        if "[Doom.AutoExec]" in path.read_text(errors="replace"):
+            return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, SETTINGS_SEED.encode())

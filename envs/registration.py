@@ -7,6 +7,7 @@ rewards gets a new -vN; the old id stays registered.
 from __future__ import annotations
 
 import functools
+import os
 
 import gymnasium as gym
 
@@ -38,12 +39,35 @@ def register_envs() -> None:
                          vector_entry_point=functools.partial(make_vector_env, env_id))  # gym.make_vec's default
 
 
+def env_id_for(env: str) -> str:
+    """A registered id for `env`: a registered id as it is; a Python file that defines a task family (one
+    DoomEnv subclass beside its Params, PRESETS and build) is loaded and registered as "file/<name>-v0",
+    with the class's `max_episode_steps` (default 1000). Each process that makes the env loads the file."""
+    if not str(env).endswith(".py"):
+        return env
+    from wadgym.envs.doom_env import DoomEnv
+    from wadgym.envs.scenarios import load_scenario
+
+    path = os.path.abspath(env)
+    module = load_scenario(path)
+    classes = [c for c in vars(module).values()
+               if isinstance(c, type) and issubclass(c, DoomEnv) and c.__module__ == module.__name__]
+    if len(classes) != 1:
+        found = ", ".join(c.__name__ for c in classes) or "none"
+        raise ValueError(f"{env}: a task file defines exactly one DoomEnv subclass (found: {found})")
+    env_id = f"file/{os.path.splitext(os.path.basename(path))[0]}-v0"
+    gym.registry.pop(env_id, None)  # the file may have changed, or another file has the same name
+    gym.register(env_id, entry_point=classes[0], max_episode_steps=getattr(classes[0], "max_episode_steps", 1000),
+                 vector_entry_point=functools.partial(make_vector_env, env_id))
+    return env_id
+
+
 def score_name(env_id: str) -> str:
     """What info["score"] counts in `env_id`'s episodes ("items", ...): the env class's score_name, or
     "return" for envs that keep no score of their own."""
     from gymnasium.envs.registration import load_env_creator
 
-    entry_point = gym.spec(env_id).entry_point
+    entry_point = gym.spec(env_id_for(env_id)).entry_point
     creator = load_env_creator(entry_point) if isinstance(entry_point, str) else entry_point
     return getattr(creator, "score_name", "return")
 

@@ -1,13 +1,43 @@
-"""Shared fixtures: a real, headless ViZDoom game on a WAD the test built; a WAD cache of the session's own."""
+"""Shared fixtures: a real, headless ViZDoom game on a WAD the test built; a WAD cache of the session's own;
+what a process a test started leaves behind."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import time
 
+import psutil
 import pytest
 import vizdoom as vzd
 
-from wadgym.envs import engine
+from wadgym.envs import engine, watchdog
+
+
+# A scenario file as a user writes one (`wadgym build my_map.py`): Params, PRESETS, build(rng, params).
+USER_SCENARIO = '''
+from dataclasses import dataclass
+from wadgym.wads import Level, MapBuilder
+
+@dataclass(frozen=True)
+class Params:
+    size: int = 512
+
+PRESETS = {"default": Params()}
+
+def build(rng, p):
+    m = MapBuilder()
+    m.add_room(0, 0, p.size, p.size)
+    m.add_player_start(p.size / 2, p.size / 2, angle=int(rng.integers(0, 360)))
+    return Level(map=m)
+'''
+
+
+@pytest.fixture(scope="session")
+def user_scenario() -> str:
+    """The source of a small scenario file (USER_SCENARIO); `return Level(map=m)` is its last line."""
+    return USER_SCENARIO
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -41,3 +71,77 @@ def start_game():
     yield start
     for game in games:
         game.close()
+
+
+class ProcessSession:
+    """The processes of the session a test started (Popen(..., start_new_session=True)): orphans keep
+    their session, so whatever the test's process started and left behind is found here. The ViZDoom
+    engines seen in it (note_engines) are remembered with their /dev/shm segments."""
+
+    def __init__(self, session: int):
+        self.session = session
+        self.instances: set[str] = set()
+
+    def processes(self) -> list[psutil.Process]:
+        found = []
+        for process in psutil.process_iter(["status"]):
+            try:
+                if process.info["status"] != psutil.STATUS_ZOMBIE and os.getsid(process.pid) == self.session:
+                    found.append(process)
+            except (OSError, psutil.Error):
+                continue
+        return found
+
+    def note_engines(self) -> list[psutil.Process]:
+        """The session's ViZDoom engines now; their instance ids are remembered for segments()."""
+        engines = []
+        for process in self.processes():
+            try:
+                instance = watchdog.instance_id(process.cmdline())
+            except psutil.Error:
+                continue
+            if instance is not None:
+                engines.append(process)
+                self.instances.add(instance)
+        return engines
+
+    def segments(self) -> list[str]:
+        """The /dev/shm segments of the noted engines that still exist."""
+        names = os.listdir("/dev/shm") if os.path.isdir("/dev/shm") else []
+        return sorted(n for n in names if any(n.endswith(i) and n.startswith("ViZDoom") for i in self.instances))
+
+    def leftovers(self, timeout: float = 10.0) -> list[str]:
+        """'pid name' of each process still in the session once `timeout` seconds passed or none is left."""
+        deadline = time.monotonic() + timeout
+        while self.processes() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        left = []
+        for process in self.processes():
+            with contextlib.suppress(psutil.Error):
+                left.append(f"{process.pid} {' '.join(process.cmdline())[:160] or process.name()}")
+        return left
+
+    def kill(self) -> None:
+        """SIGKILL whatever is left, then remove the noted engines' segments (a killed engine leaves them)."""
+        left = self.processes()
+        for process in left:
+            with contextlib.suppress(psutil.Error):
+                process.send_signal(signal.SIGKILL)
+        psutil.wait_procs(left, timeout=2)
+        for instance in self.instances:
+            watchdog.remove_segments(instance)
+
+
+@pytest.fixture
+def process_session():
+    """Factory: process_session(pid) -> ProcessSession of the session `pid` leads; whatever is left of
+    it is killed when the test ends."""
+    sessions: list[ProcessSession] = []
+
+    def watch(pid: int) -> ProcessSession:
+        sessions.append(ProcessSession(pid))
+        return sessions[-1]
+
+    yield watch
+    for session in sessions:
+        session.kill()

@@ -164,6 +164,6 @@ def preview_png(level, size: int = 800) -> bytes:
 
 def write_preview(path, level, size: int = 800) -> None:
     """Write the preview PNG of `level` to `path` atomically."""
-    from .wad import write_atomic
+    from wadgym.files import write_atomic
 
     write_atomic(path, preview_png(level, size))

@@ -1,4 +1,5 @@
-"""Levels packed into a PWAD: per map TEXTMAP, BEHAVIOR, SCRIPTS; DECORATE and MAPINFO once."""
+"""Levels packed into a PWAD: per map TEXTMAP, BEHAVIOR, SCRIPTS; ACS libraries (A_START..A_END, LOADACS),
+DECORATE and MAPINFO once."""
 
 from __future__ import annotations
 
@@ -6,9 +7,10 @@ import dataclasses
 import os
 import re
 import struct
-import tempfile
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
+
+from wadgym.files import write_atomic
 
 from . import iwad
 from .decorate import Actor, decorate_text
@@ -25,7 +27,7 @@ EMPTY_BEHAVIOR = (b"ACS\0" + struct.pack("<I", 24) + b"SPTR" + struct.pack("<I",
                   + b"ACSe" + struct.pack("<II", 0, 0))
 _LUMP_NAME = re.compile(r"^[A-Z][A-Z0-9_]{0,7}$")
 
-Compiler = Callable[[str, str], bytes]
+Compiler = Callable[..., bytes]
 
 
 @dataclass
@@ -50,28 +52,70 @@ class Level:
         return dataclasses.replace(self, map=self.map_data())
 
 
-def build_wad(levels: Level | Sequence[Level], compiler: Compiler | None = None) -> bytes:
-    """Validate and pack `levels` into PWAD bytes (deterministic: the same inputs, the same bytes).
+@dataclass(frozen=True)
+class Library:
+    """An ACS library the WAD carries: a lump between A_START and A_END, which the engine loads when a
+    map's scripts (or another library) import it, or at every map when ``autoload`` names it in LOADACS.
 
-    `compiler(source_text, filename) -> bytes` compiles the scripts of levels that have no behavior.
+    `name` is the lump name, and must be what the library's `#library "name"` line says; a level's scripts
+    (or another library's) import it as `#import "<name in lower case>.acs"` (`filename`). Give its ACS
+    `scripts` (compiled by build_wad's compiler) or a compiled `behavior`.
+    """
+
+    name: str
+    scripts: str | None = None
+    behavior: bytes | None = None
+    autoload: bool = False
+
+    @property
+    def filename(self) -> str:
+        """The name `#import` finds this library's source by."""
+        return f"{self.name.lower()}.acs"
+
+
+def build_wad(levels: Level | Sequence[Level], compiler: Compiler | None = None,
+              libraries: Sequence[Library] = ()) -> bytes:
+    """Validate and pack `levels` (and ACS `libraries`) into PWAD bytes (deterministic: the same inputs, the
+    same bytes).
+
+    `compiler(source_text, filename) -> bytes` compiles the scripts of levels and libraries that have no
+    behavior; when libraries are given as source, it is called as `compiler(source_text, filename, files=...)`
+    with their sources by `Library.filename`, so that scripts can `#import` them (wadgym.acs.compile_source
+    takes that argument).
     """
     if isinstance(levels, Level):
         levels = [levels]
     if not levels:
         raise ValueError("build_wad: no levels given")
     _check_level_names(levels)
+    libraries = _checked_libraries(libraries)
+    files = {library.filename: library.scripts for library in libraries if library.behavior is None and library.scripts}
     actors = _merged_actors(levels)
     lumps: list[tuple[str, bytes]] = []
+    objects: list[tuple[str, bytes]] = []   # (where, compiled BEHAVIOR), to check what each imports
     for level in levels:
         where = level.name
         data = level.map_data()
         ednums = validate_map(data, actors, where)
+        behavior = _behavior(level, compiler, files)
+        objects.append((where, behavior))
         lumps.append((level.name, b""))
         lumps.append(("TEXTMAP", to_textmap(data, ednums).encode("utf-8")))
-        lumps.append(("BEHAVIOR", _behavior(level, compiler)))
+        lumps.append(("BEHAVIOR", behavior))
         if level.scripts:
             lumps.append(("SCRIPTS", level.scripts.encode("utf-8")))
         lumps.append(("ENDMAP", b""))
+    if libraries:
+        lumps.append(("A_START", b""))
+        for library in libraries:
+            behavior = _library_behavior(library, compiler, files)
+            objects.append((f"library {library.name}", behavior))
+            lumps.append((library.name.upper(), behavior))
+        lumps.append(("A_END", b""))
+        _check_imports(objects, libraries)
+        autoload = [library.name.upper() for library in libraries if library.autoload]
+        if autoload:
+            lumps.append(("LOADACS", "".join(name + "\n" for name in autoload).encode("ascii")))
     if actors:
         lumps.append(("DECORATE", decorate_text(actors).encode("utf-8")))
     lumps.append(("MAPINFO", mapinfo_text(levels).encode("utf-8")))
@@ -104,15 +148,85 @@ def _merged_actors(levels: Sequence[Level]) -> list[Actor]:
     return list(merged.values())
 
 
-def _behavior(level: Level, compiler: Compiler | None) -> bytes:
+def _behavior(level: Level, compiler: Compiler | None, files: dict[str, str]) -> bytes:
     if level.behavior is not None:
         return bytes(level.behavior)
     if not level.scripts:
         return EMPTY_BEHAVIOR
+    return _compiled(f"{level.name}: the level", level.scripts, f"{level.name}.acs", compiler, files)
+
+
+def _compiled(what: str, scripts: str, filename: str, compiler: Compiler | None, files: dict[str, str]) -> bytes:
     if compiler is None:
-        raise ValueError(f"{level.name}: the level has ACS scripts but build_wad got no compiler "
+        raise ValueError(f"{what} has ACS scripts but build_wad got no compiler "
                          f"(pass compiler=wadgym.acs.compile_source)")
-    return bytes(compiler(level.scripts, f"{level.name}.acs"))
+    if files:
+        return bytes(compiler(scripts, filename, files=files))
+    return bytes(compiler(scripts, filename))
+
+
+def _checked_libraries(libraries: Sequence[Library]) -> list[Library]:
+    if isinstance(libraries, Library):
+        libraries = [libraries]
+    seen = set()
+    for library in libraries:
+        if not isinstance(library, Library):
+            raise TypeError(f"libraries: expected wadgym.wads.Library items, got {type(library).__name__}")
+        name = library.name
+        if not isinstance(name, str) or not _LUMP_NAME.match(name.upper()):
+            raise ValueError(f"library name {name!r}: a library's lump name is 1-8 letters, digits or '_', "
+                             "starting with a letter, e.g. 'MYLIB'")
+        if name.upper() in seen:
+            raise ValueError(f"library name {name!r} is used twice in one WAD")
+        seen.add(name.upper())
+        if library.behavior is None and not library.scripts:
+            raise ValueError(f"library {name}: give its ACS source (scripts=) or its compiled lump (behavior=)")
+        if library.scripts is not None and not isinstance(library.scripts, str):
+            raise ValueError(f"library {name}: scripts must be ACS source text")
+    return list(libraries)
+
+
+def _library_behavior(library: Library, compiler: Compiler | None, files: dict[str, str]) -> bytes:
+    where = f"library {library.name}"
+    if library.behavior is not None:
+        behavior = bytes(library.behavior)
+    else:
+        behavior = _compiled(where, library.scripts, library.filename, compiler, files)
+    if b"ALIB" not in _acs_chunks(behavior):
+        raise ValueError(f"{where}: the lump is not a compiled ACS library (its source must start with "
+                         f"#library \"{library.name.lower()}\")")
+    return behavior
+
+
+def _check_imports(objects: list[tuple[str, bytes]], libraries: Sequence[Library]) -> None:
+    """Every library a map or library imports (its LOAD chunk) must be one of the WAD's library lumps."""
+    names = {library.name.upper() for library in libraries}
+    for where, behavior in objects:
+        for name in [name.decode("latin-1") for load in _acs_chunks(behavior).get(b"LOAD", [])
+                     for name in load.split(b"\0") if name]:
+            if name.upper() not in names:
+                raise ValueError(f"{where}: its scripts import library {name!r}, which is not among the WAD's "
+                                 f"libraries ({', '.join(sorted(names))}); its #library line must name its lump")
+
+
+def _acs_chunks(behavior: bytes) -> dict[bytes, list[bytes]]:
+    """The chunks (tag -> payloads) of a compiled ACS object in ZDoom's layout ('ACS\\0' with 'ACSe'/'ACSE' before
+    the directory, or 'ACSe'/'ACSE' first); none for anything else."""
+    if len(behavior) < 16 or behavior[:3] != b"ACS":
+        return {}
+    directory = struct.unpack_from("<I", behavior, 4)[0]
+    if behavior[3] != 0:
+        start, end = directory, len(behavior)
+    elif 16 <= directory <= len(behavior) and behavior[directory - 4:directory] in (b"ACSe", b"ACSE"):
+        start, end = struct.unpack_from("<I", behavior, directory - 8)[0], directory - 8
+    else:
+        return {}   # Hexen's layout has no chunks
+    chunks: dict[bytes, list[bytes]] = {}
+    while 0 < start and start + 8 <= end:
+        tag, size = behavior[start:start + 4], struct.unpack_from("<I", behavior, start + 4)[0]
+        chunks.setdefault(tag, []).append(behavior[start + 8:start + 8 + size])
+        start += 8 + size
+    return chunks
 
 
 def pack_wad(lumps: Sequence[tuple[str, bytes]]) -> bytes:
@@ -137,27 +251,3 @@ def read_lumps(data: bytes) -> list[tuple[str, bytes]]:
 def write_wad(path: str | os.PathLike, data: bytes) -> None:
     """Write WAD bytes to `path` atomically (see write_atomic)."""
     write_atomic(path, data)
-
-
-def write_atomic(path: str | os.PathLike, data: bytes) -> None:
-    """Write `data` to `path` atomically: a temporary file in the same folder, then a rename."""
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, temporary = tempfile.mkstemp(prefix=".wadgym-", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            os.fchmod(f.fileno(), 0o666 & ~_umask())
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask

@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
+import sys
 from types import ModuleType
 
 # Scenarios that are not a task family (demos); every registered family's module is a scenario too.
@@ -47,7 +48,12 @@ def load_scenario(scenario: str | ModuleType) -> ModuleType:
         name = "wadgym_scenario_" + os.path.splitext(os.path.basename(scenario))[0]
         spec = importlib.util.spec_from_file_location(name, scenario)
         module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+        sys.modules[name] = module  # dataclasses (and pickle) look a class's module up there
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            sys.modules.pop(name, None)
+            raise
     else:
         try:
             module = importlib.import_module(scenario)

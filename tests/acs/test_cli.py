@@ -26,12 +26,24 @@ def project(tmp_path, monkeypatch):
 def test_default_output_name_is_the_source_with_o(project, capsys):
     assert acc_main(["map.acs"]) == 0
     assert (project / "map.o").read_bytes() == compile_source(SOURCE)
-    assert not list(project.glob(".tmp-*"))
+    assert not list(project.glob(".*.tmp"))
 
 
 def test_extensions_are_added_like_acc(project):
     assert acc_main(["map", "out"]) == 0
     assert (project / "out.o").exists()
+
+
+def test_a_map_editor_can_build_a_library_and_its_importer_as_with_acc(project):
+    golden = os.path.join(os.path.dirname(__file__), "data", "libraries")
+    for name in ("mathlib.acs", "usemath.acs", "usedir.acs"):
+        shutil.copy(os.path.join(golden, name), project)
+    (project / "libs").mkdir()
+    shutil.copy(os.path.join(golden, "inc", "dirlib.acs"), project / "libs")
+    assert acc_main(["mathlib.acs"]) == 0 and acc_main(["usemath"]) == 0 and acc_main(["-i", "libs", "usedir"]) == 0
+    for name in ("mathlib", "usemath", "usedir"):
+        with open(os.path.join(golden, f"{name}.o"), "rb") as acc_output:
+            assert (project / f"{name}.o").read_bytes() == acc_output.read()
 
 
 def test_include_dirs_with_and_without_space(project):
@@ -84,3 +96,20 @@ def test_wadgym_acs_compile_and_dis(project, capsys):
     assert "SPTR" in listing and '"hi"' in listing and "ENDPRINT" in listing
     assert wadgym_main(["acs", "dis", "map.acs"]) == 1
     assert "error" in capsys.readouterr().err
+
+
+def test_text_after_a_del_byte_is_ignored_as_acc_does_and_said(project, capsys):
+    source = project / "binary.acs"
+    source.write_bytes(b'script 1 OPEN { print(s:"hi"); }\n\x7f\x00\x01\x02 binary tail')
+    assert acc_main([str(source), str(project / "binary.o")]) == 0
+    err = capsys.readouterr().err
+    assert "binary.acs:2:1: warning: a DEL byte (0x7F) ends the source here" in err and "the 15 bytes after it were ignored" in err
+    assert (project / "binary.o").read_bytes() == compile_source('script 1 OPEN { print(s:"hi"); }\n')
+
+
+def test_object_files_get_the_usual_permissions(project):
+    mask = os.umask(0o022)
+    os.umask(mask)
+    (project / "plain.acs").write_text("script 1 OPEN { }\n")
+    assert acc_main([str(project / "plain.acs")]) == 0
+    assert (project / "plain.o").stat().st_mode & 0o777 == 0o666 & ~mask

@@ -61,7 +61,7 @@ def test_overrides_and_env_kwargs_merge_over_the_file(tmp_path):
     [
         ({"n_timesteps": 10, "n_epoch": 3}, "unknown hyperparameter(s) n_epoch; valid keys: "),
         ({"n_epochs": 3}, "need n_timesteps"),
-        ({"n_timesteps": 10, "n_envs": 0}, "n_envs must be >= 1"),
+        ({"n_timesteps": 10, "n_envs": 0}, "n_envs=0 is out of range; valid: 1 to 4096"),
     ],
 )
 def test_bad_entries_raise_named_errors(tmp_path, entry, message):

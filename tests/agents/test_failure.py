@@ -1,15 +1,16 @@
-"""An env that raises in the middle of `wadgym train`: the run stops at once, says why, keeps its last
-checkpoint and leaves no worker or engine behind."""
+"""An env that raises in the middle of `wadgym train`, or a worker killed outright: the run stops at once,
+says why, keeps its last checkpoint and leaves no worker, engine or shared-memory segment behind."""
 
 from __future__ import annotations
 
 import json
 import os
-import signal
+import re
 import subprocess
 import sys
 import time
 
+import psutil
 import pytest
 import yaml
 
@@ -43,24 +44,9 @@ gym.register("DoomItemsFailing-v0", entry_point=FailAfter)
 ENV_ID = "failing_env:DoomItemsFailing-v0"
 
 
-def live_processes() -> dict[int, tuple[str, int, int]]:
-    """pid -> (name, parent pid, session) of every process that is not a zombie, from /proc."""
-    found = {}
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2:].split()  # state, ppid, pgrp, session, ...
-        if fields[0] != "Z":
-            found[int(pid)] = (stat[stat.index("(") + 1:stat.rindex(")")], int(fields[1]), int(fields[3]))
-    return found
-
-
-def processes_in_session(session: int) -> list[str]:
-    """'pid name' of every live process in `session` (orphans keep their session)."""
-    return [f"{pid} {name}" for pid, (name, _, sid) in live_processes().items() if sid == session]
+def train_command(hyperparams, run, env_id, *extra) -> list[str]:
+    return [sys.executable, "-m", "wadgym.agents.cli", "train", "--env", env_id, "--hyperparams", str(hyperparams),
+            "--run-dir", str(run), "--save-freq", "128", "--no-progress", "--seed", "0", *extra]
 
 
 # The error meta.json records: with threads, the vector env's own error naming the env and its cause.
@@ -70,27 +56,19 @@ ERRORS = {"thread": "wadgym.envs.vector.VectorEnvError: env 1 of 2 failed in ste
 
 
 @pytest.mark.parametrize("vec_env", ERRORS)
-def test_an_env_error_fails_the_run_promptly_and_cleanly(tmp_path, tiny_hyperparams, env_id, vec_env):
+def test_an_env_error_fails_the_run_promptly_and_cleanly(tmp_path, tiny_hyperparams, env_id, process_session,
+                                                         vec_env):
     (tmp_path / "failing_env.py").write_text(FAILING_ENV)
     tiny = yaml.safe_load(tiny_hyperparams.read_text())[env_id]
     (tmp_path / "hp.yml").write_text(yaml.safe_dump({ENV_ID: tiny}))
     run = tmp_path / "run"
-    command = [sys.executable, "-m", "wadgym.agents.cli", "train", "--env", ENV_ID, "--hyperparams",
-               str(tmp_path / "hp.yml"), "--run-dir", str(run), "--timesteps", "2048", "--save-freq", "128",
-               "--no-progress", "--seed", "0", "--vec-env", vec_env]
+    command = train_command(tmp_path / "hp.yml", run, ENV_ID, "--timesteps", "2048", "--vec-env", vec_env)
     environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
     process = subprocess.Popen(command, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, env=environment)
-    try:
-        out, err = process.communicate(timeout=90)
-        deadline = time.monotonic() + 5  # multiprocessing's fork server notices on its own that we are gone
-        while processes_in_session(process.pid) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        leftovers = processes_in_session(process.pid)
-    finally:
-        if processes_in_session(process.pid):
-            os.killpg(process.pid, signal.SIGKILL)
-    assert leftovers == []  # the workers and their engines are gone
+    session = process_session(process.pid)
+    out, err = process.communicate(timeout=90)
+    assert session.leftovers() == []  # the workers and their engines are gone
     assert process.returncode == 1, out + err
     assert "wadgym train: training failed at step" in err
     assert "RuntimeError: scenario failure after 100 steps" in err
@@ -127,18 +105,46 @@ def test_a_worker_that_does_not_answer_is_killed_with_its_engine(tmp_path, monke
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
     from wadgym.agents.vec import EnvFactory, close_vec_env
+    from wadgym.envs.engine import child_engines
 
     (tmp_path / "hanging_env.py").write_text(HANGING_ENV)
     monkeypatch.syspath_prepend(str(tmp_path))  # workers start with this process's sys.path
     venv = SubprocVecEnv([EnvFactory("hanging_env:DoomItemsHanging-v0", {}, in_worker=True)])
     venv.reset()
     worker = venv.processes[0]
-    engines = [pid for pid, (_, parent, _) in live_processes().items() if parent == worker.pid]
-    assert len(engines) == 1
+    (engine,) = child_engines(worker.pid)
     venv.step_async([0])  # the worker never answers
     close_vec_env(venv, timeout=0.5)
     assert not worker.is_alive() and venv.closed
-    deadline = time.monotonic() + 5  # the killed engine is reparented and reaped
-    while engines[0] in live_processes() and time.monotonic() < deadline:
+    deadline = time.monotonic() + 5  # killed by the worker's watchdog (a zombie until init reaps it)
+    while engine.is_running() and engine.status() != psutil.STATUS_ZOMBIE and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not engine.is_running() or engine.status() == psutil.STATUS_ZOMBIE
+
+
+def test_a_worker_killed_outright_fails_the_run_promptly_and_cleanly(tmp_path, tiny_hyperparams, env_id,
+                                                                     process_session):
+    """As the OOM killer does: SIGKILL to one SubprocVecEnv worker in the middle of training."""
+    run = tmp_path / "run"
+    process = subprocess.Popen(train_command(tiny_hyperparams, run, env_id, "--timesteps", "100000", "--vec-env",
+                                             "subproc"),
+                               start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    session = process_session(process.pid)
+    deadline = time.monotonic() + 60
+    while not list((run / "checkpoints").glob("model_*_steps.zip")):
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "no checkpoint within 60 s"
         time.sleep(0.05)
-    assert engines[0] not in live_processes()
+    engines = session.note_engines()
+    assert len(engines) == 2
+    worker = engines[0].parent()
+    worker.kill()
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 1, out + err
+    assert re.search(rf"env worker [12] of 2 \(pid {worker.pid}\) was killed by SIGKILL", err), err
+    assert "wadgym train: training failed at step" in err and f"--resume {run}" in err
+    assert "Traceback" not in err
+    assert session.leftovers() == []
+    assert session.segments() == []
+    meta = json.loads((run / "meta.json").read_text())
+    assert meta["status"] == "failed" and "killed by SIGKILL" in meta["error"]

@@ -41,7 +41,7 @@ def test_ctrl_c_checkpoints_and_resume_finishes(tmp_path, tiny_hyperparams, env_
 
     config_before = (run / "config.yml").read_text()
     done = subprocess.run([*wadgym, "train", "--resume", str(run), "--eval-episodes", "0", "--no-progress"],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert (run / "config.yml").read_text() == config_before
     meta = json.loads((run / "meta.json").read_text())
@@ -55,3 +55,30 @@ def test_ctrl_c_checkpoints_and_resume_finishes(tmp_path, tiny_hyperparams, env_
     assert (run / "model.zip").is_file()
     assert yaml.safe_load(config_before)["hyperparams"]["n_envs"] == 2
     assert yaml.safe_load(config_before)["vec_env"] == "thread"  # the default, kept by --resume
+
+
+def test_sigterm_to_the_process_group_checkpoints_and_leaves_nothing(tmp_path, tiny_hyperparams, env_id,
+                                                                    process_session):
+    """As docker stop, Kubernetes, systemd and SLURM stop a job: SIGTERM to every process of the group."""
+    run = tmp_path / "terminated"
+    command = [sys.executable, "-m", "wadgym.agents.cli", "train", "--env", env_id, "--hyperparams",
+               str(tiny_hyperparams), "--run-dir", str(run), "--timesteps", "100000", "--save-freq", "128",
+               "--eval-episodes", "0", "--no-progress"]
+    process = subprocess.Popen(command, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True)
+    session = process_session(process.pid)
+    deadline = time.monotonic() + 60
+    while not list((run / "checkpoints").glob("model_*_steps.zip")):
+        assert process.poll() is None, process.communicate()[0]
+        assert time.monotonic() < deadline, "no checkpoint within 60 s"
+        time.sleep(0.05)
+    assert len(session.note_engines()) == 2
+    os.killpg(process.pid, signal.SIGTERM)
+    out, _ = process.communicate(timeout=60)
+    assert process.returncode == 130, out
+    assert "SIGTERM: stopping after this step" in out and "Traceback" not in out and "--resume" in out
+    meta = json.loads((run / "meta.json").read_text())
+    assert meta["status"] == "interrupted"
+    assert (run / "checkpoints" / f"model_{meta['timesteps']}_steps.zip").is_file()
+    assert session.leftovers() == []
+    assert session.segments() == []

@@ -8,11 +8,12 @@ import stat
 import pytest
 
 from wadgym.agents import runfolder
+from wadgym.files import atomic_path
 
 
 def test_atomic_path_renames_on_success_and_leaves_nothing_on_failure(tmp_path):
     target = tmp_path / "sub" / "model.zip"
-    with runfolder.atomic_path(target) as temporary:
+    with atomic_path(target) as temporary:
         assert temporary.parent == target.parent and temporary.suffix == ".zip" and not temporary.exists()
         temporary.write_bytes(b"new")
         assert not target.exists()  # nothing half-written under the real name
@@ -21,7 +22,7 @@ def test_atomic_path_renames_on_success_and_leaves_nothing_on_failure(tmp_path):
     os.umask(umask)
     assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~umask  # not mkstemp's 0600
 
-    with pytest.raises(RuntimeError), runfolder.atomic_path(target) as temporary:
+    with pytest.raises(RuntimeError), atomic_path(target) as temporary:
         temporary.write_bytes(b"half")
         raise RuntimeError("the writer failed")
     assert target.read_bytes() == b"new" and os.listdir(target.parent) == ["model.zip"]

@@ -11,24 +11,6 @@ from wadgym.agents.cli import main
 from wadgym.envs.scenarios import build_scenario_wad
 from wadgym.wads import read_lumps
 
-USER_SCENARIO = '''
-from dataclasses import dataclass
-from wadgym.wads import Level, MapBuilder
-
-@dataclass(frozen=True)
-class Params:
-    size: int = 512
-
-PRESETS = {"default": Params()}
-
-def build(rng, p):
-    m = MapBuilder()
-    m.add_room(0, 0, p.size, p.size)
-    m.add_player_start(p.size / 2, p.size / 2, angle=int(rng.integers(0, 360)))
-    return Level(map=m)
-'''
-
-
 def test_build_rooms_with_preview_seed_and_overrides(tmp_path, capsys):
     wad, png = tmp_path / "rooms.wad", tmp_path / "rooms.png"
     code = main(["build", "rooms", "-o", str(wad), "--preview", str(png), "--seed", "3", "--set", "n_items=2",
@@ -49,11 +31,11 @@ def test_build_defaults_to_the_default_scenario_in_the_current_folder(tmp_path, 
     assert (tmp_path / f"{DEFAULT_SCENARIO}.wad").read_bytes() == build_scenario_wad(DEFAULT_SCENARIO)
 
 
-def test_build_from_a_python_file(tmp_path):
+def test_build_from_a_python_file(tmp_path, user_scenario):
     from wadgym.envs.scenarios import load_scenario
 
     source = tmp_path / "my_map.py"
-    source.write_text(textwrap.dedent(USER_SCENARIO))
+    source.write_text(textwrap.dedent(user_scenario))
     assert main(["build", str(source), "-o", str(tmp_path / "mine.wad"), "--set", "size=256"]) == 0
     built = (tmp_path / "mine.wad").read_bytes()
     assert built == build_scenario_wad(load_scenario(str(source)), {"size": 256})
@@ -75,14 +57,12 @@ def test_set_reads_values_as_every_key_value_option_does(tmp_path, scenario, set
     assert wad.read_bytes() == build_scenario_wad(scenario, params)
 
 
-BAD_ACS_SCENARIO = USER_SCENARIO.replace(
-    "return Level(map=m)",
-    "return Level(map=m, scripts='#include \"zcommon.acs\"\\nscript 1 ENTER\\n{\\n    GiveInventroy(\"Medikit\", 1);\\n}\\n')")
+BAD_ACS = "return Level(map=m, scripts='#include \"zcommon.acs\"\\nscript 1 ENTER\\n{\\n    GiveInventroy(\"Medikit\", 1);\\n}\\n')"
 
 
-def test_an_acs_error_is_reported_at_its_line_not_as_a_traceback(tmp_path, capsys):
+def test_an_acs_error_is_reported_at_its_line_not_as_a_traceback(tmp_path, capsys, user_scenario):
     source = tmp_path / "bad_acs.py"
-    source.write_text(textwrap.dedent(BAD_ACS_SCENARIO))
+    source.write_text(textwrap.dedent(user_scenario.replace("return Level(map=m)", BAD_ACS)))
     assert main(["build", str(source), "-o", str(tmp_path / "bad.wad")]) == 2
     err = capsys.readouterr().err
     assert ":4:5: error: unknown function 'GiveInventroy' (did you mean 'GiveInventory'?)" in err

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from wadgym.wads import Actor, Level, MapBuilder, build_wad, write_wad
-from wadgym.wads.wad import write_atomic
+from wadgym.files import write_all_atomic, write_atomic
 
 
 def room_with_start(**style) -> tuple[MapBuilder, object]:
@@ -206,6 +206,15 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path):
     with pytest.raises(TypeError):
         write_atomic(path, None)
     assert os.listdir(tmp_path) == ["map.wad"] and path.read_bytes() == b"old"
+
+
+def test_writing_several_files_is_all_or_nothing(tmp_path):
+    wad, preview = tmp_path / "map.wad", tmp_path / "missing" / "map.png"
+    with pytest.raises(FileNotFoundError):
+        write_all_atomic([(wad, b"PWAD"), (preview, b"PNG")])  # the second cannot be written: neither is
+    assert os.listdir(tmp_path) == []
+    write_all_atomic([(wad, b"PWAD"), (tmp_path / "map.png", b"PNG")])
+    assert sorted(os.listdir(tmp_path)) == ["map.png", "map.wad"]
 
 
 def test_unknown_sky():

@@ -1,0 +1,219 @@
+"""Self-play for wadgym's multi-agent envs (wadgym.envs.multi): one shared PPO policy plays every player.
+
+`wadgym train --env DoomItemsDuel-v0` lands here: each agent of each game is one slot of an SB3 vector
+env (`AgentSlots`), so the policy learns from every player's stream; evaluation seats the trained policy
+against a random one (alternating seats) and against itself, and counts items per agent.
+`wadgym rollout DoomItemsDuel-v0 --video out.mp4` writes the players' views side by side.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+def is_multi(env_id: str) -> bool:
+    """Whether `env_id` is one of wadgym's multi-agent envs (checked without importing PettingZoo)."""
+    from importlib.util import find_spec
+
+    if find_spec("pettingzoo") is None:
+        return env_id in ("DoomItemsDuel-v0",)  # so the CLI can say which extra is missing
+    from wadgym.envs.multi import MULTI_ENVS
+
+    return env_id in MULTI_ENVS
+
+
+def make_game_factory(env_id: str, env_kwargs: dict[str, Any]):
+    from wadgym.envs.multi import make
+
+    def factory():
+        return make(env_id, **env_kwargs)
+
+    return factory
+
+
+# -- training ------------------------------------------------------------------------------------------
+
+
+def train(args) -> int:
+    """`wadgym train --env <multi-agent id>`: self-play PPO into a run folder, then the head-to-head evaluation."""
+    import torch
+    from stable_baselines3 import PPO
+
+    from wadgym.agents import runfolder
+    from wadgym.agents.callbacks import RunCallback, save_model
+    from wadgym.agents.slots import AgentSlots
+    from wadgym.agents.config import ppo_kwargs, resolve
+    from wadgym.agents.system import select_device
+    from wadgym.agents.train import _append_command, _finish_meta, _start_meta, prepare_run_dir
+    from wadgym.agents.vec import wrap_observations
+    from wadgym.envs.kwargs import parse_assignments
+
+    if args.resume:
+        print("wadgym train: --resume is not supported for multi-agent envs yet", file=sys.stderr)
+        return 2
+    try:
+        overrides = parse_assignments(args.hp, "--hp")
+        if args.timesteps is not None:
+            overrides["n_timesteps"] = int(args.timesteps)
+        if args.n_envs is not None:
+            overrides["n_envs"] = args.n_envs
+        hp = resolve(args.env, args.hyperparams, overrides, parse_assignments(args.env_kwargs, "--env-kwargs"))
+        device = select_device(args.device)
+        make_game_factory(args.env, hp["env_kwargs"])().close()  # bad env kwargs: a ValueError now
+    except ValueError as exc:
+        print(f"wadgym train: {exc}", file=sys.stderr)
+        return 2
+    config = {"env": args.env, "algo": "ppo", "selfplay": True, "seed": args.seed, "device": args.device,
+              "hyperparams_file": str(args.hyperparams or "wadgym/agents/hyperparams/ppo.yml"), "hyperparams": hp}
+    run_dir = Path(args.run_dir) if args.run_dir else runfolder.new_run_dir(args.env)
+    prepare_run_dir(run_dir, config)
+    if device == "cpu" and hp.get("torch_threads", "auto") != "auto":
+        torch.set_num_threads(int(hp["torch_threads"]))
+    _append_command(run_dir)
+    meta, session = _start_meta(run_dir, device, False)
+    print(f"self-play PPO on {args.env}: {hp['n_timesteps']} agent steps, {hp['n_envs']} games, device {device}, "
+          f"seed {args.seed}; run folder {run_dir}", flush=True)
+    venv = wrap_observations(AgentSlots(make_game_factory(args.env, hp["env_kwargs"]), hp["n_envs"], args.seed),
+                             hp["frame_stack"])
+    callback = RunCallback(run_dir, args.save_freq)
+    start = time.perf_counter()
+    status, failure = "finished", None
+    try:
+        model = PPO(hp["policy"], venv, device=device, seed=args.seed, tensorboard_log=str(run_dir / "tb"),
+                    verbose=0, **ppo_kwargs(hp))
+        callback.install_signal_handlers()
+        model.learn(hp["n_timesteps"], callback=callback, progress_bar=not args.no_progress, tb_log_name="PPO")
+        if callback.stop_signal is not None:
+            status = "interrupted"
+    except Exception as exc:  # noqa: BLE001 - recorded, then reported
+        status, failure = "failed", {"error": f"{type(exc).__name__}: {exc}", "traceback": ""}
+    finally:
+        callback.restore_signal_handlers()
+        venv.close()
+    wall = time.perf_counter() - start
+    if status == "failed":
+        _finish_meta(run_dir, meta, session, 0, 0, wall, status, failure)
+        print(f"wadgym train: training failed: {failure['error']}", file=sys.stderr)
+        return 1
+    callback.save_checkpoint()
+    if status == "finished":
+        save_model(model, run_dir / "model.zip")
+    _finish_meta(run_dir, meta, session, 0, model.num_timesteps, wall, status)
+    print(f"trained {model.num_timesteps} agent steps in {wall:.0f} s ({model.num_timesteps / wall:.0f} steps/s); "
+          f"run folder: {run_dir}", flush=True)
+    if status == "finished" and args.eval_episodes > 0:
+        result = evaluate(run_dir, args.eval_episodes, args.eval_seed)
+        runfolder.write_json(run_dir / "metrics.json", {"env": args.env, "timesteps": model.num_timesteps,
+                                                        "wall_time_s": wall, "eval": result})
+        print(format_evaluation(result))
+    return 0 if status == "finished" else 130
+
+
+# -- evaluation ----------------------------------------------------------------------------------------
+
+
+class _Seat:
+    """One player of an evaluation: a SavedPolicy (its own frame stack) or, for None, uniform random actions
+    seeded per episode."""
+
+    def __init__(self, run: Path | None, space, deterministic: bool = False):
+        from wadgym.agents.episodes import RandomPolicy
+        from wadgym.agents.policy import SavedPolicy
+
+        self.policy = SavedPolicy(run, deterministic=deterministic) if run is not None else RandomPolicy(space)
+
+    def reset(self, seed):
+        self.policy.reset(seed)
+
+    def __call__(self, observation):
+        return self.policy(observation)
+
+
+def play(env, seats: list, seed: int, frames: list | None = None) -> dict[str, Any]:
+    """One episode from reset(seed=seed), agent i played by seats[i]; items per agent and the length."""
+    observations, infos = env.reset(seed=seed)
+    for k, seat in enumerate(seats):
+        seat.reset(None if seed is None else seed * 31 + k)
+    if frames is not None:
+        frames.append(env.render())
+    agents, length = list(env.agents), 0
+    while env.agents:
+        actions = {a: seat(observations[a]) for a, seat in zip(agents, seats)}
+        observations, _, _, _, infos = env.step(actions)
+        length += 1
+        if frames is not None:
+            frames.append(env.render())
+    return {"seed": seed, "items": [int(infos[a]["items_collected"]) for a in agents], "length": length}
+
+
+def evaluate(run: Path, episodes: int, seed: int) -> dict[str, Any]:
+    """Trained vs random (the trained policy takes player_0 in even episodes, player_1 in odd ones) and
+    trained vs trained, on seeds seed .. seed + episodes - 1."""
+    from wadgym.agents import runfolder
+    from wadgym.envs.multi import make
+
+    config = runfolder.load_config(Path(run))
+    env = make(config["env"], **(config["hyperparams"].get("env_kwargs") or {}))
+    try:
+        space = env.action_space(env.possible_agents[0])
+        trained = [_Seat(run, space) for _ in env.possible_agents]
+        random = [_Seat(None, space) for _ in env.possible_agents]
+        head, selfplay = [], []
+        for i in range(episodes):
+            seat = i % len(env.possible_agents)  # the trained policy's seat this episode
+            seats = [trained[k] if k == seat else random[k] for k in range(len(trained))]
+            result = play(env, seats, seed + i)
+            head.append({"seed": seed + i, "trained": result["items"][seat],
+                         "random": float(np.mean([x for k, x in enumerate(result["items"]) if k != seat]))})
+            selfplay.append(play(env, trained, seed + i)["items"])
+    finally:
+        env.close()
+    t, r = float(np.mean([h["trained"] for h in head])), float(np.mean([h["random"] for h in head]))
+    return {"env": config["env"], "episodes": episodes, "seeds": [seed, seed + episodes - 1],
+            "vs_random": {"trained_items": t, "random_items": r, "ratio": t / r if r else None, "episodes": head},
+            "vs_self": {"items_per_player": np.mean(selfplay, axis=0).tolist(), "episodes": selfplay}}
+
+
+def format_evaluation(result: dict[str, Any]) -> str:
+    h, s = result["vs_random"], result["vs_self"]
+    ratio = "n/a (random took none)" if h["ratio"] is None else f"{h['ratio']:.2f}x"
+    return "\n".join([
+        f"{result['env']}: {result['episodes']} episodes per match, seeds {result['seeds'][0]}..{result['seeds'][1]}",
+        f"trained vs random (seats alternate): items/episode trained {h['trained_items']:.2f}, "
+        f"random {h['random_items']:.2f}: {ratio}",
+        "trained vs trained: items/episode per player " + ", ".join(f"{x:.2f}" for x in s["items_per_player"]),
+    ])
+
+
+# -- rollout -------------------------------------------------------------------------------------------
+
+
+def rollout(args, env_kwargs: dict[str, Any]) -> int:
+    """`wadgym rollout <multi-agent id>`: episodes with random (or --policy RUN) players; --video writes the
+    players' views side by side."""
+    from wadgym.envs.multi import make
+
+    env = make(args.env_id, **env_kwargs, render_mode="rgb_array" if args.video else None)
+    frames: list | None = [] if args.video else None
+    try:
+        space = env.action_space(env.possible_agents[0])
+        run = Path(args.policy) if args.policy != "random" else None
+        seats = [_Seat(run, space) for _ in env.possible_agents]
+        print(f"{'episode':>7} {'seed':>6} {'length':>7}  items per player")
+        for episode in range(args.episodes):
+            seed = None if args.seed is None else args.seed + episode
+            r = play(env, seats, seed, frames)
+            print(f"{episode:>7} {str(seed):>6} {r['length']:>7}  {' '.join(map(str, r['items']))}")
+    finally:
+        env.close()
+    if args.video:
+        from wadgym.agents.episodes import write_video
+
+        write_video(Path(args.video), frames, float(env.metadata["render_fps"]))
+        print(f"wrote {args.video} ({len(frames)} frames, players side by side)")
+    return 0

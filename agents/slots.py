@@ -1,0 +1,94 @@
+"""AgentSlots: wadgym's multi-agent games (PettingZoo parallel envs) as one SB3 VecEnv, a slot per agent."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from stable_baselines3.common.vec_env import VecEnv
+
+
+class AgentSlots(VecEnv):
+    """`n_games` multi-agent games as one SB3 VecEnv with a slot per agent (game-major: game 0's agents
+    first). Games step in threads (each waits on its own engines); a finished game is reset at once and its
+    slots report the episode (return, length, score) and the terminal observation, as SB3's Monitor and
+    VecEnvs do."""
+
+    def __init__(self, make_game, n_games: int, seed: int = 0):
+        self.games = []
+        try:
+            for _ in range(n_games):
+                self.games.append(make_game())
+        except BaseException:
+            self.close()
+            raise
+        first = self.games[0]
+        self.agents = list(first.possible_agents)
+        space = first.observation_space(self.agents[0])
+        super().__init__(n_games * len(self.agents), space, first.action_space(self.agents[0]))
+        self._pool = ThreadPoolExecutor(max_workers=n_games, thread_name_prefix="wadgym-game")
+        self._seeds = [seed + k for k in range(n_games)]
+        self._returns = np.zeros(self.num_envs)
+        self._lengths = np.zeros(self.num_envs, int)
+        self._actions = None
+
+    def reset(self):
+        results = list(self._pool.map(lambda kg: kg[1].reset(seed=self._seeds[kg[0]]), enumerate(self.games)))
+        self._seeds = [None] * len(self.games)  # seeded once; later episodes draw from each game's np_random
+        self._returns[:] = 0
+        self._lengths[:] = 0
+        return np.stack([obs[a] for obs, _ in results for a in self.agents])
+
+    def step_async(self, actions):
+        self._actions = actions
+
+    def step_wait(self):
+        n = len(self.agents)
+        actions = self._actions.reshape(len(self.games), n)
+        results = list(self._pool.map(lambda k: self._step_game(k, actions[k]), range(len(self.games))))
+        observations = np.stack([o for obs, _, _, _ in results for o in obs])
+        rewards = np.concatenate([r for _, r, _, _ in results]).astype(np.float32)
+        dones = np.concatenate([d for _, _, d, _ in results])
+        infos = [i for _, _, _, info in results for i in info]
+        return observations, rewards, dones, infos
+
+    def _step_game(self, k: int, actions: np.ndarray):
+        game, n = self.games[k], len(self.agents)
+        obs, rewards, terminations, truncations, infos = game.step(
+            {a: int(x) for a, x in zip(self.agents, actions)})
+        slots = slice(k * n, (k + 1) * n)
+        reward = np.array([rewards[a] for a in self.agents])
+        self._returns[slots] += reward
+        self._lengths[slots] += 1
+        done = bool(any(terminations.values()) or any(truncations.values()))
+        out_infos = [dict(infos[a]) for a in self.agents]
+        out_obs = [obs[a] for a in self.agents]
+        if done:
+            for j, a in enumerate(self.agents):
+                out_infos[j]["terminal_observation"] = obs[a]
+                out_infos[j]["TimeLimit.truncated"] = bool(truncations[a] and not terminations[a])
+                out_infos[j]["episode"] = {"r": float(self._returns[k * n + j]), "l": int(self._lengths[k * n + j])}
+            self._returns[slots] = 0
+            self._lengths[slots] = 0
+            new_obs, _ = game.reset()
+            out_obs = [new_obs[a] for a in self.agents]
+        return out_obs, reward, np.full(n, done), out_infos
+
+    def close(self):
+        for game in self.games:
+            game.close()
+        if hasattr(self, "_pool"):
+            self._pool.shutdown(wait=False)
+
+    # VecEnv's per-env plumbing: nothing here is used by PPO.
+    def get_attr(self, attr_name, indices=None):
+        return [getattr(self.games[i // len(self.agents)], attr_name) for i in self._get_indices(indices)]
+
+    def set_attr(self, attr_name, value, indices=None):
+        raise NotImplementedError
+
+    def env_method(self, method_name, *args, indices=None, **kwargs):
+        raise NotImplementedError
+
+    def env_is_wrapped(self, wrapper_class, indices=None):
+        return [False for _ in self._get_indices(indices)]

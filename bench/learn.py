@@ -1,0 +1,270 @@
+"""The learning benchmark: every env id learns, measured on levels it never trained on.
+
+    python bench/learn.py [--env ID ...] [--budget cpu|gpu] [--seeds N] [--episodes 50]
+                          [--runs runs/bench] [--docs docs] [--table-only]
+
+For each id (default: every registered id with hyperparameters for the budget) and seed, trains PPO with
+the id's entry in agents/hyperparams/ppo.yml (`--budget gpu`: ppo_gpu.yml), then plays `--episodes` seeded
+episodes on the test levels (from level 10,000: never trained on) and as many on the training levels, with
+the trained policy, a uniform random policy and the family's scripted reference policy (privileged
+information), all on the very same seeded episodes. Default seeds: 3 for each family's default id, 1 for
+the others. Every finished run is added to docs/benchmark.json at once (the JSON fills in parts across
+sessions); docs/benchmark.md (the table) and docs/benchmark_curves.png (a learning-curve panel per env)
+are rewritten from it. `--table-only` rewrites them without training.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+BAR_RATIO = 3.0       # trained >= 3x random on test levels ...
+BAR_REFERENCE = 0.5   # ... or, where random scores ~0, >= 50% of the scripted reference
+NEAR_ZERO = 0.05
+DEFAULT_IDS_SEEDS = 3
+
+
+def hyperparams_file(budget: str) -> Path:
+    return ROOT / "agents" / "hyperparams" / ("ppo.yml" if budget == "cpu" else "ppo_gpu.yml")
+
+
+def benchmark_ids(budget: str) -> list[str]:
+    """Registered ids with hyperparameters for the budget, in registration order."""
+    import yaml
+
+    from wadgym.envs.registration import ENVS
+
+    table = yaml.safe_load(hyperparams_file(budget).read_text()) or {}
+    return [env_id for env_id in ENVS if env_id in table]
+
+
+def default_seeds(env_id: str) -> int:
+    """3 seeds for each family's default id (its first v-id in the table, or DEFAULT_ENV), 1 for the rest."""
+    from wadgym.envs.registration import DEFAULT_ENV, ENVS
+
+    first_of_family: dict[str, str] = {}
+    for other, (entry, _, _) in ENVS.items():
+        first_of_family.setdefault(entry, other)
+    defaults = set(first_of_family.values()) | {DEFAULT_ENV}
+    return DEFAULT_IDS_SEEDS if env_id in defaults else 1
+
+
+def git_commit() -> str:
+    try:
+        commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+        return commit + ("-dirty" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def train_one(env_id: str, seed: int, budget: str, run_dir: Path) -> dict[str, Any]:
+    """`wadgym train` in-process (no final evaluation: the benchmark's own follows)."""
+    from wadgym.agents import train
+
+    parser = argparse.ArgumentParser()
+    train.add_arguments(parser)
+    args = parser.parse_args(["--env", env_id, "--seed", str(seed), "--hyperparams", str(hyperparams_file(budget)),
+                              "--run-dir", str(run_dir), "--eval-episodes", "0", "--no-progress"])
+    _, result = train.new_run(args)
+    return result
+
+
+def evaluate(run_dir: Path, episodes: int) -> dict[str, Any]:
+    """Trained, random and scripted policies on the same seeded episodes of the test and training levels."""
+    from wadgym.agents.episodes import has_reference_policy
+    from wadgym.agents.evaluate import run_episodes, split_kwargs, summarize
+    from wadgym.agents.policy import SavedPolicy
+    from wadgym.agents.vec import make_env
+
+    policy = SavedPolicy(run_dir, deterministic=False)
+    probe = make_env(policy.env_id, policy.env_kwargs)
+    scripted = has_reference_policy(probe)
+    probe.close()
+    seeds = list(range(episodes))
+    result: dict[str, Any] = {"episodes": episodes, "seeds": [0, episodes - 1]}
+    for split in ("test", "train"):
+        kwargs = split_kwargs(policy.env_id, policy.env_kwargs, split)
+        players = {"trained": policy, "random": "random", **({"scripted": "scripted"} if scripted else {})}
+        result[split] = {name: summarize(run_episodes(policy.env_id, kwargs, seeds, player))
+                         for name, player in players.items()}
+    return result
+
+
+def record(json_path: Path, key: str, row: dict[str, Any]) -> None:
+    from wadgym.agents.runfolder import write_json
+
+    data = json.loads(json_path.read_text()) if json_path.is_file() else {"runs": {}}
+    data["runs"][key] = row
+    write_json(json_path, data)
+
+
+def score(summary: dict[str, Any] | None) -> float | None:
+    return None if summary is None else summary["score_mean"]
+
+
+def mean_spread(values: list[float]) -> str:
+    values = [v for v in values if v is not None]
+    if not values:
+        return "-"
+    if len(values) == 1:
+        return f"{values[0]:.2f}"
+    return f"{np.mean(values):.2f} ± {np.std(values):.2f}"
+
+
+def verdict(trained: float, random: float, scripted: float | None) -> str:
+    if random > NEAR_ZERO and trained >= BAR_RATIO * random:
+        return f"yes ({trained / random:.1f}x random)"
+    if scripted and trained >= BAR_REFERENCE * scripted:
+        return f"yes ({trained / scripted:.0%} of scripted)"
+    if random > NEAR_ZERO:
+        return f"no ({trained / random:.1f}x random)"
+    return f"no ({trained / scripted:.0%} of scripted)" if scripted else "no"
+
+
+def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
+    """docs/benchmark.md and the curves figure, from every run recorded in the JSON."""
+    from wadgym.agents.runfolder import write_text_atomic
+
+    data = json.loads(json_path.read_text()) if json_path.is_file() else {"runs": {}}
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for row in data["runs"].values():
+        groups.setdefault((row["env"], row["budget"]), []).append(row)
+    lines = [
+        "# Learning benchmark",
+        "",
+        "Made by `python bench/learn.py` (each row names its commit and command). PPO (Stable-Baselines3) with",
+        "each id's entry in `agents/hyperparams/ppo.yml`, trained on levels 0-199 and evaluated on 50 seeded",
+        "episodes of held-out test levels (from level 10,000) and 50 of the training levels; random and",
+        "scripted (privileged information) policies play the very same episodes. Figures: mean ± std over",
+        "seeds of each seed's mean score per episode. Wall time on the project's 2-core CPU VMs, which other",
+        "jobs shared while these ran, so wall times and steps/s are upper and lower bounds.",
+        "",
+        "| env | score | budget (steps) | wall time | seeds | random (test) | trained (train) | trained (test) "
+        "| scripted (test) | trained/random (test) | gap (train - test) | meets the bar | commit |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for (env_id, budget), rows in sorted(groups.items()):
+        rows.sort(key=lambda r: r["seed"])
+        test = [r["eval"]["test"] for r in rows]
+        train = [r["eval"]["train"] for r in rows]
+        trained_test = [score(t["trained"]) for t in test]
+        trained_train = [score(t["trained"]) for t in train]
+        random_test = [score(t["random"]) for t in test]
+        scripted_test = [score(t.get("scripted")) for t in test]
+        r_mean, t_mean = float(np.mean(random_test)), float(np.mean(trained_test))
+        s_mean = float(np.mean(scripted_test)) if all(v is not None for v in scripted_test) else None
+        ratio = f"{t_mean / r_mean:.2f}x" if r_mean > NEAR_ZERO else "-"
+        gaps = [a - b for a, b in zip(trained_train, trained_test)]
+        wall = np.mean([r["wall_time_s"] for r in rows]) / 60
+        commits = ", ".join(sorted({r["commit"] for r in rows}))
+        lines.append(f"| {env_id} | {rows[0]['score_name']} | {budget}: {rows[0]['timesteps']:,} | {wall:.0f} min | "
+                     f"{len(rows)} | {mean_spread(random_test)} | {mean_spread(trained_train)} | "
+                     f"{mean_spread(trained_test)} | {mean_spread(scripted_test)} | {ratio} | {mean_spread(gaps)} | "
+                     f"{verdict(t_mean, r_mean, s_mean)} | {commits} |")
+    lines += ["", "Commands:", ""]
+    lines += sorted({f"- `{r['command']}`" for r in data["runs"].values()})
+    write_text_atomic(md_path, "\n".join(lines) + "\n")
+    plot_curves(groups, curves_path)
+
+
+def plot_curves(groups: dict[tuple[str, str], list[dict[str, Any]]], path: Path) -> None:
+    """One panel per env: each seed's binned mean score per training episode, and random's test level."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from wadgym.agents import runfolder
+    from wadgym.agents.plots import binned_means
+
+    if not groups:
+        return
+    cols = min(3, len(groups))
+    rows_n = (len(groups) + cols - 1) // cols
+    fig, axes = plt.subplots(rows_n, cols, figsize=(4.2 * cols, 3.2 * rows_n), dpi=100, squeeze=False)
+    for ax, ((env_id, budget), rows) in zip(axes.flat, sorted(groups.items())):
+        for row in rows:
+            episodes = runfolder.read_episodes(Path(row["run_dir"])) if Path(row["run_dir"]).is_dir() else []
+            points = [(e["timesteps"], e["score"]) for e in episodes if e.get("score") is not None]
+            if points:
+                steps, values = (np.asarray(v, float) for v in zip(*points))
+                ax.plot(*binned_means(steps, values, 25), label=f"seed {row['seed']}")
+        ax.axhline(np.mean([score(r["eval"]["test"]["random"]) for r in rows]), color="tab:red", linestyle="--",
+                   label="random (test)")
+        ax.set_title(f"{env_id} ({budget})", fontsize=9)
+        ax.set_xlabel("env steps", fontsize=8)
+        ax.set_ylabel(f"{rows[0]['score_name']} per episode", fontsize=8)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=6)
+    for ax in list(axes.flat)[len(groups):]:
+        ax.axis("off")
+    fig.tight_layout()
+    import io
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    runfolder.write_bytes_atomic(path, buf.getvalue())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--env", nargs="+", help="env ids (default: every registered id with hyperparameters)")
+    parser.add_argument("--budget", choices=("cpu", "gpu"), default="cpu")
+    parser.add_argument("--seeds", type=int, help="seeds per id (default: 3 for each family's default id, else 1)")
+    parser.add_argument("--first-seed", type=int, default=0)
+    parser.add_argument("--episodes", type=int, default=50, help="evaluation episodes per split and policy")
+    parser.add_argument("--runs", default="runs/bench", help="folder for the run folders")
+    parser.add_argument("--docs", default=str(ROOT / "docs"), help="where benchmark.md/.json/_curves.png go")
+    parser.add_argument("--table-only", action="store_true", help="rewrite the table and figure, train nothing")
+    parser.add_argument("--skip-done", action="store_true", help="skip (id, budget, seed) already in the JSON")
+    args = parser.parse_args()
+
+    docs = Path(args.docs)
+    json_path, md_path, curves_path = docs / "benchmark.json", docs / "benchmark.md", docs / "benchmark_curves.png"
+    if not args.table_only:
+        ids = args.env or benchmark_ids(args.budget)
+        done = set(json.loads(json_path.read_text())["runs"]) if json_path.is_file() else set()
+        for env_id in ids:
+            for seed in range(args.first_seed, args.first_seed + (args.seeds or default_seeds(env_id))):
+                key = f"{env_id}/{args.budget}/seed{seed}"
+                if args.skip_done and key in done:
+                    continue
+                run_dir = Path(args.runs) / f"{env_id}_{args.budget}_s{seed}_{time.strftime('%Y%m%d-%H%M%S')}"
+                command = f"python bench/learn.py --env {env_id} --budget {args.budget} --seeds 1 --first-seed {seed}"
+                print(f"== {key}: training into {run_dir}", flush=True)
+                result = train_one(env_id, seed, args.budget, run_dir)
+                print(f"   {result['timesteps']} steps in {result['wall_time_s']:.0f} s "
+                      f"({result['steps_per_second']:.0f} steps/s); evaluating", flush=True)
+                from wadgym.envs.registration import score_name
+
+                row = {"env": env_id, "budget": args.budget, "seed": seed, "score_name": score_name(env_id),
+                       "commit": git_commit(), "command": command, "run_dir": str(run_dir),
+                       "timesteps": result["timesteps"], "wall_time_s": round(result["wall_time_s"], 1),
+                       "steps_per_second": round(result["steps_per_second"], 1), "device": result["device"],
+                       "finished": time.strftime("%Y-%m-%dT%H:%M:%S"),
+                       "eval": evaluate(run_dir, args.episodes)}
+                record(json_path, key, row)
+                test = row["eval"]["test"]
+                print(f"   test levels: trained {score(test['trained']):.2f}, random {score(test['random']):.2f}"
+                      + (f", scripted {score(test['scripted']):.2f}" if "scripted" in test else ""), flush=True)
+                write_table(json_path, md_path, curves_path)
+    write_table(json_path, md_path, curves_path)
+    print(f"wrote {md_path}, {curves_path} ({shlex.join(sys.argv)})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

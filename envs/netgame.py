@@ -1,0 +1,427 @@
+"""NetGame: one ViZDoom multiplayer game on 127.0.0.1, one engine per player, each driven by a worker process.
+
+Facts of vizdoom 1.3.x that shape it (measured; see tests/envs/test_netgame.py):
+- In sync mode (Mode.PLAYER) the players must advance in lockstep, one tic per call with every player
+  waiting for the others between calls: `make_action(a, 4)` per step, or players running free, deadlock
+  within a few steps (one engine waits in the net code for tics the other never sends). So a step of k
+  tics is k rounds of `advance_action(1)` with a barrier between rounds.
+- An engine that exits while `DoomGame.init()` waits for the other players (a join that times out, a
+  killed engine) crashes the calling Python process with a segmentation fault. Threads would take the
+  user's process down with it; each player therefore lives in its own worker process.
+- An engine that stops answering blocks its peers forever, ignores SIGTERM and outlives its Python
+  parent: a NetGame waits with timeouts and ends engines with SIGKILL.
+- The host binds its UDP port on every interface; the players here only ever talk over 127.0.0.1.
+  Free ports are found by binding port 0 and are held under a file lock per port while the game runs,
+  so several NetGames on one machine never pick the same one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import multiprocessing as mp
+import os
+import signal
+import socket
+import tempfile
+import time
+import traceback
+import uuid
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+DEFAULT_JOIN_TIMEOUT = 60.0   # seconds for every player to start and join (a loaded 2-core machine: ~1-10 s)
+DEFAULT_STEP_TIMEOUT = 30.0   # seconds for one step of every player
+# The engine's own handshake timeout must never fire first: an engine that exits during init crashes its
+# worker without a word, while our own timeout names the players that did not join.
+ENGINE_CONNECT_MARGIN = 60
+PORT_ATTEMPTS = 20
+START_ATTEMPTS = 3            # starts tried when an engine exits during the handshake (e.g. its port was taken)
+MAX_PLAYERS = 8
+
+
+class NetGameError(RuntimeError):
+    """A multiplayer game failed: a player did not join or answer in time, or its engine exited. Every
+    engine of the game has been ended when this is raised."""
+
+
+@dataclasses.dataclass
+class PlayerState:
+    """What a worker sends back after a step: the parts of vizdoom's GameState an env observes
+    (None buffers when not enabled; screen_buffer None when the engine ended the episode)."""
+
+    screen_buffer: np.ndarray | None
+    game_variables: np.ndarray
+    depth_buffer: np.ndarray | None = None
+    labels_buffer: np.ndarray | None = None
+    automap_buffer: np.ndarray | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class PlayerSettings:
+    """How every player's DoomGame is set up (picklable: it travels to the worker processes)."""
+
+    wad: str
+    map: str
+    resolution: str                      # a vizdoom.ScreenResolution name, e.g. "RES_160X120"
+    screen_format: str                   # "GRAY8" or "RGB24"
+    buttons: tuple[str, ...]             # vizdoom.Button names
+    variables: tuple[str, ...]           # vizdoom.GameVariable names, in the order states report them
+    buffers: tuple[str, ...] = ()        # any of "depth", "labels", "automap"
+    game_args: str = ""                  # extra engine arguments for every player
+
+
+# -- ports ---------------------------------------------------------------------------------------------
+
+
+def port_lock_dir() -> Path:
+    return Path(tempfile.gettempdir()) / "wadgym-ports"
+
+
+def reserve_port():
+    """(port, lock): a UDP port that was free a moment ago and that no other NetGame on this machine holds;
+    release the lock (`lock.release()`) when the game using it has ended."""
+    from filelock import FileLock, Timeout
+
+    folder = port_lock_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    for _ in range(PORT_ATTEMPTS):
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.bind(("", 0))  # the host binds every interface: probe the same way
+            port = probe.getsockname()[1]
+        lock = FileLock(str(folder / f"{port}.lock"))
+        try:
+            lock.acquire(timeout=0)
+        except Timeout:
+            continue  # another NetGame probed this port and is starting on it
+        return port, lock
+    raise NetGameError(f"found no free UDP port in {PORT_ATTEMPTS} tries (ports held under {folder})")
+
+
+# -- processes -------------------------------------------------------------------------------------------
+
+
+def child_pids(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (from /proc; empty where there is none)."""
+    children = []
+    for entry in filter(str.isdigit, os.listdir("/proc") if os.path.isdir("/proc") else ()):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            with open(f"/proc/{entry}/stat") as f:
+                if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:  # the field after the state: ppid
+                    children.append(int(entry))
+    return children
+
+
+def marked_pids(marker: str) -> list[int]:
+    """The processes with `marker` as one of their command-line arguments (from /proc)."""
+    found = []
+    for entry in filter(str.isdigit, os.listdir("/proc") if os.path.isdir("/proc") else ()):
+        with contextlib.suppress(OSError):
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                if marker.encode() in f.read().split(b"\0"):
+                    found.append(int(entry))
+    return found
+
+
+def kill_tree(pid: int) -> None:
+    """SIGKILL `pid` and everything below it (a worker and its ViZDoom engine), children first."""
+    for child in child_pids(pid):
+        kill_tree(child)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(pid, signal.SIGKILL)
+
+
+# -- the worker ----------------------------------------------------------------------------------------
+
+
+def _make_game(settings: PlayerSettings, args: str):
+    import vizdoom as vzd
+
+    from .engine import enable_buffers, make_game
+
+    game = make_game(settings.wad, settings.map, resolution=getattr(vzd.ScreenResolution, settings.resolution),
+                     screen_format=getattr(vzd.ScreenFormat, settings.screen_format),
+                     buttons=[getattr(vzd.Button, b) for b in settings.buttons],
+                     variables=[getattr(vzd.GameVariable, v) for v in settings.variables])
+    game.set_mode(vzd.Mode.PLAYER)
+    enable_buffers(game, settings.buffers)
+    game.add_game_args(args)
+    return game
+
+
+def _state(game, buffers: tuple[str, ...]) -> PlayerState:
+    state = game.get_state()
+    if state is None:
+        return PlayerState(None, np.array([game.get_game_variable(v) for v in game.get_available_game_variables()]))
+    return PlayerState(state.screen_buffer, state.game_variables,
+                       **{f"{name}_buffer": getattr(state, f"{name}_buffer") for name in buffers})
+
+
+def _player_main(conn, settings: PlayerSettings, args: str, barrier, tic_timeout: float, log: str) -> None:
+    """A player's worker: start its engine (joining the game), then answer commands until "close" or until
+    the NetGame's end of the pipe closes. Replies are ("ok", value) or ("error", text). The engine's
+    console (handshake progress, errors) goes to the file `log`, not to the user's terminal."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the trainer's to handle; it closes the game
+    with open(log, "ab") as f:
+        os.dup2(f.fileno(), 1)
+        os.dup2(f.fileno(), 2)
+    game = None
+    try:
+        game = _make_game(settings, args)
+        game.init()
+        import vizdoom as vzd
+
+        conn.send(("ok", int(game.get_game_variable(vzd.GameVariable.PLAYER_NUMBER))))
+        while True:
+            try:
+                command, *rest = conn.recv()
+            except (EOFError, OSError):
+                return
+            if command == "close":
+                return
+            try:
+                conn.send(("ok", _run(game, settings, barrier, tic_timeout, command, rest)))
+            except Exception as error:  # noqa: BLE001 - the NetGame turns it into one clear error
+                conn.send(("error", f"{type(error).__name__}: {error}"))
+    except Exception:  # noqa: BLE001
+        with contextlib.suppress(OSError):
+            conn.send(("error", traceback.format_exc()))
+    finally:
+        if game is not None:
+            game.close()
+
+
+def _run(game, settings: PlayerSettings, barrier, tic_timeout: float, command: str, rest: list) -> Any:
+    if command == "step":  # (buttons, tics): k lockstep rounds of one tic each
+        buttons, tics = rest
+        game.set_action(buttons)
+        for tic in range(tics):
+            barrier.wait(tic_timeout)
+            game.advance_action(1, tic == tics - 1)
+        return _state(game, settings.buffers)
+    if command == "episode":  # (map): a new episode on `map` (every player must start it)
+        (map_name,) = rest
+        if map_name != game.get_doom_map():
+            game.set_doom_map(map_name)
+        game.new_episode()
+        return _state(game, settings.buffers)
+    if command == "console":
+        game.send_game_command(rest[0])
+        return None
+    if command == "variable":
+        import vizdoom as vzd
+
+        return float(game.get_game_variable(getattr(vzd.GameVariable, rest[0])))
+    raise ValueError(f"unknown command {command!r}")
+
+
+# -- the game ------------------------------------------------------------------------------------------
+
+
+class NetGame:
+    """`n_players` engines in one game on 127.0.0.1, player i driven by worker process i.
+
+    Construction starts the game (host and joiners) and waits up to `join_timeout` seconds for every
+    player; each call waits up to `step_timeout` seconds. On any failure every engine is ended and a
+    NetGameError says which player failed and how. `close()` ends the game (also after a failure; twice
+    is harmless). Players are reported by their player number (0 .. n-1), which the engine assigns
+    (the host is 0, joiners in the order they connected).
+    """
+
+    def __init__(self, settings: PlayerSettings, n_players: int, *, join_timeout: float = DEFAULT_JOIN_TIMEOUT,
+                 step_timeout: float = DEFAULT_STEP_TIMEOUT, game_args: str = ""):
+        if not 1 <= n_players <= MAX_PLAYERS:
+            raise ValueError(f"n_players={n_players} is not valid; 1 to {MAX_PLAYERS}")
+        self.settings, self.n_players = settings, int(n_players)
+        self.join_timeout, self.step_timeout = float(join_timeout), float(step_timeout)
+        self.game_args = game_args
+        self.port: int | None = None
+        self._port_lock = None
+        self._markers: list[str] = []
+        self._logs = tempfile.TemporaryDirectory(prefix="wadgym-netgame-")
+        self._workers: list = []
+        self._pipes: list = []
+        self.closed = False
+        for attempt in range(START_ATTEMPTS):
+            try:
+                self._start()
+                return
+            except _EngineExited as error:  # e.g. the port was taken between the probe and the host's bind
+                self._end()
+                if attempt == START_ATTEMPTS - 1:
+                    raise NetGameError(f"{error}; tried {START_ATTEMPTS} times with fresh ports") from None
+            except BaseException:
+                self._end()
+                raise
+
+    # -- starting ------------------------------------------------------------------------------------
+
+    def _start(self) -> None:
+        n = self.n_players
+        self.closed = False
+        if n > 1:
+            self.port, self._port_lock = reserve_port()
+        context = mp.get_context("spawn")  # no fork of a process that may hold torch's or our threads
+        barrier = context.Barrier(n)
+        token = uuid.uuid4().hex[:12]
+        markers = self._markers = [f"wadgym{token}p{i}" for i in range(n)]  # finds each engine among all processes
+        connect = int(self.join_timeout) + ENGINE_CONNECT_MARGIN
+        workers, pipes = [], []
+        for i in range(n):
+            if n == 1:
+                role = ""
+            elif i == 0:
+                role = f"-host {n} -port {self.port} +viz_connect_timeout {connect}"
+            else:
+                role = f"-join 127.0.0.1 -port {self.port} +viz_connect_timeout {connect}"
+            args = f"{role} +name {markers[i]} {self.settings.game_args} {self.game_args}".strip()
+            ours, theirs = context.Pipe()
+            process = context.Process(target=_player_main, name=f"wadgym-player{i}", daemon=True,
+                                      args=(theirs, self.settings, args, barrier, 2 * self.step_timeout,
+                                            self._log(i)))
+            process.start()
+            theirs.close()
+            workers.append(process)
+            pipes.append(ours)
+        self._workers, self._pipes = workers, pipes
+        numbers = self._collect(range(n), self.join_timeout, "join the game",
+                                hint=f"{n} players on 127.0.0.1 port {self.port}" if n > 1 else "the engine")
+        if sorted(numbers) != list(range(n)):
+            raise NetGameError(f"the engines reported player numbers {numbers}; expected each of 0..{n - 1}")
+        order = sorted(range(n), key=lambda i: numbers[i])  # index by player number from here on
+        self._workers = [workers[i] for i in order]
+        self._pipes = [pipes[i] for i in order]
+        self._markers = [markers[i] for i in order]
+
+    # -- calls ---------------------------------------------------------------------------------------
+
+    def step(self, buttons: Sequence[Sequence[float]], tics: int) -> list[PlayerState]:
+        """Each player i holds `buttons[i]` for `tics` tics, all in lockstep; their states after it."""
+        if len(buttons) != self.n_players:
+            raise ValueError(f"buttons for {len(buttons)} players; the game has {self.n_players}")
+        for pipe, b in zip(self._pipes, buttons):
+            self._send(pipe, ("step", list(b), int(tics)))
+        return self._collect(range(self.n_players), self.step_timeout, f"finish a step of {tics} tics")
+
+    def new_episode(self, map_name: str) -> list[PlayerState]:
+        """Every player starts a new episode on `map_name` (the host changes the map, the others follow)."""
+        for pipe in self._pipes:
+            self._send(pipe, ("episode", map_name))
+        return self._collect(range(self.n_players), self.step_timeout, f"start an episode on {map_name}")
+
+    def console(self, player: int, command: str) -> None:
+        """Run a console command in `player`'s game (network commands such as `puke` reach every game)."""
+        self._send(self._pipes[player], ("console", command))
+        self._collect([player], self.step_timeout, "run a console command")
+
+    def variable(self, player: int, name: str) -> float:
+        """GameVariable `name` in `player`'s game."""
+        self._send(self._pipes[player], ("variable", name))
+        return self._collect([player], self.step_timeout, f"read {name}")[0]
+
+    def _send(self, pipe, message) -> None:
+        if self.closed:
+            raise NetGameError("the game is closed")
+        try:
+            pipe.send(message)
+        except (OSError, ValueError):
+            self._fail(f"player {self._pipes.index(pipe)}'s worker is gone (its pipe is closed)")
+
+    def _collect(self, players, timeout: float, what: str, hint: str = "") -> list:
+        """The replies of `players` to the command just sent, waiting at most `timeout` seconds in all."""
+        players = list(players)
+        replies: dict[int, Any] = {}
+        deadline = time.monotonic() + timeout
+        while len(replies) < len(players):
+            waiting = [i for i in players if i not in replies]
+            left = deadline - time.monotonic()
+            ready = mp.connection.wait([self._pipes[i] for i in waiting], timeout=max(left, 0))
+            if not ready:
+                names = ", ".join(f"player {i}" for i in waiting)
+                self._fail(f"{names} did not {what} within {timeout:.0f} s" + (f" ({hint})" if hint else ""))
+            for i in waiting:
+                if self._pipes[i] not in ready:
+                    continue
+                try:
+                    status, value = self._pipes[i].recv()
+                except (EOFError, OSError):
+                    code = self._workers[i].exitcode
+                    self._workers[i].join(1.0)
+                    code = self._workers[i].exitcode if code is None else code
+                    how = f"exited with status {code}" if code is not None and code >= 0 else \
+                        f"was killed by signal {-code}" if code is not None else "closed its pipe"
+                    error = _EngineExited if what == "join the game" else NetGameError
+                    self._fail(f"player {i}'s engine {how} while trying to {what}", error)
+                if status == "error":
+                    self._fail(f"player {i} failed to {what}: {value.strip().splitlines()[-1]}")
+                replies[i] = value
+        return [replies[i] for i in players]
+
+    def _log(self, worker: int) -> str:
+        return os.path.join(self._logs.name, f"player{worker}.log")
+
+    def _fail(self, message: str, error: type = None) -> None:
+        tails = []
+        for player, marker in enumerate(self._markers):  # the engines' last words, when they said something
+            path = Path(self._log(int(marker.rsplit("p", 1)[1])))
+            text = path.read_text(errors="replace") if path.is_file() else ""
+            lines = [line.strip() for line in text.replace("\r", "\n").splitlines() if line.strip()]
+            if lines:
+                tails.append(f"player {player}: {lines[-1][:160]}")
+        self._end()
+        detail = f" (engine consoles: {'; '.join(tails)})" if tails else ""
+        raise (error or NetGameError)(message + detail)
+
+    # -- ending --------------------------------------------------------------------------------------
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Close every player's engine: a "close" to each worker, then SIGKILL for whatever is still alive
+        after `timeout` seconds (an engine that hangs never answers)."""
+        if self.closed:
+            return
+        for pipe in self._pipes:
+            with contextlib.suppress(OSError, ValueError):
+                pipe.send(("close",))
+        deadline = time.monotonic() + timeout
+        for process in self._workers:
+            process.join(max(deadline - time.monotonic(), 0))
+        self._end()
+
+    def _end(self) -> None:
+        """End every worker and engine now (SIGKILL what is alive) and release the port. Engines are found
+        by their marker: one whose worker died was handed to another parent."""
+        for process in self._workers:
+            if process.pid is not None and process.is_alive():
+                kill_tree(process.pid)
+        for marker in self._markers:
+            for pid in marked_pids(marker):
+                kill_tree(pid)
+        for process in self._workers:
+            process.join(5.0)
+        for pipe in self._pipes:
+            pipe.close()
+        self._workers, self._pipes, self._markers = [], [], []
+        if self._port_lock is not None:
+            self._port_lock.release()
+            with contextlib.suppress(OSError):
+                Path(self._port_lock.lock_file).unlink()
+            self._port_lock = None
+        self.closed = True
+
+    def engine_pids(self) -> list[int]:
+        """The engines' process ids, by player (tests and diagnostics)."""
+        return [pid for marker in self._markers for pid in marked_pids(marker)]
+
+    def worker_pids(self) -> list[int]:
+        return [process.pid for process in self._workers]
+
+    def __del__(self):
+        with contextlib.suppress(Exception):
+            self._end()
+            self._logs.cleanup()
+
+
+class _EngineExited(NetGameError):
+    """An engine exited during the handshake: a start worth trying again (on a fresh port)."""

@@ -1,0 +1,75 @@
+"""Every engine wadgym starts is bound to the process that started it: it ends with that process however
+that process ends, holds none of its pipes, ignores the group's Ctrl-C and SIGTERM, and writes nothing
+into the working directory."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+
+import psutil
+import pytest
+import vizdoom as vzd
+
+from wadgym.envs import engine
+
+HOLDER = """
+import sys, time
+import gymnasium as gym
+import wadgym
+
+env = gym.make("DoomItems-v0")
+env.reset(seed=0)
+print("ready", flush=True)
+time.sleep(120)
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+def test_a_killed_env_holder_takes_its_engine_and_segments_along(process_session, signum):
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER], stdout=subprocess.PIPE, text=True,
+                              start_new_session=True)
+    session = process_session(holder.pid)
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        assert len(session.note_engines()) == 1 and session.segments()
+        os.kill(holder.pid, signum)
+        holder.wait(timeout=10)
+    finally:
+        holder.stdout.close()
+    assert session.leftovers() == []  # the engine and the watchdog that killed it
+    assert session.segments() == []
+
+
+def test_the_engine_holds_no_descriptor_of_its_process(start_game):
+    read_end, write_end = os.pipe()
+    os.set_inheritable(write_end, True)  # as multiprocessing leaves a worker's pipe to its parent
+    try:
+        start_game(None)
+        (engine_process,) = engine.child_engines()
+        pipe = os.fstat(write_end).st_ino
+        held = [os.stat(f"/proc/{engine_process.pid}/fd/{fd}").st_ino for fd in os.listdir(f"/proc/{engine_process.pid}/fd")]
+        assert pipe not in held
+        assert os.get_inheritable(write_end)  # as it was, once the engine started
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
+def test_the_engine_ignores_the_groups_ctrl_c_and_sigterm(start_game):
+    game = start_game(None, buttons=[vzd.Button.MOVE_FORWARD])
+    (engine_process,) = engine.child_engines()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        engine_process.send_signal(signum)
+    game.make_action([1], 4)  # still answering
+    assert engine_process.is_running() and engine_process.status() != psutil.STATUS_ZOMBIE
+
+
+def test_no_vizdoom_files_in_the_working_directory(start_game, tmp_path, monkeypatch, session_wad_cache):
+    monkeypatch.chdir(tmp_path)
+    start_game(None).close()
+    assert list(tmp_path.iterdir()) == []
+    settings = engine.engine_settings()
+    assert settings.is_relative_to(session_wad_cache) and "[Doom.AutoExec]" in settings.read_text()
