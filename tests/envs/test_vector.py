@@ -4,6 +4,7 @@ frames, failures named by env index, and no engine left behind."""
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import signal
@@ -14,11 +15,13 @@ import time
 
 import gymnasium as gym
 import numpy as np
+import psutil
 import pytest
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 
+from wadgym.envs.engine import child_engines
 from wadgym.envs.registration import ENVS
 from wadgym.envs.vector import ThreadVectorEnv, VectorEnvError, make_vector_env
 from wadgym.envs.vector_sb3 import ThreadVecEnv
@@ -29,30 +32,22 @@ STEPS = 18
 
 
 def engines() -> set[int]:
-    """Pids of this process's children: each ViZDoom game runs its engine in one."""
-    pids = set()
-    for task in os.listdir("/proc/self/task"):
-        with open(f"/proc/self/task/{task}/children") as f:
-            pids.update(int(pid) for pid in f.read().split())
-    return pids
+    """Pids of the engines this process started and that still run."""
+    return {engine.pid for engine in child_engines()}
 
 
-def wait_gone(pids, seconds: float = 5.0) -> set[int]:
-    """The pids still alive (not zombies) after up to `seconds`."""
+def still_running(pids, seconds: float = 5.0) -> set[int]:
+    """Those of `pids` still running (not zombies) after up to `seconds`."""
     deadline = time.monotonic() + seconds
     while True:
-        alive = {pid for pid in pids if os.path.exists(f"/proc/{pid}") and not is_zombie(pid)}
-        if not alive or time.monotonic() > deadline:
-            return alive
+        running = set()
+        for pid in pids:
+            with contextlib.suppress(psutil.Error):
+                if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+                    running.add(pid)
+        if not running or time.monotonic() > deadline:
+            return running
         time.sleep(0.05)
-
-
-def is_zombie(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
-    except OSError:
-        return True
 
 
 def assert_same(a, b):
@@ -197,14 +192,14 @@ def test_engines_end_with_close_and_with_garbage_collection():
     started = engines() - before
     assert len(started) == 2
     envs.close()
-    assert wait_gone(started) == set()
+    assert still_running(started) == set()
 
     envs = gym.make_vec("DoomItems-v0", num_envs=2)
     envs.reset(seed=0)
     started = engines() - before
     del envs
     gc.collect()
-    assert wait_gone(started) == set()
+    assert still_running(started) == set()
 
 
 class FailAfter(gym.Wrapper):
@@ -248,11 +243,11 @@ def test_an_engine_that_dies_is_named():
             envs.step(np.zeros(2, int))
     finally:
         envs.close()
-    assert wait_gone(first) == set()
+    assert still_running(first) == set()
 
 
 CRASHING_SCRIPT = """
-import os, sys
+import sys
 import gymnasium as gym
 import numpy as np
 import wadgym
@@ -264,24 +259,25 @@ class FailAfter(gym.Wrapper):
 envs = wadgym.envs.vector.ThreadVectorEnv(
     [lambda: gym.make("DoomItems-v0"), lambda: FailAfter(gym.make("DoomItems-v0")), lambda: gym.make("DoomItems-v0")])
 envs.reset(seed=0)
-children = set()
-for task in os.listdir("/proc/self/task"):
-    children.update(open(f"/proc/self/task/{task}/children").read().split())
-print(" ".join(sorted(children)), flush=True)
+print(len(wadgym.envs.engine.child_engines()), flush=True)
+sys.stdin.readline()  # the test has seen the engines
 envs.step(np.zeros(3, int))  # raises; nothing closes the envs but the exit
 """
 
 
-def test_an_exception_mid_step_leaves_no_engine_running(tmp_path):
+def test_an_exception_mid_step_leaves_nothing_running(tmp_path, process_session):
     script = tmp_path / "crash.py"
     script.write_text(textwrap.dedent(CRASHING_SCRIPT))
-
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 1
-    assert "VectorEnvError: env 1 of 3 failed in step: RuntimeError: scenario failure" in done.stderr
-    started = {int(pid) for pid in done.stdout.split()}
-    assert len(started) == 3
-    assert wait_gone(started) == set()
+    process = subprocess.Popen([sys.executable, str(script)], start_new_session=True, stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    session = process_session(process.pid)
+    assert process.stdout.readline().strip() == "3", process.communicate()
+    engines = session.note_engines()
+    out, err = process.communicate("go\n", timeout=120)
+    assert process.returncode == 1
+    assert "VectorEnvError: env 1 of 3 failed in step: RuntimeError: scenario failure" in err
+    assert len(engines) == 3
+    assert session.leftovers() == [] and session.segments() == []
 
 
 def test_bad_arguments_are_value_errors():
