@@ -119,7 +119,8 @@ def main() -> int:
     over_baseline = thread / baseline["sps"]
     print(f"wadgym default: {thread:.1f} steps/s with the vector env, {subproc:.1f} with SubprocVecEnv (medians)")
     print(f"speed ratio vector env/SubprocVecEnv: {ratio:.2f}x (target 1.3x): {'PASS' if ratio >= 1.3 else 'FAIL'}")
-    print(f"speed ratio wadgym/SB3-default: {over_baseline:.2f}x (target 4x): {'PASS' if over_baseline >= 4 else 'FAIL'}")
+    verdict = "PASS" if over_baseline >= 4 else "FAIL"
+    print(f"speed ratio wadgym/SB3-default: {over_baseline:.2f}x (target 4x): {verdict}")
     passed = ratio >= 1.3 and over_baseline >= 4
     if device.startswith("cuda"):
         for n_envs in args.gpu_n_envs:

@@ -184,7 +184,7 @@ class EnvThreads:
 
     # -- the operations both adapters share ----------------------------------------------------
 
-    def reset(self, seeds: Sequence[int | None], options: dict[str, Any] | Sequence[dict[str, Any] | None] | None = None,
+    def reset(self, seeds: Sequence[int | None], options: dict | Sequence[dict | None] | None = None,
               indices: Sequence[int] | None = None) -> None:
         """Reset the envs at `indices` (all when None), env indices[k] with seeds[k] and options[k] (or
         the one options dict for all)."""
@@ -367,7 +367,8 @@ class ThreadVectorEnv(VectorEnv):
     speed of N engines.
 
     `gym.make_vec(id, num_envs=N)` returns one for wadgym's ids (their `vector_entry_point`); any keyword
-    arguments go to each env, except `copy` and `autoreset_mode`, which are the vector env's.
+    arguments go to each env, except `copy`, `autoreset_mode` and `pin` (see EnvThreads), the vector env's.
+    An env that raises (or whose engine dies) makes reset/step/call raise VectorEnvError naming it.
     """
 
     def __init__(self, env_fns: Sequence[Callable[[], gym.Env]], copy: bool = True,
@@ -380,8 +381,10 @@ class ThreadVectorEnv(VectorEnv):
         self.autoreset_mode = threads.autoreset_mode
         self.metadata = {**self.envs[0].metadata, "autoreset_mode": self.autoreset_mode}
         self.render_mode = self.envs[0].render_mode
-        self.single_observation_space, self.observation_space = threads.single_observation_space, threads.observation_space
-        self.single_action_space, self.action_space = threads.single_action_space, threads.action_space
+        self.single_observation_space = threads.single_observation_space
+        self.observation_space = threads.observation_space
+        self.single_action_space = threads.single_action_space
+        self.action_space = threads.action_space
 
     def reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None):
         threads, n = self.threads, self.num_envs
