@@ -307,6 +307,9 @@ def make_envs(env_fns: Sequence[Callable[[], gym.Env]]) -> list[gym.Env]:
         for index, make in enumerate(env_fns):
             env = make()
             envs.append(env)
+            if any(env.unwrapped is other.unwrapped for other in envs[:-1]):
+                raise ValueError(f"env_fns[{index}] returned an env made before: each factory must make a new env "
+                                 f"(two threads would step one game)")
             if env.observation_space != envs[0].observation_space or env.action_space != envs[0].action_space:
                 raise ValueError(f"env {index} has spaces {env.observation_space}, {env.action_space}; env 0 has "
                                  f"{envs[0].observation_space}, {envs[0].action_space}: every env must have env 0's")

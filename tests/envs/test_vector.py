@@ -285,6 +285,9 @@ def test_bad_arguments_are_value_errors():
         gym.make_vec("DoomItems-v0", num_envs=0)
     with pytest.raises(ValueError, match="env 1 has spaces"):
         ThreadVectorEnv([lambda: gym.make("DoomItems-v0"), lambda: gym.make("DoomItems-v0", color=True)])
+    env = gym.make("DoomItems-v0")
+    with pytest.raises(ValueError, match=r"env_fns\[1\] returned an env made before"):
+        ThreadVectorEnv([lambda: env, lambda: env])
     envs = gym.make_vec("DoomItems-v0", num_envs=2)
     try:
         with pytest.raises(ValueError, match="one action per env"):
