@@ -2,7 +2,10 @@
 
     wadgym train [--env ID] [--timesteps N] [--n-envs K] [--seed S] [--device auto|cpu|cuda]
                  [--hyperparams FILE] [--hp KEY=VALUE ...] [--env-kwargs KEY=VALUE ...]
-                 [--run-dir DIR] [--resume RUN]
+                 [--vec-env thread|subproc|dummy] [--run-dir DIR] [--resume RUN]
+
+The envs are stepped by wadgym's vector env (one process, a thread per env) unless --vec-env says
+otherwise; config.yml records which, and --resume keeps it.
 
 With no arguments it trains the default env (wadgym.envs.registration.DEFAULT_ENV) on its default
 hyperparameters (agents/hyperparams/ppo.yml) and compares the trained agent with a random one. Ctrl-C saves a checkpoint; --resume continues it.
@@ -25,6 +28,7 @@ import numpy as np
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from wadgym.agents.config import DEFAULT_ENV
+    from wadgym.agents.vec import VEC_ENVS
 
     parser.add_argument("--env", default=DEFAULT_ENV, help=f"env id (default {DEFAULT_ENV})")
     parser.add_argument("--timesteps", type=float, help="total env steps (default: n_timesteps from the YAML)")
@@ -36,6 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="override hyperparameters (YAML values), e.g. --hp n_epochs=4 learning_rate=lin_1e-4")
     parser.add_argument("--env-kwargs", nargs="+", action="extend", metavar="KEY=VALUE", default=[],
                         help="gym.make keyword arguments, e.g. --env-kwargs frame_skip=4")
+    parser.add_argument("--vec-env", choices=VEC_ENVS, help="how the envs are stepped: thread (default: one "
+                        "process, a thread per env), subproc (SB3 SubprocVecEnv) or dummy (SB3 DummyVecEnv)")
     parser.add_argument("--run-dir", metavar="DIR", help="run folder (default runs/<env>_<timestamp>)")
     parser.add_argument("--resume", metavar="RUN", help="continue RUN from its last checkpoint, same configuration")
     parser.add_argument("--save-freq", type=int, default=25_000, help="checkpoint every N env steps (default 25000)")
@@ -140,6 +146,7 @@ def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
         "hyperparams_file": str(args.hyperparams) if args.hyperparams else "wadgym/agents/hyperparams/ppo.yml",
         "hyperparams": hyperparams,
         **({"backend": "rllib", "rllib": rllib} if rllib is not None else {}),
+        "vec_env": args.vec_env or "thread",
     }
 
 
@@ -246,7 +253,8 @@ def _make_model(run_dir: Path, config: dict[str, Any], device: str, saved: Path 
     hp = config["hyperparams"]
     venv, observations = make_vec_env(
         config["env"], hp["env_kwargs"], hp["n_envs"], config["seed"], hp["frame_stack"], normalize_kwargs(hp),
-        normalize_stats=runfolder.vecnormalize_path(saved) if saved is not None else None, failure_dir=failure_dir)
+        normalize_stats=runfolder.vecnormalize_path(saved) if saved is not None else None, failure_dir=failure_dir,
+        vec_env=config.get("vec_env", "subproc"))  # runs from before --vec-env used SubprocVecEnv
     if saved is not None:
         model = PPO.load(saved, env=venv, device=device, tensorboard_log=str(run_dir / "tb"))
     else:

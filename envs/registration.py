@@ -6,9 +6,12 @@ rewards gets a new -vN; the old id stays registered.
 
 from __future__ import annotations
 
+import functools
 import os
 
 import gymnasium as gym
+
+from .vector import make_vector_env
 
 ITEMS = "wadgym.envs.items:ItemsEnv"
 HEALTH = "wadgym.envs.health:HealthEnv"
@@ -48,7 +51,8 @@ ENVS: dict[str, tuple[str, dict, int]] = {
 def register_envs() -> None:
     for env_id, (entry_point, kwargs, max_episode_steps) in ENVS.items():
         if env_id not in gym.registry:
-            gym.register(env_id, entry_point=entry_point, kwargs=kwargs, max_episode_steps=max_episode_steps)
+            gym.register(env_id, entry_point=entry_point, kwargs=kwargs, max_episode_steps=max_episode_steps,
+                         vector_entry_point=functools.partial(make_vector_env, env_id))  # gym.make_vec's default
 
 
 def env_id_for(env: str) -> str:
@@ -69,7 +73,8 @@ def env_id_for(env: str) -> str:
         raise ValueError(f"{env}: a task file defines exactly one DoomEnv subclass (found: {found})")
     env_id = f"file/{os.path.splitext(os.path.basename(path))[0]}-v0"
     gym.registry.pop(env_id, None)  # the file may have changed, or another file has the same name
-    gym.register(env_id, entry_point=classes[0], max_episode_steps=getattr(classes[0], "max_episode_steps", 1000))
+    gym.register(env_id, entry_point=classes[0], max_episode_steps=getattr(classes[0], "max_episode_steps", 1000),
+                 vector_entry_point=functools.partial(make_vector_env, env_id))
     return env_id
 
 
