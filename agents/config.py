@@ -18,7 +18,7 @@ DEFAULT_HYPERPARAMS = Path(__file__).parent / "hyperparams" / "ppo.yml"
 
 # Keys the zoo (and wadgym) read themselves; every other key goes to PPO(...).
 ZOO_KEYS = {
-    "n_envs": "number of parallel environments (SubprocVecEnv; DummyVecEnv when 1)",
+    "n_envs": "number of parallel environments (stepped as `wadgym train --vec-env` says)",
     "n_timesteps": "total environment steps to train",
     "policy": "SB3 policy name, e.g. CnnPolicy",
     "frame_stack": "number of frames stacked (VecFrameStack); 0 or 1 for none",

@@ -3,6 +3,9 @@
 A run's configuration is resolved from the command line's options (resolve_config) before any folder or
 engine exists; Ctrl-C saves a checkpoint and --resume continues it; if an env fails, training stops,
 meta.json records the error and the latest checkpoint stays the point to resume from.
+
+The envs are stepped by wadgym's vector env (one process, a thread per env) unless --vec-env says
+otherwise; config.yml records which, and --resume keeps it.
 """
 
 from __future__ import annotations
@@ -96,6 +99,7 @@ def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
         "hyperparams_file": hyperparams_file(args),
         "hyperparams": hyperparams,
         **({"backend": "rllib", "rllib": rllib} if rllib is not None else {}),
+        "vec_env": args.vec_env or "thread",
     }
 
 
@@ -206,7 +210,8 @@ def _make_model(run_dir: Path, config: dict[str, Any], device: str, saved: Path 
     hp = config["hyperparams"]
     venv, observations = make_vec_env(
         config["env"], hp["env_kwargs"], hp["n_envs"], config["seed"], hp["frame_stack"], normalize_kwargs(hp),
-        normalize_stats=runfolder.vecnormalize_path(saved) if saved is not None else None, failure_dir=failure_dir)
+        normalize_stats=runfolder.vecnormalize_path(saved) if saved is not None else None, failure_dir=failure_dir,
+        vec_env=config.get("vec_env", "subproc"))  # runs from before --vec-env used SubprocVecEnv
     if saved is not None:
         # the schedules from the run's configuration: a checkpoint's pickled ones may name classes of an older wadgym
         schedules = {key: value for key, value in ppo_kwargs(hp).items() if key in ("learning_rate", "clip_range")}

@@ -145,6 +145,14 @@ def group_signals_shielded():
         signal.signal(signal.SIGINT, previous)
 
 
+# --vec-env: how `wadgym train` steps its envs.
+VEC_ENVS = {
+    "thread": "wadgym's vector env: every env stepped at once by threads of this process (default)",
+    "subproc": "SB3 SubprocVecEnv: a worker process per env (DummyVecEnv for one env)",
+    "dummy": "SB3 DummyVecEnv: the envs stepped one after another in this process",
+}
+
+
 def make_vec_env(
     env_id: str,
     env_kwargs: dict[str, Any],
@@ -154,15 +162,22 @@ def make_vec_env(
     normalize: dict[str, Any] | None = None,
     normalize_stats: Path | None = None,
     failure_dir: str | None = None,
+    vec_env: str = "thread",
 ):
-    """n_envs Monitor-wrapped envs (SubprocVecEnv, or DummyVecEnv for one), frame-stacked, channel-first,
+    """n_envs Monitor-wrapped envs stepped as `vec_env` says (see VEC_ENVS), frame-stacked, channel-first,
     VecNormalize'd when `normalize` is given (statistics loaded from `normalize_stats` when that file
     exists), then reset once with seeds seed, seed+1, ...: returns (vec env, first observations)."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecNormalize
 
+    if vec_env not in VEC_ENVS:
+        raise ValueError(f"vec_env={vec_env!r} is not valid; choose one of {', '.join(VEC_ENVS)}")
     with group_signals_shielded():
-        if n_envs == 1:
-            venv = DummyVecEnv([EnvFactory(env_id, env_kwargs, in_worker=False)])
+        if vec_env == "thread":
+            from wadgym.envs.vector_sb3 import ThreadVecEnv
+
+            venv = ThreadVecEnv([EnvFactory(env_id, env_kwargs, in_worker=False) for _ in range(n_envs)])
+        elif vec_env == "dummy" or n_envs == 1:
+            venv = DummyVecEnv([EnvFactory(env_id, env_kwargs, in_worker=False) for _ in range(n_envs)])
         else:
             venv = SubprocVecEnv([EnvFactory(env_id, env_kwargs, True, failure_dir) for _ in range(n_envs)])
         try:
@@ -192,10 +207,16 @@ def wrap_observations(venv, frame_stack: int):
 def close_vec_env(venv, timeout: float = 10.0) -> None:
     """Close `venv` without ever waiting on a dead worker: after a failed step SB3's close() waits for
     replies that never come. Workers get "close" (a healthy one closes its env and exits); any still
-    alive after `timeout` seconds is killed, and its engine with it."""
+    alive after `timeout` seconds is killed, and its engine with it. A ThreadVecEnv closes its envs on
+    their threads, after any step still running."""
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
+    from wadgym.envs.vector_sb3 import ThreadVecEnv
+
     base = venv.unwrapped
+    if isinstance(base, ThreadVecEnv):
+        base.threads.close(timeout)
+        return
     if not isinstance(base, SubprocVecEnv):
         for env in getattr(base, "envs", ()):
             with contextlib.suppress(Exception):

@@ -134,6 +134,35 @@ def verdict(trained: float, random: float, scripted: float | None) -> str:
     return f"no ({trained / scripted:.0%} of scripted)" if scripted else "no"
 
 
+def report(key: str, row: dict[str, Any]) -> None:
+    test = row["eval"]["test"]
+    print(f"   {key} test levels: trained {score(test['trained']):.2f}, random {score(test['random']):.2f}"
+          + (f", scripted {score(test['scripted']):.2f}" if "scripted" in test else ""), flush=True)
+
+
+def adopted_row(run_dir: Path, budget: str, episodes: int) -> tuple[str, dict[str, Any]]:
+    """A row from a finished `wadgym train` run folder: its own command, commit, steps and wall time (from
+    meta.json), evaluated now like the benchmark's own runs."""
+    import yaml
+
+    from wadgym.envs.registration import score_name
+
+    meta = json.loads((run_dir / "meta.json").read_text())
+    config = yaml.safe_load((run_dir / "config.yml").read_text())
+    if not meta.get("finished"):
+        raise SystemExit(f"{run_dir}: the run did not finish (status {meta.get('status')!r}); finish it with "
+                         f"wadgym train --resume {run_dir}")
+    git = meta.get("git", {})
+    commit = str(git.get("commit", "unknown"))[:7] + ("-dirty" if git.get("dirty") else "")
+    env_id, seed = config["env"], int(config["seed"])
+    row = {"env": env_id, "budget": budget, "seed": seed, "score_name": score_name(env_id), "commit": commit,
+           "command": " && ".join(s["command"] for s in meta.get("sessions", []) if s.get("command")),
+           "run_dir": str(run_dir), "timesteps": meta["timesteps"], "wall_time_s": round(meta["wall_time_s"], 1),
+           "steps_per_second": round(meta["steps_per_second"], 1), "device": meta.get("device", "?"),
+           "finished": meta.get("ended", "?"), "adopted": True, "eval": evaluate(run_dir, episodes)}
+    return f"{env_id}/{budget}/seed{seed}", row
+
+
 def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
     """docs/benchmark.md and the curves figure, from every run recorded in the JSON."""
     from wadgym.agents.runfolder import write_text_atomic
@@ -231,11 +260,19 @@ def main() -> int:
     parser.add_argument("--docs", default=str(ROOT / "docs"), help="where benchmark.md/.json/_curves.png go")
     parser.add_argument("--table-only", action="store_true", help="rewrite the table and figure, train nothing")
     parser.add_argument("--skip-done", action="store_true", help="skip (id, budget, seed) already in the JSON")
+    parser.add_argument("--adopt", nargs="+", metavar="RUN",
+                        help="evaluate finished `wadgym train` run folders and add them as rows (their own command, "
+                             "commit and wall time), training nothing")
     args = parser.parse_args()
 
     docs = Path(args.docs)
     json_path, md_path, curves_path = docs / "benchmark.json", docs / "benchmark.md", docs / "benchmark_curves.png"
-    if not args.table_only:
+    if args.adopt:
+        for run in args.adopt:
+            key, row = adopted_row(Path(run), args.budget, args.episodes)
+            record(json_path, key, row)
+            report(key, row)
+    elif not args.table_only:
         ids = args.env or benchmark_ids(args.budget)
         done = set(json.loads(json_path.read_text())["runs"]) if json_path.is_file() else set()
         for env_id in ids:
@@ -258,9 +295,7 @@ def main() -> int:
                        "finished": time.strftime("%Y-%m-%dT%H:%M:%S"),
                        "eval": evaluate(run_dir, args.episodes)}
                 record(json_path, key, row)
-                test = row["eval"]["test"]
-                print(f"   test levels: trained {score(test['trained']):.2f}, random {score(test['random']):.2f}"
-                      + (f", scripted {score(test['scripted']):.2f}" if "scripted" in test else ""), flush=True)
+                report(key, row)
                 write_table(json_path, md_path, curves_path)
     write_table(json_path, md_path, curves_path)
     print(f"wrote {md_path}, {curves_path} ({shlex.join(sys.argv)})")

@@ -126,7 +126,7 @@ def check_names(name: str, value, valid: tuple[str, ...], what: str) -> tuple[st
 
 class BlockMean:
     """Average of f x f pixel blocks (rounded down) of uint8 frames (H, W) or (H, W, C), as (H/f, W/f, C)
-    with C = 1 for (H, W) frames; a new array per call.
+    with C = 1 for (H, W) frames; a new array per call, or written into `out`.
 
     Sums strided slices into reused buffers: several times faster than a reshape-and-sum.
     """
@@ -140,12 +140,12 @@ class BlockMean:
         self._blocks = np.empty((shape[0] // f, shape[1] // f, channels), dtype)
         self._shift = f.bit_length() - 1 if f & (f - 1) == 0 else None  # f a power of two: divide by shifting
 
-    def __call__(self, frame: np.ndarray) -> np.ndarray:
+    def __call__(self, frame: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         f, rows, blocks = self.f, self._rows, self._blocks
         if self._gray:
             frame = frame[:, :, None]
         if f == 1:
-            return frame
+            return frame if out is None else copied(frame, out)
         np.add(frame[0::f], frame[1::f], out=rows, dtype=rows.dtype)
         for k in range(2, f):
             np.add(rows, frame[k::f], out=rows)
@@ -156,23 +156,31 @@ class BlockMean:
             np.right_shift(blocks, 2 * self._shift, out=blocks)
         else:
             np.floor_divide(blocks, f * f, out=blocks)
-        return blocks.astype(np.uint8)
+        return blocks.astype(np.uint8) if out is None else copied(blocks, out)
 
 
 class BlockSample:
     """The pixel nearest the centre of each f x f block of uint8 frames (H, W) or (H, W, C), as (H/f, W/f, C)
-    with C = 1 for (H, W) frames; a new array per call (f = 1: a view of the frame). About 2 us for
-    120x160 -> 60x80, five times cheaper than BlockMean: the env keeps the engine's pace."""
+    with C = 1 for (H, W) frames; a new array per call (f = 1: a view of the frame), or written into `out`.
+    About 2 us for 120x160 -> 60x80, five times cheaper than BlockMean: the env keeps the engine's pace."""
 
     def __init__(self, shape: tuple[int, ...], f: int):
         self.f = f
         every = slice(f // 2, None, f)
         self._index = (every, every) + ((None,) if len(shape) == 2 else ())  # one indexing op adds the channel axis
 
-    def __call__(self, frame: np.ndarray) -> np.ndarray:
+    def __call__(self, frame: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        if out is not None:
+            return copied(frame[self._index], out)
         if self.f == 1:
             return frame[self._index]
         return frame[self._index].copy()
+
+
+def copied(source: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """`source` written into `out` (converted to its dtype); `out`."""
+    np.copyto(out, source, casting="unsafe")
+    return out
 
 
 # How a rendered frame becomes a smaller observation: `downsample=` names one.
@@ -333,6 +341,7 @@ class DoomEnv(gym.Env):
         self.observation_space = gym.spaces.Dict(spaces) if self._dict_observation else screen
         self._frame = np.zeros((engine_height, engine_width, 3), np.uint8)
         self._last_observation = None
+        self._observation_out = None
         self._next_frame_time = 0.0
 
     # -- levels and the engine -----------------------------------------------------------------
@@ -510,6 +519,13 @@ class DoomEnv(gym.Env):
             return {name: self.game.get_game_variable(var) for name, var in zip(type(self).variables, self._tracked)}
         return dict(zip(type(self).variables, state.game_variables.tolist()))  # one conversion per step
 
+    def write_observations_to(self, out) -> None:
+        """From now on write each observation into `out` and return `out` itself: arrays shaped as
+        observation_space (a dict of them for a Dict space), e.g. this env's slot of a vector env's
+        batch (wadgym.envs.vector), so that no observation is copied twice. None: a new array per
+        observation again (the default)."""
+        self._observation_out = out
+
     def _observe(self, state):
         """The observation for `state`; when the engine ended the episode (state None), the last one."""
         if state is None:
@@ -519,26 +535,30 @@ class DoomEnv(gym.Env):
             self._frame = frame
             if not self._color:
                 frame = engine_gray(frame)
-        screen = self._downsample(frame)
+        out = self._observation_out
         if not self._dict_observation:
-            observation = screen
+            observation = self._downsample(frame, out)
         else:
-            observation = {"screen": screen}
+            slots = out or {}
+            observation = {"screen": self._downsample(frame, slots.get("screen"))}
             for name in self.buffers:
-                observation[name] = self._buffer(state, name)
+                observation[name] = self._buffer(state, name, slots.get(name))
             if self._observed:
-                observation["gamevariables"] = state.game_variables[self._observed_index].astype(np.float32)
+                variables = state.game_variables[self._observed_index]
+                observation["gamevariables"] = (variables.astype(np.float32) if out is None
+                                                else copied(variables, out["gamevariables"]))
+            observation = observation if out is None else out  # holds the very arrays just written
         self._last_observation = observation
         return observation
 
-    def _buffer(self, state, name: str) -> np.ndarray:
+    def _buffer(self, state, name: str, out: np.ndarray | None = None) -> np.ndarray:
         plane = getattr(state, f"{name}_buffer")
         if name == "automap":
             if self._color:
-                return self._downsample(plane)
+                return self._downsample(plane, out)
             if self._engine_rgb:
                 plane = engine_gray(plane)
-        return self._downsample_plane(plane)
+        return self._downsample_plane(plane, out)
 
     def _info(self) -> dict[str, Any]:
         return {"score": self.score, "level_seed": self.level_seed, "map": self.map, **self.task_info()}

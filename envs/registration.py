@@ -6,12 +6,17 @@ rewards gets a new -vN; the old id stays registered.
 
 from __future__ import annotations
 
+import functools
 import os
 
 import gymnasium as gym
 
+from .vector import make_vector_env
+
 ITEMS = "wadgym.envs.items:ItemsEnv"
 HEALTH = "wadgym.envs.health:HealthEnv"
+EXIT = "wadgym.envs.exit:ExitEnv"
+DEFEND = "wadgym.envs.defend:DefendEnv"
 DEFAULT_ENV = "DoomItems-v1"  # what `wadgym train` trains without --env
 
 ENVS: dict[str, tuple[str, dict, int]] = {
@@ -32,13 +37,22 @@ ENVS: dict[str, tuple[str, dict, int]] = {
     "DoomHealth-v0": (HEALTH, {}, 525),
     # Mazes of 3 x 3 rooms, 12 medikits and 6 poisons, darker.
     "DoomHealthSupreme-v0": (HEALTH, {"preset": "supreme"}, 525),
+    # Find the exit of a building: 3 x 3 rooms joined by corridors, the exit 2+ doorways from the start.
+    "DoomExit-v0": (EXIT, {}, 300),
+    # 4 x 5 rooms, doors on half the corridors, darker, the exit 4+ doorways away.
+    "DoomExitHard-v0": (EXIT, {"preset": "hard"}, 1000),
+    # Waves of monsters in polygon arenas, every level different. v0: slow zombies and demons that die
+    # from one pistol bullet, 200 bullets; Hard: four kinds at full speed and health, a shotgun, pillars.
+    "DoomDefend-v0": (DEFEND, {}, 500),
+    "DoomDefendHard-v0": (DEFEND, {"preset": "hard"}, 1000),
 }
 
 
 def register_envs() -> None:
     for env_id, (entry_point, kwargs, max_episode_steps) in ENVS.items():
         if env_id not in gym.registry:
-            gym.register(env_id, entry_point=entry_point, kwargs=kwargs, max_episode_steps=max_episode_steps)
+            gym.register(env_id, entry_point=entry_point, kwargs=kwargs, max_episode_steps=max_episode_steps,
+                         vector_entry_point=functools.partial(make_vector_env, env_id))  # gym.make_vec's default
 
 
 def env_id_for(env: str) -> str:
@@ -59,7 +73,8 @@ def env_id_for(env: str) -> str:
         raise ValueError(f"{env}: a task file defines exactly one DoomEnv subclass (found: {found})")
     env_id = f"file/{os.path.splitext(os.path.basename(path))[0]}-v0"
     gym.registry.pop(env_id, None)  # the file may have changed, or another file has the same name
-    gym.register(env_id, entry_point=classes[0], max_episode_steps=getattr(classes[0], "max_episode_steps", 1000))
+    gym.register(env_id, entry_point=classes[0], max_episode_steps=getattr(classes[0], "max_episode_steps", 1000),
+                 vector_entry_point=functools.partial(make_vector_env, env_id))
     return env_id
 
 

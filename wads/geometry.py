@@ -23,6 +23,8 @@ MAX_STEP = 24          # the highest step the player climbs
 STAIR_RISE = 16        # rise per stair when a corridor climbs between rooms
 DOOR_RAISE, DOOR_OPEN = 12, 11   # line specials Door_Raise(tag, speed, delay, lighttag) / Door_Open(tag, speed, lighttag)
 DOOR_SPEED, DOOR_DELAY = 16, 150
+# connect's door argument -> the door line's special (0: no door); "push" doors also open when walked into.
+DOOR_KINDS = {False: 0, True: DOOR_RAISE, "raise": DOOR_RAISE, "push": DOOR_RAISE, "open": DOOR_OPEN}
 DOOR_DEPTH = 16        # a door sector's thickness
 DOOR_ONLY_GAP = 48     # gaps up to this deep are all door; deeper ones get a corridor with a door midway
 SKY_FLAT = "F_SKY1"
@@ -99,6 +101,7 @@ class _Region:
     face: str                  # upper/lower texture its neighbours show where heights differ
     label: str
     door_special: int = 0
+    door_push: bool = False    # the door also opens when the player walks into it
 
 
 class MapBuilder:
@@ -215,11 +218,12 @@ class MapBuilder:
 
         Rooms that touch get a gap in the wall they share; rooms with a gap between facing walls get a
         corridor across it (with stairs when their floors differ by more than a step). `door=True`
-        puts a door there that the player opens with use and that closes again; `door="open"` stays
-        open. `at` is a point the opening is centred on (projected onto the wall).
+        puts a door there that the player opens with use and that closes again; `door="push"` is such a
+        door that also opens when the player walks into it (and never closes on a push); `door="open"`
+        stays open. `at` is a point the opening is centred on (projected onto the wall).
         """
-        if door not in (False, True, "raise", "open"):
-            raise ValueError(f"connect: door must be False, True, 'raise' or 'open', not {door!r}")
+        if door not in tuple(DOOR_KINDS):
+            raise ValueError(f"connect: door must be False, True, 'raise', 'push' or 'open', not {door!r}")
         where = f"opening between {a.label} and {b.label}"
         edge_a, across, gap, u0, u1 = self._facing_walls(a, b, where, max_gap)
         p, q = edge_a
@@ -236,7 +240,8 @@ class MapBuilder:
             u0, u1 = centre - half, centre + half
         start = (p[0] + (q[0] - p[0]) * u0, p[1] + (q[1] - p[1]) * u0)
         end = (p[0] + (q[0] - p[0]) * u1, p[1] + (q[1] - p[1]) * u1)
-        special = {True: DOOR_RAISE, "raise": DOOR_RAISE, "open": DOOR_OPEN}.get(door, 0)
+        special = DOOR_KINDS[door]
+        push = door == "push"
         if gap == 0:
             self._openings.append((start, end))
             for cell in cells(start, end):
@@ -245,9 +250,9 @@ class MapBuilder:
                 dx, dy = q[0] - p[0], q[1] - p[1]
                 through = (dy * DOOR_DEPTH / length, -dx * DOOR_DEPTH / length)
                 self._add_door(a, b, start, end, through, Fraction(-1, 2), Fraction(1, 2), special, door_texture,
-                               track_texture, where)
+                               track_texture, where, push)
         else:
-            self._add_corridor(a, b, start, end, across, gap, special, door_texture, track_texture, where)
+            self._add_corridor(a, b, start, end, across, gap, special, door_texture, track_texture, where, push)
 
     # --- things --------------------------------------------------------------------------------
 
@@ -377,7 +382,7 @@ class MapBuilder:
             raise ValueError(f"{where}: the rooms share no wall and have no facing walls within {max_gap} units")
         return best[1:]
 
-    def _add_corridor(self, a, b, start, end, across, gap, special, door_texture, track_texture, where):
+    def _add_corridor(self, a, b, start, end, across, gap, special, door_texture, track_texture, where, push=False):
         """Regions spanning the gap between facing walls: a corridor, stairs, and maybe a door."""
         p, q = start, end
         nx, ny = across
@@ -397,7 +402,7 @@ class MapBuilder:
         light = min(a.light, b.light)
         if special and gap <= DOOR_ONLY_GAP:     # the door fills the whole gap
             self._add_door(a, b, start, end, across, Fraction(0), Fraction(1), special, door_texture, track_texture,
-                           where)
+                           where, push)
             return
         for i in range(steps):
             f0, f1 = Fraction(i, steps), Fraction(i + 1, steps)
@@ -410,9 +415,10 @@ class MapBuilder:
         if special:   # a door DOOR_DEPTH deep across the middle of the corridor
             half = Fraction(DOOR_DEPTH, 2) / gap
             self._add_door(a, b, start, end, across, Fraction(1, 2) - half, Fraction(1, 2) + half, special,
-                           door_texture, track_texture, where)
+                           door_texture, track_texture, where, push)
 
-    def _add_door(self, a, b, start, end, through, near, far, special, door_texture, track_texture, where):
+    def _add_door(self, a, b, start, end, through, near, far, special, door_texture, track_texture, where,
+                  push=False):
         """A door sector over the opening start-end, from `near` to `far` times the vector `through` beyond
         a's wall (exactly parallel to a corridor's sides, so no slivers)."""
         p, q = start, end
@@ -426,7 +432,7 @@ class MapBuilder:
                 raise ValueError(f"{where}: {known} must name a texture")
         sector = self._add_sector(floor, floor, a.floor, "FLAT20", min(a.light, b.light), label)
         self._regions.append(_Region(_ccw(outline), sector, "door", track_texture, door_texture, label,
-                                     door_special=special))
+                                     door_special=special, door_push=push))
 
     def _line_for(self, left: int | None, right: int | None, a: Point, b: Point):
         """(keep direction a->b?, Line) for a piece with regions `left`/`right` on its sides."""
@@ -453,9 +459,11 @@ class MapBuilder:
         back_side = Side(back.sector, upper=front.face, lower=front.face)
         label = f"between {front.label} and {back.label}"
         if back.kind == "door":
+            # A push door keeps rising when run into again (the engine reverses used doors only).
+            push = ("playerpush",) if back.door_push else ()
             return Line(0, 0, front_side, back_side, back.door_special, (0, DOOR_SPEED, DOOR_DELAY, 0, 0)
                         if back.door_special == DOOR_RAISE else (0, DOOR_SPEED, 0, 0, 0),
-                        ("twosided", "playeruse", "monsteruse", "repeatspecial"), label=label)
+                        ("twosided", "playeruse", "monsteruse", "repeatspecial") + push, label=label)
         if front.kind == "room" and back.kind == "room" and not self._in_opening(a, b):
             front_side.middle, back_side.middle = front.wall, back.wall
             return Line(0, 0, front_side, back_side, flags=("twosided",) + THIN_WALL_FLAGS, label=label)

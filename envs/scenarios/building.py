@@ -1,18 +1,24 @@
 """Buildings of rooms on a grid: rows x cols rectangular rooms of varied sizes joined by doorways.
 
 A random spanning tree of doorways joins every room, and each remaining wall between neighbours opens
-with probability `extra_doors` (loops). The plan is plain data (rooms, doors, the room graph), so a
-family can place things by graph distance (`room_distances`) before turning it into a map.
+with probability `extra_doors` (loops). `grid_plan` packs the rooms wall to wall; `building_plan` spreads
+them apart so corridors (some with doors) join them. The plan is plain data (rooms, openings, the room
+graph), so a family can place things by graph distance (`room_distances`) before turning it into a map
+(`add_plan`), and a scripted walker can follow the graph through the openings (`room_at`, `next_room`,
+`route_point`, `route_length`).
 """
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
 
 from .placement import Rect
+
+Point = tuple[float, float]
 
 
 @dataclass(frozen=True)
@@ -37,13 +43,54 @@ def check_grid(p: GridFields) -> None:
 
 
 @dataclass(frozen=True)
+class BuildingFields(GridFields):
+    """A grid building whose rooms stand apart: cells `corridor` units apart, each room shrunk inside its
+    cell by up to `room_inset` on every side (in steps of 16), so corridors of varied lengths join them;
+    each corridor gets a door with probability `door_chance` (a door the player opens by walking into it)."""
+
+    corridor: int = 64
+    room_inset: int = 32
+    door_chance: float = 0.0
+
+
+BUILDING_LIMITS: dict[str, tuple[float, float]] = {**GRID_LIMITS, "corridor": (0, 256), "room_inset": (0, 128),
+                                                   "door_chance": (0.0, 1.0)}
+
+
+@dataclass(frozen=True)
+class Opening:
+    """The way from room `a` into its neighbour `b`: `width` units wide, centred on `ends[0]` in a's wall and
+    `ends[1]` in b's (one point when the rooms touch; else a corridor runs between them), heading `inward`
+    (a unit vector along x or y), maybe with a door."""
+
+    a: int
+    b: int
+    ends: tuple[Point, Point]
+    inward: tuple[int, int]
+    width: int
+    door: bool = False
+
+    def reversed(self) -> Opening:
+        return Opening(self.b, self.a, self.ends[::-1], (-self.inward[0], -self.inward[1]), self.width, self.door)
+
+    def corridor_holds(self, x: float, y: float) -> bool:
+        """Whether (x, y) lies between the two ends' walls, within the opening's width."""
+        (ax, ay), (bx, by) = self.ends
+        if self.inward[0]:   # the way runs along x
+            return min(ax, bx) <= x <= max(ax, bx) and abs(y - ay) <= self.width / 2
+        return min(ay, by) <= y <= max(ay, by) and abs(x - ax) <= self.width / 2
+
+
+@dataclass(frozen=True)
 class GridPlan:
-    """One building as data: room rectangles (row by row, index r * cols + c) and doorways between them."""
+    """One building as data: room rectangles (row by row, index r * cols + c), doorways between them (the
+    room graph's edges) and the openings that make them."""
 
     rows: int
     cols: int
     cells: list[Rect]
     doors: list[tuple[int, int]]
+    openings: tuple[Opening, ...] = ()
 
     def neighbours(self) -> list[list[int]]:
         """For each room, the rooms a doorway joins it to."""
@@ -53,14 +100,73 @@ class GridPlan:
             graph[b].append(a)
         return graph
 
+    def opening(self, a: int, b: int) -> Opening:
+        """The opening from room `a` into room `b` (a KeyError when no doorway joins them)."""
+        for o in self.openings:
+            if (o.a, o.b) == (a, b):
+                return o
+            if (o.a, o.b) == (b, a):
+                return o.reversed()
+        raise KeyError(f"no doorway joins rooms {a} and {b}")
+
 
 def grid_plan(rng: np.random.Generator, p: GridFields) -> GridPlan:
-    """Column widths, row heights, then doorways, drawn from `rng` in that order."""
+    """Column widths, row heights, then doorways, drawn from `rng` in that order; rooms wall to wall, each
+    doorway `p.door_width` wide in the middle of the wall two rooms share."""
     widths = [_cell_extent(rng, p) for _ in range(p.cols)]
     heights = [_cell_extent(rng, p) for _ in range(p.rows)]
     xs, ys = np.concatenate([[0], np.cumsum(widths)]), np.concatenate([[0], np.cumsum(heights)])
     cells = [(int(xs[c]), int(ys[r]), int(xs[c + 1]), int(ys[r + 1])) for r in range(p.rows) for c in range(p.cols)]
-    return GridPlan(p.rows, p.cols, cells, grid_doors(rng, p.rows, p.cols, p.extra_doors))
+    doors = grid_doors(rng, p.rows, p.cols, p.extra_doors)
+    openings = []
+    for a, b in doors:
+        axis, lo, hi = _shared_span(cells[a], cells[b])
+        openings.append(_opening(cells, a, b, axis, (lo + hi) / 2, p.door_width, False))
+    return GridPlan(p.rows, p.cols, cells, doors, tuple(openings))
+
+
+def building_plan(rng: np.random.Generator, p: BuildingFields) -> GridPlan:
+    """A grid_plan (drawn first), its cells spread `p.corridor` apart, then per room its four insets, then
+    per doorway where along the shared span its opening lies and whether it has a door."""
+    grid = grid_plan(rng, p)
+    rooms = []
+    for index, (x0, y0, x1, y1) in enumerate(grid.cells):
+        r, c = divmod(index, p.cols)
+        x0, x1, y0, y1 = x0 + c * p.corridor, x1 + c * p.corridor, y0 + r * p.corridor, y1 + r * p.corridor
+        # Each side moves in by at most half of what the room can spare beyond a doorway and 64 units, so
+        # two neighbours' facing walls always overlap by door_width + 64 at least.
+        cap_x = min(p.room_inset, (x1 - x0 - p.door_width - 64) // 2) // 16
+        cap_y = min(p.room_inset, (y1 - y0 - p.door_width - 64) // 2) // 16
+        left, bottom, right, top = (16 * int(rng.integers(0, cap + 1)) for cap in (cap_x, cap_y, cap_x, cap_y))
+        rooms.append((x0 + left, y0 + bottom, x1 - right, y1 - top))
+    openings = []
+    for a, b in grid.doors:
+        axis, lo, hi = _shared_span(rooms[a], rooms[b])
+        half = p.door_width / 2
+        slack = int(hi - lo - 2 * half - 32) // 8   # a 16-unit margin to each room's corner
+        centre = lo + 16 + half + 8 * int(rng.integers(0, slack + 1))
+        openings.append(_opening(rooms, a, b, axis, centre, p.door_width, bool(rng.random() < p.door_chance)))
+    return GridPlan(p.rows, p.cols, rooms, grid.doors, tuple(openings))
+
+
+def _shared_span(a: Rect, b: Rect) -> tuple[int, float, float]:
+    """(axis, lo, hi): neighbours side by side (axis 0: the way runs along x) or one above the other
+    (axis 1), and the span of their facing walls' overlap across that axis."""
+    if a[2] <= b[0] or b[2] <= a[0]:
+        return 0, max(a[1], b[1]), min(a[3], b[3])
+    return 1, max(a[0], b[0]), min(a[2], b[2])
+
+
+def _opening(rooms: list[Rect], a: int, b: int, axis: int, centre: float, width: int, door: bool) -> Opening:
+    ra, rb = rooms[a], rooms[b]
+    sign = 1 if ra[axis] < rb[axis] else -1          # b lies towards +axis of a, or towards -axis
+    wall_a = ra[axis + 2] if sign > 0 else ra[axis]
+    wall_b = rb[axis] if sign > 0 else rb[axis + 2]
+    if axis == 0:
+        ends, inward = ((wall_a, centre), (wall_b, centre)), (sign, 0)
+    else:
+        ends, inward = ((centre, wall_a), (centre, wall_b)), (0, sign)
+    return Opening(a, b, ends, inward, width, door)
 
 
 def _cell_extent(rng: np.random.Generator, p: GridFields) -> int:
@@ -116,3 +222,87 @@ def room_distances(plan: GridPlan, source: int) -> list[int]:
 def centre(rect: Rect) -> tuple[int, int]:
     x0, y0, x1, y1 = rect
     return (x0 + x1) // 2, (y0 + y1) // 2
+
+
+def add_plan(m, plan: GridPlan, **style) -> list:
+    """The plan's rooms in MapBuilder `m` (each with `style`: floor, ceiling, wall, light ...) joined through
+    its openings (push doors where it says door); returns the rooms."""
+    rooms = [m.add_room(*cell, **style) for cell in plan.cells]
+    for o in plan.openings:
+        m.connect(rooms[o.a], rooms[o.b], width=o.width, at=o.ends[0], door="push" if o.door else False)
+    return rooms
+
+
+# -- following the room graph ----------------------------------------------------------------------------
+
+def room_at(plan: GridPlan, x: float, y: float) -> int | None:
+    """The room whose rectangle holds (x, y) (walls included), or None (in a corridor)."""
+    for index, (x0, y0, x1, y1) in enumerate(plan.cells):
+        if x0 <= x <= x1 and y0 <= y <= y1:
+            return index
+    return None
+
+
+def next_room(plan: GridPlan, room: int, goal: int, distance: list[int] | None = None) -> int:
+    """The first neighbour of `room` on a shortest path to `goal` (`distance`: room_distances(plan, goal))."""
+    distance = room_distances(plan, goal) if distance is None else distance
+    return min(plan.neighbours()[room], key=lambda n: (distance[n], n))
+
+
+def route_point(plan: GridPlan, x: float, y: float, goal_room: int, goal: Point, lead: float = 48.0) -> Point:
+    """Where a walker at (x, y) heads next on a shortest way to `goal` in `goal_room`: in the goal's room the
+    goal itself; in another room, a point `lead` units in front of the opening towards the goal's room
+    until it stands in line with that opening, then a point `lead` units beyond it (through the corridor);
+    in a corridor, `lead` units into whichever of its rooms is nearer the goal. Rooms are convex and empty,
+    so straight lines between these points are free."""
+    distance = room_distances(plan, goal_room)
+    room = room_at(plan, x, y)
+    if room == goal_room:
+        return goal
+    if room is None:
+        o = _corridor_towards(plan, x, y, distance)
+        return goal if o is None else _ahead(o.ends[1], o.inward, lead)
+    o = plan.opening(room, next_room(plan, room, goal_room, distance))
+    ex, ey = o.ends[0]
+    depth = (ex - x) * o.inward[0] + (ey - y) * o.inward[1]            # distance in front of a's wall
+    offset = abs((x - ex) * o.inward[1] - (y - ey) * o.inward[0])      # sideways from the opening's centre
+    if depth <= lead + 24 and offset <= o.width / 2 - 24:
+        return _ahead(o.ends[1], o.inward, lead)
+    return _ahead(o.ends[0], o.inward, -lead)
+
+
+def route_length(plan: GridPlan, x: float, y: float, goal_room: int, goal: Point,
+                 distance: list[int] | None = None) -> float:
+    """The length, in map units, of the shortest way along the room graph from (x, y) to `goal`: straight to
+    the centre of the opening towards the goal's room, through it, and so on room by room, then straight
+    to the goal (`distance`: room_distances(plan, goal_room)). It changes continuously as a walker moves,
+    so its decrease can shape a reward."""
+    distance = room_distances(plan, goal_room) if distance is None else distance
+    room, point, length = room_at(plan, x, y), (x, y), 0.0
+    if room is None:
+        o = _corridor_towards(plan, x, y, distance)
+        if o is None:
+            return _gap(point, goal)
+        room, point, length = o.b, o.ends[1], _gap(point, o.ends[1])
+    while room != goal_room:
+        o = plan.opening(room, next_room(plan, room, goal_room, distance))
+        length += _gap(point, o.ends[0]) + _gap(o.ends[0], o.ends[1])
+        room, point = o.b, o.ends[1]
+    return length + _gap(point, goal)
+
+
+def _corridor_towards(plan: GridPlan, x: float, y: float, distance: list[int]) -> Opening | None:
+    """The opening whose corridor holds (x, y), headed for its room nearer the goal (None: in no corridor,
+    which a walker inside the map never is)."""
+    for o in plan.openings:
+        if o.corridor_holds(x, y):
+            return o if distance[o.b] <= distance[o.a] else o.reversed()
+    return None
+
+
+def _gap(p: Point, q: Point) -> float:
+    return math.hypot(q[0] - p[0], q[1] - p[1])
+
+
+def _ahead(point: Point, direction: tuple[int, int], distance: float) -> Point:
+    return point[0] + direction[0] * distance, point[1] + direction[1] * distance

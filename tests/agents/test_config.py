@@ -15,10 +15,15 @@ SHIPPED = yaml.safe_load(config.DEFAULT_HYPERPARAMS.read_text())
 
 @pytest.mark.parametrize("env_id", sorted(SHIPPED))
 def test_shipped_entries_are_valid_for_registered_envs(env_id):
-    from wadgym.envs.multi import MULTI_ENVS
+    from wadgym.agents.selfplay import is_multi
 
-    register_envs(env_id)
-    assert env_id in gym.registry or env_id in MULTI_ENVS  # multi-agent ids live in their own table, not gym's
+    if is_multi(env_id):  # a PettingZoo env: its own table, not Gymnasium's registry
+        from wadgym.envs.multi import MULTI_ENVS
+
+        assert env_id in MULTI_ENVS
+    else:
+        register_envs(env_id)
+        assert env_id in gym.registry
     hp = config.resolve(env_id)
     kwargs = config.ppo_kwargs(hp)
     assert hp["n_timesteps"] > 0 and hp["n_envs"] >= 1
@@ -97,3 +102,22 @@ def test_train_reads_key_value_arguments_as_every_command_does(tiny_hyperparams,
     assert hp["env_kwargs"] == {"resolution": (30, 40), "color": True}
     assert hp["learning_rate"] == 1e-4 and config.ppo_kwargs(hp)["learning_rate"] == 1e-4
     assert config.normalize_kwargs(hp) == {} and hp["n_timesteps"] == 1000
+
+
+GPU_FILE = config.DEFAULT_HYPERPARAMS.with_name("ppo_gpu.yml")
+
+
+@pytest.mark.parametrize("env_id", sorted(yaml.safe_load(GPU_FILE.read_text())))
+def test_gpu_budget_entries_resolve_for_registered_envs(env_id):
+    """`bench/learn.py --budget gpu` trains with these: every entry names a registered id and is valid, its
+    env kwargs make the env, and the shared settings come from the first entry's anchor."""
+    from wadgym.agents.vec import make_env
+
+    register_envs(env_id)
+    assert env_id in gym.registry
+    hp = config.resolve(env_id, GPU_FILE)
+    config.check_hyperparams(hp)
+    kwargs = config.ppo_kwargs(hp)
+    assert hp["n_envs"] >= 16 and kwargs["batch_size"] >= 1024
+    assert hp["n_timesteps"] >= config.resolve("DoomItems-v1")["n_timesteps"]
+    make_env(env_id, hp["env_kwargs"]).close()

@@ -11,6 +11,7 @@ import sys
 import time
 
 import psutil
+import pytest
 import yaml
 
 # A module the workers import through gym.make("failing_env:..."): DoomItems, except that the copy
@@ -52,13 +53,20 @@ def train_command(hyperparams, run, env_id, *extra) -> list[str]:
             "--run-dir", str(run), "--save-freq", "128", "--no-progress", "--seed", "0", *extra]
 
 
-def test_an_env_error_in_a_worker_fails_the_run_promptly_and_cleanly(tmp_path, tiny_hyperparams, env_id,
-                                                                      process_session):
+# The error meta.json records: with threads, the vector env's own error naming the env and its cause.
+ERRORS = {"thread": "wadgym.envs.vector.VectorEnvError: env 1 of 2 failed in step: RuntimeError: scenario failure "
+                    "after 100 steps",
+          "subproc": "RuntimeError: scenario failure after 100 steps"}
+
+
+@pytest.mark.parametrize("vec_env", ERRORS)
+def test_an_env_error_fails_the_run_promptly_and_cleanly(tmp_path, tiny_hyperparams, env_id, process_session,
+                                                         vec_env):
     (tmp_path / "failing_env.py").write_text(FAILING_ENV)
     tiny = yaml.safe_load(tiny_hyperparams.read_text())[env_id]
     (tmp_path / "hp.yml").write_text(yaml.safe_dump({ENV_ID: tiny}))
     run = tmp_path / "run"
-    command = train_command(tmp_path / "hp.yml", run, ENV_ID, "--timesteps", "2048")
+    command = train_command(tmp_path / "hp.yml", run, ENV_ID, "--timesteps", "2048", "--vec-env", vec_env)
     environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
     process = subprocess.Popen(command, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, env=environment)
@@ -72,7 +80,7 @@ def test_an_env_error_in_a_worker_fails_the_run_promptly_and_cleanly(tmp_path, t
 
     meta = json.loads((run / "meta.json").read_text())
     assert meta["status"] == "failed" and not meta["finished"]
-    assert meta["error"] == "RuntimeError: scenario failure after 100 steps"
+    assert meta["error"] == ERRORS[vec_env]
     assert "raise RuntimeError" in meta["traceback"]
     assert not (run / "model.zip").exists()  # never saved as if training had finished
     assert [p.name for p in (run / "checkpoints").iterdir()] == ["model_128_steps.zip"]
@@ -122,7 +130,8 @@ def test_a_worker_killed_outright_fails_the_run_promptly_and_cleanly(tmp_path, t
                                                                      process_session):
     """As the OOM killer does: SIGKILL to one SubprocVecEnv worker in the middle of training."""
     run = tmp_path / "run"
-    process = subprocess.Popen(train_command(tiny_hyperparams, run, env_id, "--timesteps", "100000"),
+    process = subprocess.Popen(train_command(tiny_hyperparams, run, env_id, "--timesteps", "100000", "--vec-env",
+                                             "subproc"),
                                start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     session = process_session(process.pid)
     deadline = time.monotonic() + 60

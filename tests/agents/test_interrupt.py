@@ -54,6 +54,7 @@ def test_ctrl_c_checkpoints_and_resume_finishes(tmp_path, tiny_hyperparams, env_
     assert len((run / "command.txt").read_text().splitlines()) == 2
     assert (run / "model.zip").is_file()
     assert yaml.safe_load(config_before)["hyperparams"]["n_envs"] == 2
+    assert yaml.safe_load(config_before)["vec_env"] == "thread"  # the default, kept by --resume
 
 
 def test_sigterm_to_the_process_group_checkpoints_and_leaves_nothing(tmp_path, tiny_hyperparams, env_id,

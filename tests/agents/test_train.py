@@ -18,6 +18,7 @@ def test_run_folder_holds_everything_to_reproduce_the_run(trained_run, env_id):
     config = yaml.safe_load((trained_run / "config.yml").read_text())
     assert config["env"] == env_id and config["seed"] == 3
     assert config["hyperparams"]["n_envs"] == 2
+    assert config["vec_env"] == "thread"
     assert config["hyperparams"]["env_kwargs"] == {"resolution": [30, 40]}
     assert (trained_run / "command.txt").read_text().strip()  # the process's command line (here pytest's)
     meta = json.loads((trained_run / "meta.json").read_text())

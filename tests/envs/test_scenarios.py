@@ -158,3 +158,63 @@ def test_enter_script_sets_health_speed_and_clears_inventory(make_env):
     fast, _ = distance_walked(player_speed=2.0)
     assert health == 40 and bullets == 0
     assert fast > 1.6 * slow > 0
+
+
+def test_building_plan_spreads_rooms_apart_with_openings_every_corridor_can_hold():
+    from wadgym.envs import exit as exit_family
+
+    p = exit_family.PRESETS["hard"]
+    plans = [building.building_plan(np.random.default_rng(s), p) for s in (0, 0, 1)]
+    assert plans[0] == plans[1] != plans[2]
+    plan = plans[0]
+    grid = building.grid_plan(np.random.default_rng(0), p)
+    assert plan.doors == grid.doors and len(plan.openings) == len(plan.doors)   # the same room graph
+    for cell, room in zip(grid.cells, plan.cells):
+        assert room[2] - room[0] >= p.door_width + 64 and room[3] - room[1] >= p.door_width + 64
+    for o in plan.openings:
+        a, b = plan.cells[o.a], plan.cells[o.b]
+        (ax, ay), (bx, by) = o.ends
+        gap = abs(bx - ax) + abs(by - ay)
+        assert p.corridor <= gap <= p.corridor + 4 * p.room_inset and gap <= 512   # connect's max_gap
+        assert building.room_at(plan, ax, ay) == o.a and building.room_at(plan, bx, by) == o.b
+        assert building.room_at(plan, (ax + bx) / 2, (ay + by) / 2) is None   # the corridor between them
+        assert o.corridor_holds((ax + bx) / 2, (ay + by) / 2)
+        axis = 1 if o.inward[0] else 0                                        # across the way
+        lo, hi = max(a[axis], b[axis]), min(a[axis + 2], b[axis + 2])
+        assert lo + 16 + o.width / 2 <= o.ends[0][axis] <= hi - 16 - o.width / 2
+    assert any(o.door for o in plan.openings) and not all(o.door for o in plan.openings)
+    assert plan.opening(plan.openings[0].b, plan.openings[0].a) == plan.openings[0].reversed()
+
+
+def test_route_point_leads_room_by_room_towards_the_goal():
+    """A walker that steps straight at route_point's points reaches the goal through the openings."""
+    from wadgym.envs import exit as exit_family
+
+    plan = building.building_plan(np.random.default_rng(3), exit_family.PRESETS["default"])
+    goal_room = len(plan.cells) - 1
+    goal = building.centre(plan.cells[goal_room])
+    x, y = building.centre(plan.cells[0])
+    rooms = [0]
+    for _ in range(400):
+        tx, ty = building.route_point(plan, x, y, goal_room, goal)
+        step = min(8.0, np.hypot(tx - x, ty - y))
+        if step < 1:
+            break
+        heading = np.arctan2(ty - y, tx - x)
+        x, y = x + step * np.cos(heading), y + step * np.sin(heading)
+        room = building.room_at(plan, x, y)
+        assert room is not None or any(o.corridor_holds(x, y) for o in plan.openings)   # never inside a wall
+        if room is not None and room != rooms[-1]:
+            rooms.append(room)
+    assert (x, y) == pytest.approx(goal)
+    distance = building.room_distances(plan, goal_room)
+    assert [distance[r] for r in rooms] == list(range(distance[0], -1, -1))   # one room nearer each time
+
+
+def test_exit_levels_build_for_many_seeds():
+    from wadgym.envs import exit as exit_family
+
+    for preset in ("default", "hard"):
+        for seed in range(4):
+            level = exit_family.build(np.random.default_rng(seed), exit_family.PRESETS[preset])
+            build_wad([level], compiler=compile_acs)   # geometry and ACS validated

@@ -66,6 +66,22 @@ def test_a_closed_door_stops_the_player_and_use_opens_it(start_game, tmp_path, g
     assert y > 700                                 # through the open door into the north room
 
 
+@pytest.mark.parametrize("gap", [64, 0], ids=["door-across-a-gap", "door-in-a-shared-wall"])
+def test_a_push_door_opens_when_walked_into_and_stays_open_while_pushed(start_game, tmp_path, gap):
+    m = MapBuilder()
+    south = m.add_room(0, 0, 512, 512)
+    north = m.add_room(0, 512 + gap, 512, 1024 + gap, wall="BROWN1")
+    m.connect(south, north, width=128, door="push")
+    m.add_player_start(256, 64, angle=90)
+    path = tmp_path / "push.wad"
+    write_wad(path, build_wad([Level(map=m)]))
+    game = start_game(path, buttons=[vzd.Button.MOVE_FORWARD], variables=[Y])
+    ys = [walk(game, 1)[0] for _ in range(60)]     # no use button: walking alone opens it
+    door_face = 512 + gap / 2 - 8
+    assert sum(y == pytest.approx(door_face - 16, abs=0.1) for y in ys) >= 3   # held up while it rises
+    assert ys[-1] > 700                            # then through into the north room
+
+
 def test_rooms_joined_by_a_door_and_stairs_can_be_walked_through(start_game, rooms_in_a_row_wad):
     game = start_game(rooms_in_a_row_wad, buttons=[vzd.Button.MOVE_FORWARD, vzd.Button.USE], variables=[Y, Z])
     y = None

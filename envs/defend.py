@@ -1,0 +1,395 @@
+"""The defend family: hold out against waves of monsters in an arena (DoomDefend-v0, DoomDefendHard-v0).
+
+One module: the scenario (`Params`, `PRESETS`, `build`) and the task (`DefendEnv`). The arena is a regular
+polygon around the player, with optional pillars; the ACS template scenarios/defend.acs arms the player
+and spawns the waves; the looks come from wadgym.envs.scenarios.styles.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import vizdoom as vzd
+
+from wadgym.envs.checks import check_number
+from wadgym.envs.doom_env import DoomEnv, user_variable
+from wadgym.envs.params import check_fields
+from wadgym.envs.scenarios.acs_template import acs_bool, acs_fixed, acs_list, fill
+from wadgym.envs.scenarios.styles import draw_style
+from wadgym.wads import Level, MapBuilder
+
+# Stock monsters a wave may hold (Doom 2 classes of vizdoom.pk3; Freedoom gives their sprites). Left out:
+# those that spawn other monsters (PainElemental), raise the dead (Archvile) or fill the arena (bosses).
+MONSTERS = ("ZombieMan", "ShotgunGuy", "ChaingunGuy", "DoomImp", "Demon", "Spectre", "Cacodemon", "HellKnight",
+            "BaronOfHell", "Revenant", "Arachnotron", "Fatso")
+# Weapons the player may hold: weapon -> (its ammo class, the most of it the player can carry).
+WEAPONS: dict[str, tuple[str, int]] = {
+    "Pistol": ("Clip", 200),
+    "Chaingun": ("Clip", 200),
+    "Shotgun": ("Shell", 50),
+    "SuperShotgun": ("Shell", 50),
+    "PlasmaRifle": ("Cell", 300),
+}
+SHAPES = {"square": 4, "pentagon": 5, "hexagon": 6, "octagon": 8}  # arena outlines: regular polygons
+PLAYER_TID = 900
+MONSTER_TID = 1000            # monster k (counting from 0 in spawn order) has tid MONSTER_TID + k
+SPAWN_CLEARANCE = 64          # between a monster's spawn point and any wall (the widest monster has radius 64)
+PILLAR_GAP = 96               # the player (radius 16) and most monsters pass between pillars and around each
+START_CLEARANCE = 128         # between the player start and any pillar
+TRIES_PER_TIC = 50            # spawn tries before the wave script waits a tic (ACS runs ~2M instructions a tic)
+# Tics the engine plays before the first observation: the ENTER script runs in tic 1, then the weapon takes
+# 16 tics to come up (A_Raise: 6 units a tic over 96).
+START_TICS = 18
+# Degrees a held TURN_LEFT or TURN_RIGHT turns the player each tic: slowly for the first 6 tics, then faster.
+SLOW_TURN, FAST_TURN, SLOW_TURN_TICS = 320 * 360 / 65536, 640 * 360 / 65536, 6
+ALIVE_VARIABLE, WAVE_VARIABLE, SPAWNED_VARIABLE = 1, 2, 3  # USER1..USER3 (ACS globals 1..3)
+
+
+@dataclass(frozen=True)
+class Params:
+    """A polygon arena (`shape`, inner diameter drawn per level from 3/4 `size` to `size`, `n_obstacles`
+    square pillars of `obstacle_size`), the player's weapon and ammo, and the waves: `wave_size` monsters
+    in the first wave, `wave_growth` more in each next one (at most `max_wave`), of kinds drawn from
+    `monsters`, with `monster_speed` times their walking speed and `monster_health` health (0: their own).
+    Wave timing in tics (35 a second): `spawn_interval` between two monsters of a wave, `wave_delay` from
+    the end of a wave to the next. Monsters appear at least `spawn_distance` from the player. Light is
+    drawn per level from `light_low` to `light_high`."""
+
+    size: int = 1280
+    shape: str = "random"
+    n_obstacles: int = 0
+    obstacle_size: int = 64
+    monsters: tuple[str, ...] = ("ZombieMan", "Demon")
+    monster_speed: float = 0.5
+    monster_health: int = 5
+    wave_size: int = 3
+    wave_growth: int = 1
+    max_wave: int = 8
+    spawn_interval: int = 35
+    wave_delay: int = 35
+    spawn_distance: int = 288
+    weapon: str = "Pistol"
+    ammo: int = 200
+    player_health: int = 100
+    random_start_angle: bool = True
+    light_low: int = 144
+    light_high: int = 224
+
+    def __post_init__(self):
+        check_fields(self, {"size": (512, 4096), "n_obstacles": (0, 16), "obstacle_size": (32, 256),
+                            "monster_speed": (0.1, 2.0), "monster_health": (0, 10000), "wave_size": (1, 32),
+                            "wave_growth": (0, 32), "max_wave": (1, 32), "spawn_interval": (0, 350),
+                            "wave_delay": (0, 1050), "spawn_distance": (64, 4096), "player_health": (1, 10000),
+                            "light_low": (0, 255), "light_high": (0, 255)},
+                     {"shape": ("random", *SHAPES), "weapon": tuple(WEAPONS), "random_start_angle": (True, False)})
+        object.__setattr__(self, "monsters", check_monsters(self.monsters))
+        ammo_type, most = WEAPONS[self.weapon]
+        check_number("ammo", self.ammo, 1, most, whole=True)
+        if self.wave_size > self.max_wave:
+            raise ValueError(f"wave_size={self.wave_size} is more than max_wave={self.max_wave}; "
+                             f"valid: wave_size from 1 to max_wave")
+        if self.light_low > self.light_high:
+            raise ValueError(f"light_low={self.light_low} is above light_high={self.light_high}")
+        room = smallest_spawn_radius(self)
+        if self.spawn_distance > room - 32:
+            raise ValueError(f"spawn_distance={self.spawn_distance} leaves no room to spawn monsters in the smallest "
+                             f"arena of size={self.size} (monsters spawn at most {room} from its centre, "
+                             f"{SPAWN_CLEARANCE} from the walls); valid: spawn_distance up to {room - 32}, or "
+                             f"a larger size")
+
+
+def check_monsters(monsters) -> tuple[str, ...]:
+    """`monsters` as a tuple of MONSTERS' names (any case); else a ValueError listing the valid ones."""
+    if isinstance(monsters, str) or not isinstance(monsters, (list, tuple)) or not monsters:
+        raise ValueError(f"monsters={monsters!r} must be a non-empty sequence of monster names, e.g. ('Demon',); "
+                         f"valid: {', '.join(MONSTERS)}")
+    by_lower = {m.lower(): m for m in MONSTERS}
+    bad = [m for m in monsters if not isinstance(m, str) or m.lower() not in by_lower]
+    if bad:
+        raise ValueError(f"monsters: unknown monster(s) {bad!r}; valid: {', '.join(MONSTERS)}")
+    return tuple(by_lower[m.lower()] for m in monsters)
+
+
+def smallest_spawn_radius(p: Params) -> int:
+    """How far from the centre monsters may spawn in the smallest arena `p` draws."""
+    return smallest_diameter(p) // 2 - SPAWN_CLEARANCE
+
+
+def smallest_diameter(p: Params) -> int:
+    return 32 * ((p.size * 3 // 4 + 31) // 32)
+
+
+PRESETS: dict[str, Params] = {
+    # Slow one-shot monsters, plenty of ammo, an open arena.
+    "default": Params(),
+    # Four kinds at full speed and health (two of them shoot back), a shotgun with 40 shells, pillars, darker.
+    "hard": Params(size=1536, n_obstacles=4, obstacle_size=96, monsters=("ZombieMan", "ShotgunGuy", "DoomImp", "Demon"),
+                   monster_speed=1.0, monster_health=0, wave_size=4, wave_growth=2, max_wave=16, spawn_interval=18,
+                   spawn_distance=384, weapon="Shotgun", ammo=40, light_low=112, light_high=176),
+}
+
+
+@dataclass(frozen=True)
+class Layout:
+    """One level's arena: its outline (vertices), centre, inner radius and pillars (x0, y0, x1, y1)."""
+
+    outline: list[tuple[int, int]]
+    centre: tuple[int, int]
+    radius: int
+    pillars: list[tuple[int, int, int, int]]
+
+
+def arena(rng: np.random.Generator, p: Params) -> Layout:
+    """The level's arena: shape, inner diameter, rotation, then pillars, drawn from `rng` in that order."""
+    sides = SHAPES[p.shape] if p.shape != "random" else list(SHAPES.values())[int(rng.integers(len(SHAPES)))]
+    diameter = 32 * int(rng.integers(smallest_diameter(p) // 32, p.size // 32 + 1))
+    radius = diameter // 2
+    turn = float(rng.uniform(0, 2 * math.pi / sides))
+    corner = radius / math.cos(math.pi / sides) + 1  # rounding the vertices may not bring a wall nearer
+    c = math.ceil(corner) + 16
+    outline = [(c + round(corner * math.cos(turn + 2 * math.pi * k / sides)),
+                c + round(corner * math.sin(turn + 2 * math.pi * k / sides))) for k in range(sides)]
+    return Layout(outline, (c, c), radius, place_pillars(rng, p, (c, c), radius))
+
+
+def place_pillars(rng: np.random.Generator, p: Params, centre: tuple[int, int], radius: int) -> list:
+    """`p.n_obstacles` square pillars inside the arena's inner circle, PILLAR_GAP from the walls and each
+    other and START_CLEARANCE from the start (the centre); a ValueError when they do not fit."""
+    half = p.obstacle_size / 2
+    reach = half * math.sqrt(2)  # the pillar's half diagonal
+    lo, hi = START_CLEARANCE + reach, radius - PILLAR_GAP - reach
+    pillars: list[tuple[int, int, int, int]] = []
+    centres: list[tuple[float, float]] = []
+    for _ in range(100 * p.n_obstacles):
+        if len(pillars) == p.n_obstacles or hi < lo:
+            break
+        distance, angle = float(rng.uniform(lo, hi)), float(rng.uniform(0, 2 * math.pi))
+        x, y = centre[0] + distance * math.cos(angle), centre[1] + distance * math.sin(angle)
+        if all(math.hypot(x - u, y - v) >= 2 * reach + PILLAR_GAP for u, v in centres):
+            centres.append((x, y))
+            x0, y0 = round(x - half), round(y - half)
+            pillars.append((x0, y0, x0 + p.obstacle_size, y0 + p.obstacle_size))
+    if len(pillars) < p.n_obstacles:
+        raise ValueError(f"n_obstacles={p.n_obstacles} pillars of obstacle_size={p.obstacle_size} do not fit in an "
+                         f"arena of inner diameter {2 * radius} (size={p.size}; {len(pillars)} placed, each "
+                         f"{PILLAR_GAP} from the walls and each other); lower n_obstacles or obstacle_size, or "
+                         f"raise size")
+    return pillars
+
+
+def build(rng: np.random.Generator, p: Params) -> Level:
+    """One level: a polygon arena around the player start, pillars, a look, and the waves' ACS."""
+    layout = arena(rng, p)
+    style = draw_style(rng, (p.light_low, p.light_high))
+    angle = int(rng.integers(0, 360))
+    m = MapBuilder()
+    room = m.add_polygon_room(layout.outline, floor=style.floor, ceiling=style.ceiling, wall=style.wall,
+                              ceiling_height=160, light=style.light)
+    for pillar in layout.pillars:
+        m.add_pillar(room, *pillar, wall=style.wall)
+    m.add_player_start(*layout.centre, angle=angle)
+    return Level(map=m, scripts=defend_script(p, layout), title="wadgym defend")
+
+
+def defend_script(p: Params, layout: Layout) -> str:
+    """The level's ACS: scenarios/defend.acs filled in with the parameters and the layout."""
+    pillars = layout.pillars or [(0, 0, 0, 0)]
+    grown = [round(math.hypot(x1 - x0, y1 - y0) / 2) + SPAWN_CLEARANCE for x0, y0, x1, y1 in pillars]
+    values = {
+        "player_tid": PLAYER_TID,
+        "monster_tid": MONSTER_TID,
+        "n_kinds": len(p.monsters),
+        "kinds": ", ".join(f'"{m}"' for m in p.monsters),
+        "monster_health": p.monster_health,
+        "monster_speed": acs_fixed(p.monster_speed),
+        "wave_size": p.wave_size,
+        "wave_growth": p.wave_growth,
+        "max_wave": p.max_wave,
+        "wave_delay": p.wave_delay,
+        "spawn_interval": p.spawn_interval,
+        "tries_per_tic": TRIES_PER_TIC,
+        "centre_x": layout.centre[0],
+        "centre_y": layout.centre[1],
+        "spawn_radius": layout.radius - SPAWN_CLEARANCE,
+        "min_player_distance": p.spawn_distance,
+        "n_pillars": len(layout.pillars),
+        "pillar_size": len(pillars),
+        "pillar_x": acs_list((x0 + x1) // 2 for x0, _, x1, _ in pillars),
+        "pillar_y": acs_list((y0 + y1) // 2 for _, y0, _, y1 in pillars),
+        "pillar_r": acs_list(grown),
+        "player_health": p.player_health,
+        "weapon": p.weapon,
+        "ammo_type": WEAPONS[p.weapon][0],
+        "ammo": p.ammo,
+        "random_start_angle": acs_bool(p.random_start_angle),
+    }
+    return fill("defend.acs", values)
+
+
+class DefendEnv(DoomEnv):
+    """Hold out against waves of monsters in an arena that wadgym built from Python.
+
+    ## Description
+    The player stands in the centre of a polygon arena (square to octagon, optionally with pillars) with
+    one weapon and a fixed amount of its ammo. An ACS script sends waves of stock Doom monsters: each
+    appears at a random free point at least `spawn_distance` from the player, facing and hunting them;
+    the next, larger wave comes `wave_delay` tics after the last monster of a wave died. The monster kinds,
+    their walking speed and health, the weapon and the ammo come from the parameters (the difficulty).
+    The script publishes its state in ACS global variables, which the env reads through ViZDoom's USER
+    game variables:
+
+    | USER variable | meaning |
+    |---|---|
+    | USER1 | monsters alive |
+    | USER2 | wave number (1 for the first wave) |
+    | USER3 | monsters spawned so far |
+
+    Each level (see Levels) has its own arena shape, size, rotation, pillars, walls, floor, ceiling and light.
+
+    ## Action Space
+    `Discrete(5)` with `action_set="attack"` (the default): 0 attack, 1 turn left, 2 turn right, 3 turn left
+    + attack, 4 turn right + attack. `Discrete(9)` with `action_set="attack_move"` adds 5 forward, 6
+    backward, 7 strafe left, 8 strafe right. Each action holds its buttons for `frame_skip` tics (default 4).
+    (The families' "basic" and "extended" sets have no attack.)
+
+    ## Observation Space
+    The screen as `Box(0, 255, (H, W, C), uint8)`, by default (60, 80, 1) gray; `resolution`,
+    `render_resolution`, `downsample`, `color`, `game_variables` and `buffers` work as in every wadgym env
+    (see wadgym.envs.items.ItemsEnv).
+
+    ## Rewards
+    `kill_reward` (default 1.0) for each monster the player killed in the step (the change of ViZDoom's
+    KILLCOUNT; monsters killed by other monsters do not count), minus `damage_penalty` (default 0.0) per
+    health point lost. The score (`info["score"]`, named "kills") is the number of kills so far.
+
+    ## Starting State
+    The player at the arena's centre with `player_health`, facing a random direction
+    (`random_start_angle`), holding `weapon` with `ammo` rounds; the first monster of the first wave
+    appears at once.
+
+    ## Episode End
+    Terminated when the player dies. Truncated only by the `TimeLimit` wrapper from `max_episode_steps` in
+    the registration; the engine's own episode timeout is off.
+
+    ## Info
+    `score` and `kills` (int), `monsters_alive`, `wave`, `monsters_spawned` (ints, from the USER variables),
+    `health` and `ammo` (ints: the player's health and the ammo of the weapon held), `level_seed` and `map`.
+
+    ## Levels and seeding
+    `num_levels` (0: unlimited) and `start_level` choose the levels, as procgen does: each reset draws a
+    level seed in [start_level, start_level + num_levels) from `np_random`; `reset(options={"level_seed":
+    s})` plays level s. Train on `num_levels=200` and test on `start_level=10_000` for held-out levels.
+    `reset(seed=s)` seeds `np_random`, which draws the level and seeds the engine (the waves' kinds and
+    places): the same seed and actions give the same episode.
+
+    ## Arguments
+    - preset: "default" or "hard"; scenario parameters override the preset's: `size`, `shape` ("random",
+      "square", "pentagon", "hexagon", "octagon"), `n_obstacles`, `obstacle_size`, `monsters` (a tuple of
+      names from MONSTERS), `monster_speed`, `monster_health`, `wave_size`, `wave_growth`, `max_wave`,
+      `spawn_interval`, `wave_delay`, `spawn_distance`, `weapon` (a name from WEAPONS), `ammo`,
+      `player_health`, `random_start_angle`, `light_low`, `light_high` (see `Params`).
+    - num_levels, start_level: the level range (see above).
+    - frame_skip (1..64, default 4), resolution, render_resolution, downsample, color, game_variables,
+      buffers, action_set ("attack", "attack_move", "basic", "extended").
+    - kill_reward (default 1.0), damage_penalty (default 0.0, per health point).
+    - cache_dir, render_mode: as in every wadgym env.
+    Unknown names and out-of-range values raise a ValueError naming what is valid: zero monsters
+    (`wave_size=0`, `monsters=()`), more ammo than the weapon's maximum, a `spawn_distance` that leaves no
+    room in the smallest arena, pillars that do not fit.
+
+    ## Registered ids
+    DoomDefend-v0 (slow monsters that die from one pistol bullet, 200 bullets, open arenas, 500 steps),
+    DoomDefendHard-v0 (zombies, shotgun guys, imps and demons at full speed and health, a shotgun with 40
+    shells, four pillars, darker, 1000 steps). Every level different.
+
+    ## Version History
+    - v0: initial version.
+    """
+
+    Params, PRESETS, build = Params, PRESETS, staticmethod(build)
+    variables = ("KILLCOUNT", "HEALTH", "SELECTED_WEAPON_AMMO", user_variable(ALIVE_VARIABLE),
+                 user_variable(WAVE_VARIABLE), user_variable(SPAWNED_VARIABLE))
+    score_name = "kills"
+    action_sets = {
+        "attack": (("ATTACK",), ("TURN_LEFT",), ("TURN_RIGHT",), ("TURN_LEFT", "ATTACK"), ("TURN_RIGHT", "ATTACK")),
+        "attack_move": (("ATTACK",), ("TURN_LEFT",), ("TURN_RIGHT",), ("TURN_LEFT", "ATTACK"),
+                        ("TURN_RIGHT", "ATTACK"), ("MOVE_FORWARD",), ("MOVE_BACKWARD",), ("MOVE_LEFT",),
+                        ("MOVE_RIGHT",)),
+    }
+    default_action_set = "attack"
+
+    def __init__(self, kill_reward: float = 1.0, damage_penalty: float = 0.0, **kwargs: Any):
+        self.kill_reward = check_number("kill_reward", kill_reward)
+        self.damage_penalty = check_number("damage_penalty", damage_penalty)
+        super().__init__(**kwargs)
+        self._action_set = kwargs.get("action_set") or self.default_action_set
+        self._kills = 0
+        self._kills_at_start = 0
+        self._health = 0
+        self._v: dict[str, float] = {}
+        slow = min(self.frame_skip, SLOW_TURN_TICS)
+        self._half_turn = (slow * SLOW_TURN + (self.frame_skip - slow) * FAST_TURN) / 2  # of one step from standing
+
+    def configure_game(self, game: vzd.DoomGame) -> None:
+        game.set_objects_info_enabled(True)  # monster positions for reference_action
+        game.set_episode_start_time(START_TICS)  # the first observation has the weapon raised and ready
+
+    def on_reset(self, v) -> None:
+        self._kills_at_start = int(v["KILLCOUNT"])
+        self._kills = 0
+        self._health = max(0, int(v["HEALTH"]))
+        self._v = v
+
+    def on_step(self, v) -> tuple[float, bool]:
+        kills = int(v["KILLCOUNT"]) - self._kills_at_start
+        new_kills, self._kills = kills - self._kills, kills
+        health = max(0, int(v["HEALTH"]))
+        lost, self._health = max(0, self._health - health), health
+        self._v = v
+        return new_kills * self.kill_reward - lost * self.damage_penalty, False
+
+    @property
+    def score(self) -> float:
+        return self._kills
+
+    def monster_positions(self) -> np.ndarray:
+        """x, y (map units, float64 (N, 2)) of the monsters alive now, from the engine's object list."""
+        state = self.game.get_state() if self.game is not None else None
+        if state is None:
+            return np.zeros((0, 2))
+        kinds = {m.lower() for m in self.params.monsters}  # the engine spells some differently ("Zombieman")
+        return np.array([(o.position_x, o.position_y) for o in state.objects if o.name.lower() in kinds],
+                        dtype=float).reshape(-1, 2)
+
+    def reference_action(self) -> int:
+        """Turn towards the nearest live monster (engine positions; pillars in the way are not planned
+        around) and fire when aimed at it; turn left while no monster is alive. Needs the "attack" or
+        "attack_move" action set."""
+        if self._action_set not in self.action_sets:
+            raise ValueError(f"reference_action needs action_set 'attack' or 'attack_move', not {self._action_set!r}")
+        monsters = self.monster_positions()
+        if not len(monsters):
+            return 1
+        x, y, angle = self.player_pose()
+        distances = np.hypot(monsters[:, 0] - x, monsters[:, 1] - y)
+        k = int(distances.argmin())
+        off = (math.degrees(math.atan2(monsters[k, 1] - y, monsters[k, 0] - x)) - angle + 540) % 360 - 180
+        # Fire when the aim is within the monster's body (radius 20 or more), or nearer than one turn step
+        # can bring it.
+        if abs(off) <= max(self._half_turn, math.degrees(math.atan2(16, distances[k]))):
+            return 0
+        return 1 if off > 0 else 2
+
+    def task_info(self) -> dict[str, Any]:
+        v = self._v
+        return {
+            "kills": self._kills,
+            "monsters_alive": int(v.get(self.variables[3], 0)),
+            "wave": int(v.get(self.variables[4], 0)),
+            "monsters_spawned": int(v.get(self.variables[5], 0)),
+            "health": self._health,
+            "ammo": int(v.get("SELECTED_WEAPON_AMMO", 0)),
+        }

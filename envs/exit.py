@@ -1,0 +1,304 @@
+"""The exit family: find the exit of a building that wadgym builds (DoomExit-v0, DoomExitHard-v0).
+
+One module: the scenario (`Params`, `PRESETS`, `build`) and the task (`ExitEnv`). The building (rooms on a
+grid joined by corridors and doors, and the path helpers the scripted policy follows) comes from
+wadgym.envs.scenarios.building, the looks from wadgym.envs.scenarios.styles, the ACS from the template
+envs/scenarios/exit.acs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import vizdoom as vzd
+
+from wadgym.envs.checks import check_number
+from wadgym.envs.doom_env import DoomEnv, steer_towards, user_variable
+from wadgym.envs.params import check_fields
+from wadgym.envs.scenarios.acs_template import acs_bool, acs_fixed, acs_list, fill, rect_arrays
+from wadgym.envs.scenarios.building import (
+    BUILDING_LIMITS, BuildingFields, GridPlan, add_plan, building_plan, centre, check_grid, room_at, room_distances,
+    route_length, route_point,
+)
+from wadgym.envs.scenarios.placement import shrink
+from wadgym.envs.scenarios.styles import draw_style
+from wadgym.wads import Actor, Level, MapBuilder
+
+EXIT_CLASS = "WadgymExit"
+EXIT_TID = 2000
+# The exit's look: the tall tech lamp's shape drawn in plain fullbright white (render style Stencil), a
+# white silhouette that stands out at 60x80 in gray in the darkest room (Freedoom's own sprites are dim there).
+EXIT_SPRITE = "TLMP"
+# ACS globals the template writes (USERn): exit x, y; start x, y; exit room; start room; rooms apart; ready.
+EXIT_X, EXIT_Y, START_X, START_Y, EXIT_ROOM, START_ROOM, ROOMS_APART, READY = range(1, 9)
+PLACE_VARIABLES = [getattr(vzd.GameVariable, user_variable(n)) for n in range(1, READY)]
+
+
+@dataclass(frozen=True)
+class Params(BuildingFields):
+    """A building of `rows` x `cols` rooms (see BuildingFields: cell sizes, corridors, doors, loops), the
+    exit at least `min_rooms` doorways from the start along the room graph, both at least
+    `wall_clearance` from the walls; light levels drawn per level from `light_min` to `light_max`."""
+
+    rows: int = 3
+    cols: int = 3
+    cell_size: int = 320
+    min_rooms: int = 2
+    max_rooms: int = 0            # 0: no limit
+    exit_scale: float = 1.5
+    wall_clearance: int = 48
+    light_min: int = 144
+    light_max: int = 224
+    player_health: int = 100
+    player_speed: float = 1.0
+    random_start_angle: bool = True
+
+    def __post_init__(self):
+        check_fields(self, {**BUILDING_LIMITS, "min_rooms": (1, 14), "max_rooms": (0, 63), "exit_scale": (0.5, 3.0),
+                            "wall_clearance": (24, 128), "light_min": (0, 255), "light_max": (0, 255),
+                            "player_health": (1, 10000), "player_speed": (0.25, 4.0)},
+                     {"random_start_angle": (True, False)})
+        check_grid(self)
+        farthest = self.rows + self.cols - 2   # the corner rooms are at least this far apart in any building
+        if self.min_rooms > farthest:
+            raise ValueError(f"min_rooms={self.min_rooms}: no room is sure to lie that far from another in a "
+                             f"building of rows={self.rows} x cols={self.cols} rooms; valid: 1 to {farthest} "
+                             f"(or add rows or cols)")
+        if self.max_rooms and self.max_rooms < self.min_rooms:
+            raise ValueError(f"max_rooms={self.max_rooms} must be 0 (no limit) or at least min_rooms={self.min_rooms}")
+        if self.light_min > self.light_max:
+            raise ValueError(f"light_min={self.light_min} must be at most light_max={self.light_max}")
+        smallest = self.door_width + 64    # no room is narrower (see building_plan)
+        if 2 * self.wall_clearance >= smallest:
+            raise ValueError(f"wall_clearance={self.wall_clearance} leaves no floor in the smallest rooms "
+                             f"({smallest} units across with door_width={self.door_width}); valid: 24 to "
+                             f"{(smallest - 1) // 2}")
+
+
+PRESETS: dict[str, Params] = {
+    # The exit exactly two doorways from the start: through one room (and its corridors) on the way.
+    "default": Params(max_rooms=2),
+    # Twice the rooms, doors on half the corridors, longer corridors, dark, the exit 4+ doorways away.
+    "hard": Params(rows=4, cols=5, cell_size=384, door_width=96, corridor=96, room_inset=64, door_chance=0.5,
+                   extra_doors=0.1, min_rooms=4, light_min=72, light_max=136),
+}
+
+
+def build(rng: np.random.Generator, p: Params) -> Level:
+    """One building: the plan, then the look, drawn from `rng`; ACS picks the start and the exit per episode."""
+    plan = building_plan(rng, p)
+    style = draw_style(rng, (p.light_min, p.light_max))
+    m = MapBuilder()
+    add_plan(m, plan, floor=style.floor, ceiling=style.ceiling, wall=style.wall, light=style.light)
+    m.add_player_start(*centre(plan.cells[0]), angle=90)   # the ENTER script moves the player
+    return Level(map=m, scripts=exit_script(p, plan), actors=[exit_actor(p)], title="wadgym exit")
+
+
+def exit_pairs(plan: GridPlan, min_rooms: int, max_rooms: int = 0) -> list[tuple[int, int, int]]:
+    """(start room, exit room, doorways between them) for every ordered pair `min_rooms` to `max_rooms`
+    (0: any number) apart."""
+    pairs = []
+    for start in range(len(plan.cells)):
+        distance = room_distances(plan, start)
+        pairs += [(start, room, d) for room, d in enumerate(distance)
+                  if d >= min_rooms and (not max_rooms or d <= max_rooms)]
+    return pairs
+
+
+def exit_script(p: Params, plan: GridPlan) -> str:
+    """exit.acs filled in with the rooms (shrunk by the clearance) and the pairs far enough apart."""
+    pairs = exit_pairs(plan, p.min_rooms, p.max_rooms)
+    if not pairs:  # Params rules this out; say so rather than write an ACS that draws from nothing
+        raise ValueError(f"min_rooms={p.min_rooms}: no two rooms of this building are that far apart")
+    return fill("exit.acs", {
+        "n_rooms": len(plan.cells),
+        "n_pairs": len(pairs),
+        "exit_tid": EXIT_TID,
+        "exit_class": EXIT_CLASS,
+        "player_health": p.player_health,
+        "player_speed": acs_fixed(p.player_speed),
+        "random_start_angle": acs_bool(p.random_start_angle),
+        **rect_arrays("room", [shrink(cell, p.wall_clearance) for cell in plan.cells]),
+        "pair_start": acs_list(s for s, _, _ in pairs),
+        "pair_exit": acs_list(e for _, e, _ in pairs),
+        "pair_apart": acs_list(d for _, _, d in pairs),
+    })
+
+
+def exit_actor(p: Params) -> Actor:
+    """The exit: a white, fullbright lamp silhouette that counts for ITEMCOUNT when the player touches it
+    (a Health pickup that heals nothing and is always taken)."""
+    return Actor(EXIT_CLASS, parent="Health", flags=["+COUNTITEM", "+INVENTORY.ALWAYSPICKUP"],
+                 properties={"Inventory.Amount": 0, "Scale": float(p.exit_scale), "Inventory.PickupMessage": "",
+                             "RenderStyle": "Stencil", "StencilColor": "FF FF FF"},
+                 states={"Spawn": [f"{EXIT_SPRITE} A -1 BRIGHT", "Stop"]})
+
+
+class ExitEnv(DoomEnv):
+    """Find the exit of a building: rooms joined by corridors and doors, every level different.
+
+    ## Description
+    Each level is a building of `rows` x `cols` rectangular rooms of varied sizes on a grid. A random
+    spanning tree of doorways joins every room, a few more doorways make loops; neighbouring rooms stand
+    apart and corridors of varied lengths join them, some with doors that open when the player walks into
+    them (no use button needed). Walls, floor, ceiling and light are drawn per level (see Levels).
+
+    When an episode starts, an ACS script draws a start room and an exit room at least `min_rooms`
+    doorways apart along the room graph, puts the player at a random point of the first (facing a random
+    way) and the exit, a tall lamp drawn as a plain white silhouette, at a random point of the second. Touching the exit
+    picks it up: the engine counts it in ITEMCOUNT (+COUNTITEM), and that ends the episode. The script
+    writes the positions to ACS globals, which the env reads through ViZDoom's USER variables:
+
+    | USER variable | meaning |
+    |---|---|
+    | USER1, USER2 | x, y of the exit, whole map units |
+    | USER3, USER4 | x, y of the player's start |
+    | USER5, USER6 | the exit's room, the start's room (index row * cols + col) |
+    | USER7 | doorways between the two rooms on the shortest way |
+    | USER8 | 1 once the start and the exit are in place |
+
+    The player is invulnerable and carries nothing.
+
+    ## Action Space
+    `Discrete(5)` with `action_set="basic"`: 0 forward, 1 turn left, 2 turn right, 3 forward + turn
+    left, 4 forward + turn right. `Discrete(9)` with `action_set="extended"` adds 5 no-op, 6 backward,
+    7 strafe left, 8 strafe right. Each action holds its buttons for `frame_skip` tics (default 4).
+
+    ## Observation Space
+    The screen as `Box(0, 255, (H, W, C), uint8)`, by default (60, 80, 1) gray, as every wadgym env
+    (`resolution`, `render_resolution`, `downsample`, `color`); with `game_variables` or `buffers` a Dict
+    {"screen", each buffer, "gamevariables"}. See wadgym.envs.items.ItemsEnv for the details.
+
+    ## Rewards
+    `exit_reward` (default 1.0) in the step the exit is reached, minus `step_penalty` (default 0.0) every
+    step. Optional shaping (off by default): with `shaping=c`, every step adds c times the decrease of
+    the player's way to the exit along the room graph (`info["way_to_exit"]`: map units, straight to the
+    opening towards the exit's room, through it, room by room, then to the exit), as a fraction of that
+    way at the start; the way is 0 once the exit is reached. It is potential-based (the potential is -c
+    times the fraction of the way still to go), so it sums to c over an episode that reaches the exit,
+    takes back what walking away earned, and does not change which policy is best. The score
+    (`info["score"]`, named "exits") is 1 once the exit is reached, else 0.
+
+    ## Starting State
+    The player at a random point of the start room, facing a random direction (`random_start_angle`).
+
+    ## Episode End
+    Terminated when the player reaches the exit. Truncated only by the `TimeLimit` wrapper from
+    `max_episode_steps` in the registration; the engine's own episode timeout is off.
+
+    ## Info
+    `score` and `exit_reached` (bool), `exit_position` and `start_position` (int32 arrays (2,), x, y map
+    units), `exit_room` and `start_room` (room indices, row * cols + col), `rooms_apart` (doorways between
+    them on the shortest way), `room` (the room the player was last seen in), `rooms_to_exit` (that
+    room's distance to the exit's room, in doorways), `way_to_exit` (see Rewards), `level_seed` and `map`.
+
+    ## Levels and seeding
+    `num_levels` (0: unlimited) and `start_level` choose the levels, as procgen does: each reset draws a
+    level seed in [start_level, start_level + num_levels) from `np_random` and plays the building built
+    from it; `reset(options={"level_seed": s})` plays level s. Train on `num_levels=200` and test on
+    `start_level=10_000`. `reset(seed=s)` seeds `np_random`, which draws the level and seeds the engine:
+    the same seed gives the same building, start, exit and, for the same actions, the same episode.
+
+    ## Arguments
+    - preset: "default" or "hard"; scenario parameters override the preset's: `rows`, `cols`,
+      `cell_size`, `door_width`, `extra_doors`, `corridor`, `room_inset`, `door_chance`, `min_rooms`,
+      `exit_scale`, `wall_clearance`, `light_min`, `light_max`,
+      `player_health`, `player_speed`, `random_start_angle` (see `Params` and BuildingFields).
+    - num_levels, start_level: the level range (see above).
+    - exit_reward (default 1.0), step_penalty (default 0.0), shaping (default 0.0: off).
+    - frame_skip (1..64, default 4), resolution, render_resolution, downsample, color, game_variables,
+      buffers, action_set ("basic", "extended"), cache_dir, render_mode: as every wadgym env.
+    Unknown names and out-of-range values raise a ValueError listing what is valid; so does a `min_rooms`
+    that no building of that size is sure to offer.
+
+    ## Registered ids
+    DoomExit-v0: 3 x 3 rooms around 320 units, corridors 64-128 long, no doors, the exit 2+ doorways
+    away, 300 steps. DoomExitHard-v0: 4 x 5 rooms around 384 units, narrower and longer corridors, doors
+    on half of them, darker, the exit 4+ doorways away, 1000 steps.
+
+    ## Version History
+    - v0: initial version.
+    """
+
+    Params, PRESETS, build = Params, PRESETS, staticmethod(build)
+    variables = ("ITEMCOUNT", user_variable(READY))
+    score_name = "exits"
+
+    def __init__(self, exit_reward: float = 1.0, step_penalty: float = 0.0, shaping: float = 0.0, **kwargs: Any):
+        self.exit_reward = check_number("exit_reward", exit_reward)
+        self.step_penalty = check_number("step_penalty", step_penalty)
+        self.shaping = check_number("shaping", shaping)
+        super().__init__(**kwargs)
+        self._plan: GridPlan | None = None
+        self._plan_seed: int | None = None
+        self._distance: list[int] = []
+        self._items = 0
+        self._reached = False
+        self._room = 0
+        self._placed = np.zeros(READY - 1, np.int32)
+        self._way = self._way_at_start = 0.0
+
+    def level_plan(self, level_seed: int) -> GridPlan:
+        """The building of level `level_seed`: the plan `build` draws first from the level's generator."""
+        return building_plan(np.random.default_rng(self.level_rng_seed(level_seed)), self.params)
+
+    def level_problem(self, v) -> str | None:
+        if v[self.variables[1]] != 1:
+            return f"ACS could not place the player and the exit in {self.map}"
+        return None
+
+    def on_reset(self, v) -> None:
+        self._placed = np.array([self.game.get_game_variable(var) for var in PLACE_VARIABLES], np.int32)
+        if self._plan_seed != self.level_seed:
+            self._plan, self._plan_seed = self.level_plan(self.level_seed), self.level_seed
+        self._distance = room_distances(self._plan, int(self._placed[EXIT_ROOM - 1]))
+        self._items = int(v["ITEMCOUNT"])
+        self._reached = False
+        self._room = int(self._placed[START_ROOM - 1])
+        self._way = self._way_to_exit(*self._placed[START_X - 1:START_Y])
+        self._way_at_start = max(self._way, 1.0)
+
+    def _way_to_exit(self, x: float, y: float) -> float:
+        placed = self._placed
+        return route_length(self._plan, x, y, int(placed[EXIT_ROOM - 1]), tuple(placed[EXIT_X - 1:EXIT_Y]),
+                            self._distance)
+
+    def on_step(self, v) -> tuple[float, bool]:
+        self._reached = v["ITEMCOUNT"] > self._items
+        x, y, _ = self.player_pose()
+        room = room_at(self._plan, x, y)
+        if room is not None:
+            self._room = room
+        way = 0.0 if self._reached else self._way_to_exit(x, y)
+        reward = (self.exit_reward * self._reached - self.step_penalty
+                  + self.shaping * (self._way - way) / self._way_at_start)
+        self._way = way
+        return reward, self._reached
+
+    @property
+    def score(self) -> float:
+        return float(self._reached)
+
+    def reference_action(self) -> int:
+        """Follow the room graph: from the player's room head for the opening towards the exit's room, through
+        it, and so on; in the exit's room, head for the exit (building.route_point)."""
+        pose = self.player_pose()
+        target = route_point(self._plan, pose[0], pose[1], int(self._placed[EXIT_ROOM - 1]),
+                             tuple(self._placed[EXIT_X - 1:EXIT_Y]))
+        return steer_towards(pose, target)
+
+    def task_info(self) -> dict[str, Any]:
+        placed = self._placed
+        return {
+            "exit_reached": self._reached,
+            "exit_position": placed[EXIT_X - 1:EXIT_Y].copy(),
+            "start_position": placed[START_X - 1:START_Y].copy(),
+            "exit_room": int(placed[EXIT_ROOM - 1]),
+            "start_room": int(placed[START_ROOM - 1]),
+            "rooms_apart": int(placed[ROOMS_APART - 1]),
+            "room": self._room,
+            "rooms_to_exit": self._distance[self._room] if self._distance else 0,
+            "way_to_exit": self._way,
+        }

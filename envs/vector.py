@@ -1,0 +1,465 @@
+"""Vector envs that step N wadgym games at once from one process, one thread per game.
+
+Each ViZDoom game runs its engine in a process of its own, and the binding releases the GIL while
+`make_action`, `new_episode` and `init` wait for the engine (`get_state`, `set_doom_map` and `close`
+keep it). So N threads, each stepping its own env, keep N engines busy at once without a worker process
+per env or an observation pickled through a pipe: each env writes its observation straight into its
+slot of one preallocated batch array (DoomEnv.write_observations_to).
+
+`EnvThreads` is the one implementation; each ecosystem gets a thin adapter over it:
+- `ThreadVectorEnv`, a Gymnasium 1.x VectorEnv and the `vector_entry_point` of wadgym's ids, so that
+  `gym.make_vec("DoomItems-v0", num_envs=8)` returns it;
+- `wadgym.envs.vector_sb3.ThreadVecEnv`, a Stable-Baselines3 VecEnv (the default of `wadgym train`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import queue
+import threading
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.wrappers import PassiveEnvChecker
+from gymnasium.vector.utils import batch_space, create_empty_array, iterate
+
+# Seconds close() waits for the envs to finish what they are doing and shut their engines down.
+CLOSE_TIMEOUT = 30.0
+
+
+class VectorEnvError(RuntimeError):
+    """An env of a vector env raised (its engine died, or its own code failed): which env, in what, why.
+
+    `index` is the env's index, `cause` the exception (also chained as __cause__), `failed` every
+    failing index of the call with its exception."""
+
+    def __init__(self, num_envs: int, during: str, failed: dict[int, BaseException]):
+        self.failed = dict(sorted(failed.items()))
+        self.index, self.cause = next(iter(self.failed.items()))
+        others = "".join(f"; env {i} too: {describe(e)}" for i, e in list(self.failed.items())[1:])
+        super().__init__(f"env {self.index} of {num_envs} failed in {during}: {describe(self.cause)}{others}")
+
+
+def describe(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+
+
+class EnvThreads:
+    """N envs stepped at once, their observations in one batch (`observations`): env 0 by the calling
+    thread, every other env by a thread of its own.
+
+    `run(during, job, args, indices)` runs `job(i, *args[k])` for each env i = indices[k] at once and
+    waits; an env that raises makes it raise VectorEnvError once every other env has finished its part.
+    `start` and `wait` split it for SB3's step_async/step_wait. After each step or reset, `rewards`,
+    `terminations`, `truncations` (arrays) and `infos` (a list of dicts) hold each env's result and
+    `finals[i]` is (final observation, final info) of the episode env i ended in a same-step reset.
+    Auto-reset follows `autoreset_mode` (Gymnasium's AutoresetMode): NEXT_STEP resets a finished env
+    on its next step (reward 0, not done); SAME_STEP resets it in the step that ended it; DISABLED
+    leaves it to the caller.
+
+    `pin`: run env i's thread, and the engine it starts (which inherits the affinity), on CPU i mod the
+    CPUs this process may use: an env and its engine hand each tic to one another, and on one CPU that is
+    far cheaper than across two. None (default): pin when there are at least as many envs as CPUs, so
+    that the pinned envs cover every CPU evenly (several processes with fewer envs than CPUs would
+    otherwise all crowd the first CPUs).
+
+    Threads and engines end with close(), when the object is garbage collected, or at interpreter exit.
+    """
+
+    def __init__(self, env_fns: Sequence[Callable[[], gym.Env]],
+                 autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP, pin: bool | None = None):
+        self.autoreset_mode = AutoresetMode(autoreset_mode)
+        self.envs = make_envs(env_fns)
+        self.num_envs = n = len(self.envs)
+        self.single_observation_space = self.envs[0].observation_space
+        self.single_action_space = self.envs[0].action_space
+        self.observation_space = batch_space(self.single_observation_space, n)
+        self.action_space = batch_space(self.single_action_space, n)
+        self.observations = create_empty_array(self.single_observation_space, n, fn=np.zeros)
+        self._slots = [slot(self.observations, i) for i in range(n)]
+        self._hook_pending = [offers_the_hook(env) for env in self.envs]
+        self.rewards = np.zeros(n, np.float64)
+        self.terminations = np.zeros(n, np.bool_)
+        self.truncations = np.zeros(n, np.bool_)
+        self.infos: list[dict[str, Any]] = [{} for _ in range(n)]
+        self.finals: list[tuple[Any, dict[str, Any]] | None] = [None] * n
+        self.needs_reset = np.zeros(n, np.bool_)  # the env's episode ended in the previous step (not SAME_STEP)
+
+        # Env 0 is stepped by the calling thread itself (one hand-over fewer per step; none with one env),
+        # every other env by a thread of its own.
+        self._inboxes: list[queue.SimpleQueue | None] = [None] + [queue.SimpleQueue() for _ in range(1, n)]
+        cpus = pinned_cpus(n, pin)
+        self._threads = [threading.Thread(target=serve, args=(self._inboxes[i], cpus and cpus[i % len(cpus)]),
+                                          daemon=True, name=f"wadgym-env-{i}") for i in range(1, n)]
+        for thread in self._threads:
+            thread.start()
+        self._call: Call | None = None
+        self._inline: tuple | None = None  # env 0's job of the current call
+        self.closed = False
+        # Shuts threads and engines down when this object is collected or the interpreter exits, whichever
+        # comes first; holds no reference to self.
+        self._finalizer = weakref.finalize(self, shut_down, self.envs, self._inboxes, self._threads, CLOSE_TIMEOUT)
+
+    # -- running jobs on the threads ------------------------------------------------------------
+
+    def run(self, during: str, job: Callable, args: Sequence[tuple] | None = None,
+            indices: Sequence[int] | None = None) -> dict[int, Any]:
+        self.start(during, job, args, indices)
+        return self.wait()
+
+    def start(self, during: str, job: Callable, args: Sequence[tuple] | None = None,
+              indices: Sequence[int] | None = None) -> None:
+        """Hand `job(i, *args[k])` to the thread of env i = indices[k] (all envs when None); env 0's runs
+        in wait(). Each thread runs its jobs in order, so a call that was interrupted (Ctrl-C in wait)
+        finishes before the next."""
+        if self.closed:
+            raise RuntimeError("the vector env is closed")
+        indices = range(self.num_envs) if indices is None else indices
+        self._call = call = Call(during, len(indices))
+        self._inline = None
+        for k, i in enumerate(indices):
+            work = (call, i, job, args[k] if args is not None else ())
+            if i == 0:
+                self._inline = work
+            else:
+                self._inboxes[i].put(work)
+
+    def wait(self) -> dict[int, Any]:
+        """Run env 0's job of the latest start() here, wait for the others; raise VectorEnvError if any
+        raised. Returns {index: value returned}."""
+        call, inline = self._call, self._inline
+        if inline is not None:
+            self._inline = None
+            run_job(*inline, catch=Exception)  # a KeyboardInterrupt here is the caller's
+        call.done.acquire()
+        if call.errors:
+            raise VectorEnvError(self.num_envs, call.during, call.errors) from call.errors[min(call.errors)]
+        return call.values
+
+    # -- jobs (each runs on env i's own thread) -------------------------------------------------
+
+    def reset_job(self, i: int, seed: int | None, options: dict[str, Any] | None) -> None:
+        observation, info = self.envs[i].reset(seed=seed, options=options)
+        self._write(i, observation)
+        self.rewards[i] = 0.0
+        self.terminations[i] = self.truncations[i] = self.needs_reset[i] = False
+        self.infos[i], self.finals[i] = info, None
+
+    def step_job(self, i: int, action) -> None:
+        env = self.envs[i]
+        if self.needs_reset[i]:  # NEXT_STEP: this step starts the next episode
+            observation, info = env.reset()
+            reward, terminated, truncated = 0.0, False, False
+        else:
+            observation, reward, terminated, truncated, info = env.step(action)
+        ended = terminated or truncated
+        final = None
+        if ended and self.autoreset_mode is AutoresetMode.SAME_STEP:
+            final = (copy_observation(observation), info)
+            observation, info = env.reset()
+        self._write(i, observation)
+        self.rewards[i] = reward
+        self.terminations[i], self.truncations[i] = terminated, truncated
+        self.needs_reset[i] = ended and self.autoreset_mode is not AutoresetMode.SAME_STEP
+        self.infos[i], self.finals[i] = info, final
+
+    def call_job(self, i: int, name: str, args: tuple, kwargs: dict[str, Any]) -> Any:
+        attribute = self.envs[i].get_wrapper_attr(name)
+        return attribute(*args, **kwargs) if callable(attribute) else attribute
+
+    def _write(self, i: int, observation) -> None:
+        if observation is self._slots[i]:  # the env wrote it there itself
+            return
+        copy_into(self._slots[i], observation)
+        # Gymnasium's env checker warns when an env's first observations share an object, which the
+        # hook makes them do: it is handed the slot once the checker is done.
+        if self._hook_pending[i] and env_checker_done(self.envs[i]):
+            self.envs[i].unwrapped.write_observations_to(self._slots[i])
+            self._hook_pending[i] = False
+
+    # -- the operations both adapters share ----------------------------------------------------
+
+    def reset(self, seeds: Sequence[int | None], options: dict | Sequence[dict | None] | None = None,
+              indices: Sequence[int] | None = None) -> None:
+        """Reset the envs at `indices` (all when None), env indices[k] with seeds[k] and options[k] (or
+        the one options dict for all)."""
+        indices = list(range(self.num_envs)) if indices is None else list(indices)
+        if not isinstance(options, Sequence):
+            options = [options] * len(indices)
+        self.run("reset", self.reset_job, list(zip(seeds, options)), indices)
+
+    def step(self, actions) -> None:
+        self.start_step(actions)
+        self.wait()
+
+    def start_step(self, actions) -> None:
+        if self.autoreset_mode is AutoresetMode.DISABLED and self.needs_reset.any():
+            raise ValueError(f"envs {np.flatnonzero(self.needs_reset).tolist()} ended their episodes: with "
+                             f"autoreset_mode DISABLED, reset them first (reset(options={{'reset_mask': ...}}))")
+        if isinstance(self.single_action_space, gym.spaces.Discrete):  # a fast path for the common case
+            actions = np.asarray(actions).tolist()
+            if not isinstance(actions, list) or len(actions) != self.num_envs:
+                raise ValueError(f"actions must hold one action per env ({self.num_envs}), got {actions!r}")
+        else:
+            actions = list(iterate(self.action_space, actions))
+        self.start("step", self.step_job, [(a,) for a in actions])
+
+    def call(self, name: str, *args, indices: Sequence[int] | None = None, **kwargs) -> list[Any]:
+        """Each env's `name` attribute (through its wrappers), called with the arguments when callable."""
+        indices = list(range(self.num_envs)) if indices is None else list(indices)
+        values = self.run(f"call {name!r}", self.call_job, [(name, args, kwargs)] * len(indices), indices)
+        return [values[i] for i in indices]
+
+    def close(self, timeout: float = CLOSE_TIMEOUT) -> None:
+        """Close every env (its engine ends) on its own thread, then end the threads. An env still busy
+        after `timeout` seconds is left behind with a warning."""
+        if self.closed:
+            return
+        self.closed = True
+        self._finalizer.detach()
+        shut_down(self.envs, self._inboxes, self._threads, timeout)
+
+
+class Call:
+    """One run of jobs on the threads: each job stores its value or error; the last to finish releases `done`."""
+
+    __slots__ = ("during", "values", "errors", "done", "_count", "_jobs")
+
+    def __init__(self, during: str, jobs: int):
+        self.during, self._jobs = during, jobs
+        self.values: dict[int, Any] = {}
+        self.errors: dict[int, BaseException] = {}
+        self.done = threading.Lock()
+        self.done.acquire()
+        self._count = itertools.count(1)  # next() is atomic: no lock needed to count finished jobs
+        if jobs == 0:
+            self.done.release()
+
+    def finished(self) -> None:
+        if next(self._count) == self._jobs:
+            self.done.release()
+
+
+def pinned_cpus(num_envs: int, pin: bool | None) -> list[int] | None:
+    """The CPUs env threads are pinned to (see EnvThreads), or None."""
+    if not hasattr(os, "sched_setaffinity"):
+        return None
+    cpus = sorted(os.sched_getaffinity(0))
+    return cpus if pin or (pin is None and num_envs >= len(cpus)) else None
+
+
+def serve(inbox: queue.SimpleQueue, cpu: int | None) -> None:
+    """A worker thread: run each (call, index, job, args) of `inbox` until None arrives, on `cpu` if not None."""
+    if cpu is not None:
+        os.sched_setaffinity(0, {cpu})  # 0: this thread only
+    while (work := inbox.get()) is not None:
+        run_job(*work)
+        del work  # no reference to the vector env between jobs: it can be garbage collected
+
+
+def run_job(call: Call, index: int, job: Callable, args: tuple, catch: type[BaseException] = BaseException) -> None:
+    """job(index, *args): its value or error goes into `call`, which counts it as finished."""
+    try:
+        call.values[index] = job(index, *args)
+    except catch as error:  # reported to the caller, which raises it
+        call.errors[index] = error
+    call.finished()
+
+
+def shut_down(envs, inboxes, threads, timeout: float) -> None:
+    """Close every env on its own thread (after what it is doing now; env 0 here), then end the threads.
+    Envs still busy after `timeout` seconds are left with a warning."""
+    if threading.current_thread() in threads:  # collected as a worker let go of its last job: not there
+        threading.Thread(target=shut_down, args=(envs, inboxes, threads, timeout), daemon=True).start()
+        return
+    call = Call("close", len(envs) - 1)
+    for index, (env, inbox) in enumerate(zip(envs, inboxes)):
+        if inbox is not None:
+            inbox.put((call, index, lambda _, env=env: close_env(env), ()))
+            inbox.put(None)
+    close_env(envs[0])
+    call.done.acquire(timeout=timeout)
+    for thread in threads:
+        thread.join(0.1)
+    stuck = [thread.name for thread in threads if thread.is_alive()]
+    if stuck:
+        gym.logger.warn(f"vector env: {', '.join(stuck)} still busy after {timeout:.0f} s; their envs were not closed")
+
+
+def close_env(env: gym.Env) -> None:
+    try:
+        env.close()
+    except Exception as error:  # noqa: BLE001  (an engine that died may refuse to close; the others still close)
+        gym.logger.warn(f"vector env: closing {env} failed: {describe(error)}")
+
+
+def make_envs(env_fns: Sequence[Callable[[], gym.Env]]) -> list[gym.Env]:
+    """Call each factory; the envs must share one observation and action space. On failure, close what was made."""
+    envs = []
+    try:
+        if len(env_fns) == 0:
+            raise ValueError("env_fns is empty; a vector env needs at least one env")
+        for index, make in enumerate(env_fns):
+            env = make()
+            envs.append(env)
+            if any(env.unwrapped is other.unwrapped for other in envs[:-1]):
+                raise ValueError(f"env_fns[{index}] returned an env made before: each factory must make a new env "
+                                 f"(two threads would step one game)")
+            if env.observation_space != envs[0].observation_space or env.action_space != envs[0].action_space:
+                raise ValueError(f"env {index} has spaces {env.observation_space}, {env.action_space}; env 0 has "
+                                 f"{envs[0].observation_space}, {envs[0].action_space}: every env must have env 0's")
+    except BaseException:
+        for env in envs:
+            close_env(env)
+        raise
+    return envs
+
+
+def offers_the_hook(env: gym.Env) -> bool:
+    """Whether `env` can write its observations into a given array (DoomEnv.write_observations_to) and no
+    wrapper changes them."""
+    base = env.unwrapped
+    return hasattr(base, "write_observations_to") and env.observation_space == base.observation_space
+
+
+def env_checker_done(env: gym.Env) -> bool:
+    """Whether every PassiveEnvChecker around `env` has made its checks (the first reset and steps)."""
+    while isinstance(env, gym.Wrapper):
+        if isinstance(env, PassiveEnvChecker) and not getattr(env, "checked_data_reuse", env.checked_step):
+            return False
+        env = env.env
+    return True
+
+
+def slot(batch, i: int):
+    """Views of row i of a batch array or of each array of a (nested) dict or tuple of them."""
+    if isinstance(batch, dict):
+        return {key: slot(value, i) for key, value in batch.items()}
+    if isinstance(batch, tuple):
+        return tuple(slot(value, i) for value in batch)
+    return batch[i, ...]  # a view even of a 1-d batch
+
+
+def copy_into(out, observation) -> None:
+    if isinstance(out, dict):
+        for key, value in out.items():
+            copy_into(value, observation[key])
+    elif isinstance(out, tuple):
+        for value, item in zip(out, observation):
+            copy_into(value, item)
+    else:
+        np.copyto(out, observation, casting="unsafe")
+
+
+def copy_observation(observation):
+    if isinstance(observation, dict):
+        return {key: copy_observation(value) for key, value in observation.items()}
+    if isinstance(observation, tuple):
+        return tuple(copy_observation(value) for value in observation)
+    return np.array(observation, copy=True)
+
+
+class ThreadVectorEnv(VectorEnv):
+    """A Gymnasium vector env of N envs stepped at once by threads (EnvThreads): SyncVectorEnv's interface
+    and behaviour (seeds, `options["reset_mask"]`, info batching, autoreset modes, `copy`), at the
+    speed of N engines.
+
+    `gym.make_vec(id, num_envs=N)` returns one for wadgym's ids (their `vector_entry_point`); any keyword
+    arguments go to each env, except `copy`, `autoreset_mode` and `pin` (see EnvThreads), the vector env's.
+    An env that raises (or whose engine dies) makes reset/step/call raise VectorEnvError naming it.
+    """
+
+    def __init__(self, env_fns: Sequence[Callable[[], gym.Env]], copy: bool = True,
+                 autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP, pin: bool | None = None):
+        self.threads = EnvThreads(env_fns, autoreset_mode, pin)
+        threads = self.threads
+        self.envs = threads.envs
+        self.num_envs = threads.num_envs
+        self.copy = copy
+        self.autoreset_mode = threads.autoreset_mode
+        self.metadata = {**self.envs[0].metadata, "autoreset_mode": self.autoreset_mode}
+        self.render_mode = self.envs[0].render_mode
+        self.single_observation_space = threads.single_observation_space
+        self.observation_space = threads.observation_space
+        self.single_action_space = threads.single_action_space
+        self.action_space = threads.action_space
+
+    def reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None):
+        threads, n = self.threads, self.num_envs
+        seeds = [None] * n if seed is None else [seed + i for i in range(n)] if isinstance(seed, int) else list(seed)
+        if len(seeds) != n:
+            raise ValueError(f"seed: a list of seeds needs num_envs={n} entries, got {len(seeds)}")
+        options = dict(options) if options is not None else None
+        mask = options.pop("reset_mask", None) if options is not None else None
+        indices = range(n) if mask is None else np.flatnonzero(check_reset_mask(mask, n)).tolist()
+        threads.reset([seeds[i] for i in indices], options, indices)
+        infos = {}
+        for i in indices:
+            infos = self._add_info(infos, threads.infos[i], i)
+        return self._observations(), infos
+
+    def step(self, actions):
+        threads = self.threads
+        threads.step(actions)
+        infos = {}
+        for i, (info, final) in enumerate(zip(threads.infos, threads.finals)):
+            if final is not None:
+                infos = self._add_info(infos, {"final_obs": final[0], "final_info": final[1]}, i)
+            infos = self._add_info(infos, info, i)
+        return (self._observations(), threads.rewards.copy(), threads.terminations.copy(),
+                threads.truncations.copy(), infos)
+
+    def _observations(self):
+        return copy_observation(self.threads.observations) if self.copy else self.threads.observations
+
+    def render(self) -> tuple[Any, ...]:
+        return tuple(env.render() for env in self.envs)
+
+    def call(self, name: str, *args, **kwargs) -> tuple[Any, ...]:
+        return tuple(self.threads.call(name, *args, **kwargs))
+
+    def get_attr(self, name: str) -> tuple[Any, ...]:
+        return tuple(env.get_wrapper_attr(name) for env in self.envs)
+
+    def set_attr(self, name: str, values) -> None:
+        if not isinstance(values, (list, tuple)):
+            values = [values] * self.num_envs
+        if len(values) != self.num_envs:
+            raise ValueError(f"values: a list or tuple needs num_envs={self.num_envs} entries, got {len(values)}")
+        for env, value in zip(self.envs, values):
+            env.set_wrapper_attr(name, value)
+
+    @property
+    def np_random_seed(self) -> tuple[int, ...]:
+        return self.get_attr("np_random_seed")
+
+    @property
+    def np_random(self) -> tuple[np.random.Generator, ...]:
+        return self.get_attr("np_random")
+
+    def close_extras(self, **kwargs) -> None:
+        self.threads.close()
+
+
+def check_reset_mask(mask, num_envs: int) -> np.ndarray:
+    if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_ or mask.shape != (num_envs,):
+        raise ValueError(f"options['reset_mask'] must be a bool numpy array of shape ({num_envs},), got {mask!r}")
+    if not mask.any():
+        raise ValueError("options['reset_mask'] must select at least one env")
+    return mask
+
+
+def make_vector_env(env_id: str, num_envs: int = 1, *, copy: bool = True,
+                    autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP, pin: bool | None = None,
+                    **kwargs) -> ThreadVectorEnv:
+    """`num_envs` x gym.make(env_id, **kwargs) as a ThreadVectorEnv: the vector entry point of wadgym's ids
+    (registration gives `env_id`; gym.make_vec passes num_envs, max_episode_steps and the env kwargs)."""
+    if not isinstance(num_envs, int) or num_envs < 1:
+        raise ValueError(f"num_envs={num_envs!r} is not valid; it must be a whole number >= 1")
+    return ThreadVectorEnv([lambda: gym.make(env_id, **kwargs) for _ in range(num_envs)], copy=copy,
+                           autoreset_mode=autoreset_mode, pin=pin)
