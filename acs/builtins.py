@@ -29,8 +29,9 @@ included so far (``BUILTIN_INCLUDES``: zcommon.acs brings zspecial.acs and zdefs
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Collection, NamedTuple, Optional, Union
+from typing import NamedTuple
 
 from .pcodes import PCD, PCODES
 
@@ -50,14 +51,14 @@ class Special(NamedTuple):
     number: int
     min_args: int
     max_args: int
-    acc_args: Optional[tuple[int, int]] = None
+    acc_args: tuple[int, int] | None = None
     kind = "special"
 
 
 class Internal(NamedTuple):
     name: str
     stack_pcode: PCD
-    direct_pcode: Optional[PCD]
+    direct_pcode: PCD | None
     arg_count: int
     opt_mask: int
     returns: bool
@@ -75,7 +76,7 @@ class CallFunc(NamedTuple):
     index: int
     min_args: int
     max_args: int
-    acc_args: Optional[tuple[int, int]] = None
+    acc_args: tuple[int, int] | None = None
     kind = "callfunc"
 
 
@@ -96,7 +97,7 @@ class Unsupported:
     kind = "unsupported"
 
     @property
-    def header(self) -> Optional[str]:
+    def header(self) -> str | None:
         """The include that declares it in acc (None: always in scope)."""
         return {"special": ZSPECIAL, "callfunc": ZSPECIAL, "constant": ZDEFS}.get(self.category)
 
@@ -1036,7 +1037,7 @@ UNSUPPORTED = _load_unsupported(_ALL_CONSTANTS)
 CONSTANTS = {key: entry for key, entry in _ALL_CONSTANTS.items() if key not in UNSUPPORTED}
 
 
-def resolve(key: str, headers: Collection[str]) -> Union[Internal, Special, CallFunc, Constant, None]:
+def resolve(key: str, headers: Collection[str]) -> Internal | Special | CallFunc | Constant | None:
     """What the lowercase name ``key`` means among the built-ins once ``headers`` are included (ZSPECIAL,
     ZDEFS), in acc's order: internal functions, then zspecial.acs, then zdefs.acs. UNSUPPORTED names are
     not found."""

@@ -1,8 +1,8 @@
 """Disassembler for compiled ACS (BEHAVIOR lumps): header, chunks, scripts, functions, strings and p-codes.
 
 ``disassemble(data)`` returns a listing of one lump; ``parse_behavior(data)`` the structured form it is made
-from; ``behavior_lumps(wad)`` the BEHAVIOR lumps of a WAD by map (``map_lumps`` any lump); ``disassemble_path(path)`` a lump file or
-every map of a WAD. Malformed input raises ValueError naming what is wrong and where.
+from; ``behavior_lumps(wad)`` the BEHAVIOR lumps of a WAD by map (``map_lumps`` any lump); ``disassemble_path(path)``
+a lump file or every map of a WAD. Malformed input raises ValueError naming what is wrong and where.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import struct
 from dataclasses import dataclass, field
-from typing import Optional, Union
 
 from wadgym.files import read_wad
 
@@ -72,7 +71,7 @@ class Script:
     type: int
     argc: int
     address: int
-    name: Optional[str] = None
+    name: str | None = None
     flags: int = 0
     var_count: int = DEFAULT_SCRIPT_VARIABLES
     arrays: list[int] = field(default_factory=list)
@@ -90,7 +89,7 @@ class Function:
     returns: bool
     import_number: int
     address: int
-    name: Optional[str] = None
+    name: str | None = None
     arrays: list[int] = field(default_factory=list)
 
 
@@ -602,7 +601,7 @@ def _quote(text: str) -> str:
 _MAP_LUMPS = {"THINGS", "TEXTMAP"}   # the lump after a map marker (Doom/Hexen and UDMF maps)
 
 
-def map_lumps(wad: Union[bytes, str, os.PathLike], lump_name: str) -> list[tuple[str, bytes]]:
+def map_lumps(wad: bytes | str | os.PathLike, lump_name: str) -> list[tuple[str, bytes]]:
     """(map name, lump) for each lump called ``lump_name`` in a map of a WAD given as bytes or a path."""
     found = []
     previous = current_map = None
@@ -615,12 +614,12 @@ def map_lumps(wad: Union[bytes, str, os.PathLike], lump_name: str) -> list[tuple
     return found
 
 
-def behavior_lumps(wad: Union[bytes, str, os.PathLike]) -> list[tuple[str, bytes]]:
+def behavior_lumps(wad: bytes | str | os.PathLike) -> list[tuple[str, bytes]]:
     """(map name, BEHAVIOR lump) for each map of a WAD, given as bytes or a path."""
     return map_lumps(wad, "BEHAVIOR")
 
 
-def library_lumps(wad: Union[bytes, str, os.PathLike]) -> list[tuple[str, bytes]]:
+def library_lumps(wad: bytes | str | os.PathLike) -> list[tuple[str, bytes]]:
     """(lump name, lump) for each ACS library of a WAD: the lumps between A_START and A_END."""
     found = []
     inside = False
@@ -634,7 +633,7 @@ def library_lumps(wad: Union[bytes, str, os.PathLike]) -> list[tuple[str, bytes]
     return found
 
 
-def disassemble_path(path: Union[str, os.PathLike]) -> str:
+def disassemble_path(path: str | os.PathLike) -> str:
     """Listing of a BEHAVIOR lump file, or of every map's BEHAVIOR lump and every ACS library in a WAD."""
     with open(path, "rb") as file:
         data = file.read()

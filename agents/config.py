@@ -104,7 +104,8 @@ def resolve(
     hp = load_hyperparams(env_id, hyperparams_path)
     overrides = dict(overrides or {})
     check_keys(overrides, where="--hp")
-    merged_env_kwargs = {**(hp.get("env_kwargs") or {}), **(overrides.pop("env_kwargs", None) or {}), **(env_kwargs or {})}
+    merged_env_kwargs = {**(hp.get("env_kwargs") or {}), **(overrides.pop("env_kwargs", None) or {}),
+                         **(env_kwargs or {})}
     hp.update(overrides)
     hp["env_kwargs"] = merged_env_kwargs
     hp.setdefault("policy", "CnnPolicy")
@@ -192,8 +193,10 @@ def schedule(value: Any, key: str = "schedule") -> Any:
         try:
             return LinearSchedule(check_number(key, float(start), 0.0), 0.0, 1.0)
         except (TypeError, ValueError):
-            raise ValueError(f"{key}={value!r} is not valid: a positive number or 'lin_<start>' (e.g. lin_2.5e-4)") from None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or value != value or value == float("inf"):
+            raise ValueError(f"{key}={value!r} is not valid: a positive number or 'lin_<start>' "
+                             "(e.g. lin_2.5e-4)") from None
+    if (isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or value != value
+            or value == float("inf")):
         raise ValueError(f"{key}={value!r} is not valid: a positive number or 'lin_<start>' (e.g. lin_2.5e-4)")
     return float(value)
 

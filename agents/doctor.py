@@ -19,7 +19,8 @@ def cuda_report() -> str:
     except ImportError:
         return "unknown (torch is not installed)"
     if not torch.cuda.is_available():
-        return f"not available (torch {torch.__version__}, built for CUDA {torch.version.cuda or 'none'}); training runs on the CPU"
+        return (f"not available (torch {torch.__version__}, built for CUDA {torch.version.cuda or 'none'}); "
+                "training runs on the CPU")
     names = ", ".join(torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count()))
     return f"available: {names} (CUDA {torch.version.cuda}); `wadgym train` uses it by default"
 

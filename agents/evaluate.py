@@ -9,8 +9,9 @@ held out: level seeds from TEST_START_LEVEL on, which no training range reaches.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

@@ -31,7 +31,8 @@ def onnx_module(saved_policy):
             if vec_normalize is not None:
                 rms = vec_normalize.obs_rms
                 self.register_buffer("obs_mean", torch.as_tensor(rms.mean, dtype=torch.float32))
-                self.register_buffer("obs_std", torch.as_tensor(np.sqrt(rms.var + vec_normalize.epsilon), dtype=torch.float32))
+                self.register_buffer("obs_std", torch.as_tensor(np.sqrt(rms.var + vec_normalize.epsilon),
+                                                                dtype=torch.float32))
                 self.clip = float(vec_normalize.clip_obs)
 
         def forward(self, obs):

@@ -20,7 +20,8 @@ from wadgym.agents import runfolder
 class SavedPolicy:
     """policy.reset() before each episode, then action = policy(observation) for every observation."""
 
-    def __init__(self, run: str | Path, device: str = "cpu", deterministic: bool = False, model_file: Path | None = None):
+    def __init__(self, run: str | Path, device: str = "cpu", deterministic: bool = False,
+                 model_file: Path | None = None):
         from stable_baselines3 import PPO
 
         self.run = runfolder.require_run(run)
@@ -54,7 +55,7 @@ class SavedPolicy:
         self.check_env(env)
         return env
 
-    def check_env(self, env) -> "SavedPolicy":
+    def check_env(self, env) -> SavedPolicy:
         """Raise a ValueError unless `env` gives the observations and actions this policy was trained on."""
         stacked, model_height, model_width = self.model.observation_space.shape
         space = env.observation_space

@@ -46,11 +46,17 @@ def train(args) -> int:
 
     from wadgym.agents import runfolder
     from wadgym.agents.callbacks import RunCallback, save_model
-    from wadgym.agents.slots import AgentSlots
     from wadgym.agents.config import ppo_kwargs
+    from wadgym.agents.slots import AgentSlots
     from wadgym.agents.system import select_device
-    from wadgym.agents.train import (_append_command, _finish_meta, _start_meta, hyperparams_file, hyperparams_of,
-                                     prepare_run_dir)
+    from wadgym.agents.train import (
+        _append_command,
+        _finish_meta,
+        _start_meta,
+        hyperparams_file,
+        hyperparams_of,
+        prepare_run_dir,
+    )
     from wadgym.agents.vec import wrap_observations
 
     if args.resume:

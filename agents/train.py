@@ -11,7 +11,6 @@ otherwise; config.yml records which, and --resume keeps it.
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 import time
 import traceback
@@ -157,8 +156,8 @@ def train(run_dir: Path, config: dict[str, Any], save_freq: int = 25_000, progre
         _finish_meta(run_dir, meta, session, start_steps, model.num_timesteps, wall, "failed", failure)
         raise TrainingFailed(_failure_message(run_dir, model.num_timesteps, failure["error"]))
     _finish_meta(run_dir, meta, session, start_steps, model.num_timesteps, wall, status)
-    plot_learning_curve(callback.episodes, run_dir / "learning_curve.png", title=f"{config['env']} PPO ({run_dir.name})",
-                        score_name=score_name(config["env"]))
+    plot_learning_curve(callback.episodes, run_dir / "learning_curve.png",
+                        title=f"{config['env']} PPO ({run_dir.name})", score_name=score_name(config["env"]))
     return {"interrupted": status == "interrupted", "timesteps": model.num_timesteps, "wall_time_s": wall,
             "device": device, "steps_per_second": meta["steps_per_second"] or 0.0}
 
@@ -293,8 +292,8 @@ def evaluate_run(run_dir: Path, episodes: int, seed: int) -> dict[str, Any]:
     }
     runfolder.write_json(run_dir / "metrics.json", metrics)
     plot_learning_curve(runfolder.read_episodes(run_dir), run_dir / "learning_curve.png",
-                        title=f"{comparison['env']} PPO ({run_dir.name})", random_level=comparison["random"]["score_mean"],
-                        score_name=comparison["score_name"])
+                        title=f"{comparison['env']} PPO ({run_dir.name})",
+                        random_level=comparison["random"]["score_mean"], score_name=comparison["score_name"])
     return metrics
 
 

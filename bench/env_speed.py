@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import statistics
 import os
+import statistics
 import tempfile
 import time
 

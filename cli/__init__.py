@@ -37,7 +37,8 @@ def missing_extra(command: str, error: ModuleNotFoundError) -> str | None:
         return (f"wadgym {command} with RLlib needs Ray RLlib, which is not installed: pip install 'wadgym[rllib]' "
                 f"(it pins gymnasium; a venv of its own keeps others on the newest)")
     if missing in ("pettingzoo", "filelock"):
-        return f"wadgym {command}: multi-agent envs need PettingZoo (no module {missing!r}): pip install 'wadgym[multi]'"
+        return (f"wadgym {command}: multi-agent envs need PettingZoo (no module {missing!r}): "
+                "pip install 'wadgym[multi]'")
     if missing not in TRAINING_EXTRAS:
         return None
     return (f"wadgym {command} needs the training extras, which are not installed (no module {missing!r}): "

@@ -29,9 +29,9 @@ def run(args: argparse.Namespace) -> int:
     from wadgym.acs import AcsError
     from wadgym.envs.kwargs import parse_assignments
     from wadgym.envs.scenarios import compile_acs, make_params
+    from wadgym.files import write_all_atomic
     from wadgym.wads import build_wad
     from wadgym.wads.preview import preview_png
-    from wadgym.files import write_all_atomic
 
     output = args.output or f"{build.stem(args.scenario)}.wad"
     try:

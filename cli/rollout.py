@@ -1,7 +1,7 @@
 """`wadgym rollout ENV_ID`: run episodes headless with a random (or saved) policy, as a CI job would.
 
-Prints per episode the return, the score (the env's own measure: items, kills, ...), length and steps/s; `--video` writes them
-all to one MP4. With `--policy RUN` the env is made as the run's training made it (its env kwargs,
+Prints per episode the return, the score (the env's own measure: items, kills, ...), length and steps/s;
+`--video` writes them all to one MP4. With `--policy RUN` the env is made as the run's training made it (its env kwargs,
 then any -k on top); the random policy plays episode i with seed SEED+i exactly as `wadgym eval` does.
 """
 

@@ -34,7 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-conf", "--conf-file", metavar="FILE",
                         help="YAML file of hyperparameters per env id, as rl-zoo's (default: the shipped ppo.yml)")
     parser.add_argument("-params", "--hyperparams", nargs="+", action="extend", metavar="KEY:VALUE", default=[],
-                        help="override hyperparameters, as rl-zoo's -params, e.g. -params n_epochs:4 learning_rate:lin_1e-4")
+                        help="override hyperparameters, as rl-zoo's -params, "
+                             "e.g. -params n_epochs:4 learning_rate:lin_1e-4")
     parser.add_argument("--hp", nargs="+", action="extend", metavar="KEY=VALUE", default=[],
                         help="override hyperparameters (YAML values), e.g. --hp n_epochs=4 learning_rate=lin_1e-4")
     parser.add_argument("--env-kwargs", nargs="+", action="extend", metavar="KEY=VALUE", default=[],

@@ -1,9 +1,10 @@
 """WAD cache: a scenario's WAD is built once per (scenario, parameters, seed, wadgym code) and kept under its hash.
 
 The folder is, first found: the `cache_dir` argument, $WADGYM_CACHE_DIR, the platform's user cache
-folder for wadgym (platformdirs: $XDG_CACHE_HOME/wadgym, else ~/.cache/wadgym on Linux). Beside each `<stem>-<key>.wad` a `.json` record holds its size and SHA-256 from
-when it was written; a WAD is used only when it matches, and rebuilt otherwise (truncated, damaged,
-replaced, a folder in its place). Builds of one WAD are serialised across processes by a lock file
+folder for wadgym (platformdirs: $XDG_CACHE_HOME/wadgym, else ~/.cache/wadgym on Linux). Beside each
+`<stem>-<key>.wad` a `.json` record holds its size and SHA-256 from when it was written; a WAD is used
+only when it matches, and rebuilt otherwise (truncated, damaged, replaced, a folder in its place).
+Builds of one WAD are serialised across processes by a lock file
 (`.<name>.lock`): parallel workers build it once, and since files are written under a temporary
 name and renamed, never read half of one. A killed writer's temporary file is removed by the next
 build of that WAD (any other `*.tmp` here once it is an hour old).
@@ -19,8 +20,8 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import platformdirs
 

@@ -21,8 +21,9 @@ import math
 import os
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, ClassVar
+from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
@@ -96,7 +97,8 @@ def valid_observation_sizes(engine_width: int, engine_height: int) -> list[tuple
 
 def parse_engine_resolution(text: str) -> tuple[int, int, vzd.ScreenResolution]:
     if not isinstance(text, str) or text.lower() not in ENGINE_RESOLUTIONS:
-        raise ValueError(f"render_resolution={text!r} is not a ViZDoom resolution; valid: {', '.join(ENGINE_RESOLUTIONS)}")
+        raise ValueError(f"render_resolution={text!r} is not a ViZDoom resolution; "
+                         f"valid: {', '.join(ENGINE_RESOLUTIONS)}")
     width, height = (int(v) for v in text.lower().split("x"))
     return width, height, getattr(vzd.ScreenResolution, f"RES_{width}X{height}")
 
@@ -288,7 +290,8 @@ class DoomEnv(gym.Env):
                    buffers, action_set, render_mode):
         """Check the engine-facing arguments and build the spaces; ValueError naming the bad one."""
         if downsample not in DOWNSAMPLERS:
-            raise ValueError(f"downsample={downsample!r} is not valid; choose one of {', '.join(map(repr, DOWNSAMPLERS))}")
+            raise ValueError(f"downsample={downsample!r} is not valid; "
+                             f"choose one of {', '.join(map(repr, DOWNSAMPLERS))}")
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode={render_mode!r} is not valid; choose None, 'rgb_array' or 'human'")
         self.frame_skip = check_number("frame_skip", frame_skip, 1, MAX_FRAME_SKIP, whole=True)
@@ -402,7 +405,8 @@ class DoomEnv(gym.Env):
         map_name(seed)."""
         level = type(self).build(np.random.default_rng(self.level_rng_seed(level_seed)), self.params)
         if isinstance(level, (list, tuple)):
-            raise TypeError(f"{type(self).__name__}.build must return one Level per level seed, not {type(level).__name__}")
+            raise TypeError(f"{type(self).__name__}.build must return one Level per level seed, "
+                            f"not {type(level).__name__}")
         return dataclasses.replace(level, name=map_name(level_seed), title=f"{level.title or 'wadgym'} #{level_seed}")
 
     def level_rng_seed(self, level_seed: int) -> int:

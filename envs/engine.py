@@ -16,8 +16,8 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Iterator, Sequence
 
 import vizdoom as vzd
 

@@ -19,8 +19,17 @@ from wadgym.envs.doom_env import DoomEnv, steer_towards, user_variable
 from wadgym.envs.params import check_fields
 from wadgym.envs.scenarios.acs_template import acs_bool, acs_fixed, acs_list, fill, rect_arrays
 from wadgym.envs.scenarios.building import (
-    BUILDING_LIMITS, BuildingFields, GridPlan, add_plan, building_plan, centre, check_grid, room_at, room_distances,
-    route_length, route_point,
+    BUILDING_LIMITS,
+    BuildingFields,
+    GridPlan,
+    add_plan,
+    building_plan,
+    centre,
+    check_grid,
+    room_at,
+    room_distances,
+    route_length,
+    route_point,
 )
 from wadgym.envs.scenarios.placement import shrink
 from wadgym.envs.scenarios.styles import draw_style

@@ -21,7 +21,11 @@ from wadgym.envs.scenarios.arena import ARENA_LIMITS, ArenaFields, arena_layout
 from wadgym.envs.scenarios.building import GRID_LIMITS, GridFields, centre, check_grid, grid_plan
 from wadgym.envs.scenarios.floor_grid import UNREACHABLE, FloorGrid
 from wadgym.envs.scenarios.placement import (
-    ItemRules, Rect, area_weights, check_room_for_items, placement_areas,
+    ItemRules,
+    Rect,
+    area_weights,
+    check_room_for_items,
+    placement_areas,
 )
 from wadgym.envs.scenarios.styles import draw_style
 from wadgym.wads import Actor, Level, MapBuilder
@@ -50,8 +54,8 @@ class Params(ArenaFields, GridFields):
     """A floor that hurts (`floor_damage` health every 32 tics), `n_medikits` medikits healing
     `medikit_health` and `n_poisons` poison pickups hurting `poison_damage`, in an arena (`size`,
     `n_obstacles`, `obstacle_size`; layout "arena") or a maze of rooms (`rows`, `cols`, `cell_size`,
-    `door_width`, `extra_doors`; layout "maze"). Each level draws its layout, walls, floor, ceiling and light (from `light_min` to
-    `light_max`)."""
+    `door_width`, `extra_doors`; layout "maze"). Each level draws its layout, walls, floor, ceiling and light
+    (from `light_min` to `light_max`)."""
 
     layout: str = "arena"
     n_obstacles: int = 4
@@ -232,9 +236,9 @@ class HealthEnv(DoomEnv):
     when the level time is a multiple of the sector's `damageinterval`, 32). Medikits lie at random free
     places and keep appearing: an ACS script places `n_medikits` when the map starts and, every
     `spawn_interval` tics, replaces one taken with a new one at another random place, at least
-    `min_player_distance` from the player. A medikit heals `medikit_health` up to 100 and is taken only when the player is hurt. The
-    supreme variant adds `n_poisons` poison pickups (a small bottle) that are always taken and hurt by
-    `poison_damage`, respawning the same way, in a darker maze. The player is not invulnerable: at 0
+    `min_player_distance` from the player. A medikit heals `medikit_health` up to 100 and is taken only when
+    the player is hurt. The supreme variant adds `n_poisons` poison pickups (a small bottle) that are always
+    taken and hurt by `poison_damage`, respawning the same way, in a darker maze. The player is not invulnerable: at 0
     health it dies and the episode ends. ACS writes where the pickups are to ACS globals that the env
     reads through ViZDoom's USER game variables:
 

@@ -19,7 +19,14 @@ from wadgym.envs.params import check_fields, check_name
 from wadgym.envs.scenarios.arena import ARENA_LIMITS, ArenaFields, arena_layout
 from wadgym.envs.scenarios.building import GRID_LIMITS, GridFields, centre, check_grid, grid_plan
 from wadgym.envs.scenarios.placement import (
-    ITEM_CHOICES, ITEM_LIMITS, MAX_ITEMS, PLACED_VARIABLE, REMAINING_VARIABLE, ItemRules, check_room_for_items, item_actor,
+    ITEM_CHOICES,
+    ITEM_LIMITS,
+    MAX_ITEMS,
+    PLACED_VARIABLE,
+    REMAINING_VARIABLE,
+    ItemRules,
+    check_room_for_items,
+    item_actor,
     items_script,
 )
 from wadgym.envs.scenarios.styles import Style, draw_style
@@ -203,7 +210,8 @@ class ItemsEnv(DoomEnv):
     - frame_skip (1..64, default 4), resolution, render_resolution, downsample ("stride", "mean"), color,
       game_variables, buffers, action_set ("basic", "extended").
     - item_reward (default 1.0), step_penalty (default 0.0).
-    - cache_dir: where built WADs are kept (default: $WADGYM_CACHE_DIR, else the user cache folder, e.g. ~/.cache/wadgym).
+    - cache_dir: where built WADs are kept (default: $WADGYM_CACHE_DIR, else the user cache folder,
+      e.g. ~/.cache/wadgym).
     - render_mode: None, "rgb_array" (render() returns the full engine frame in RGB, (h, w, 3) at
       `render_resolution`) or "human" (the engine's own window, paced at game speed; headless, a warning
       says so and the env runs without a window).

@@ -38,7 +38,7 @@ MULTI_ENVS: dict[str, tuple[str, dict, int]] = {
 SETTLE_TICS = 70  # tics a new episode may take before every game shows the seeded items
 
 
-def make(env_id: str, **kwargs: Any) -> "MultiplayerEnv":
+def make(env_id: str, **kwargs: Any) -> MultiplayerEnv:
     """The multi-agent env registered as `env_id`, with `kwargs` over its registered ones."""
     if env_id not in MULTI_ENVS:
         raise ValueError(f"unknown multi-agent env {env_id!r}; registered: {', '.join(MULTI_ENVS)}")
@@ -173,7 +173,8 @@ class MultiplayerEnv(ParallelEnv):
             values = [self._values(t, s) for t, s in zip(self.tasks, states)]
             if all(t.episode_ready(v, self._nonce) for t, v in zip(self.tasks, values)):
                 return states
-        raise NetGameError(f"the episode's items did not appear within {SETTLE_TICS} tics of `{first.episode_command(seed, self._nonce)}`")
+        raise NetGameError(f"the episode's items did not appear within {SETTLE_TICS} tics of "
+                           f"`{first.episode_command(seed, self._nonce)}`")
 
     @staticmethod
     def _values(task, state) -> dict[str, float]:

@@ -27,12 +27,12 @@ import tempfile
 import time
 import traceback
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
-
-import psutil
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
+import psutil
 
 DEFAULT_JOIN_TIMEOUT = 60.0   # seconds for every player to start and join (a loaded 2-core machine: ~1-10 s)
 DEFAULT_STEP_TIMEOUT = 30.0   # seconds for one step of every player

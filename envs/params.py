@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from .checks import check_number
 

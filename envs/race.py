@@ -18,8 +18,15 @@ from wadgym.envs import items
 from wadgym.envs.doom_env import user_variable
 from wadgym.envs.scenarios.acs_template import acs_bool, acs_fixed, acs_list, fill, rect_arrays
 from wadgym.envs.scenarios.placement import (
-    ITEM_TID, MAX_PLACEMENT_TRIES, PLACED_VARIABLE, REMAINING_VARIABLE, area_weights, check_room_for_items, item_actor,
-    item_class, placement_areas,
+    ITEM_TID,
+    MAX_PLACEMENT_TRIES,
+    PLACED_VARIABLE,
+    REMAINING_VARIABLE,
+    area_weights,
+    check_room_for_items,
+    item_actor,
+    item_class,
+    placement_areas,
 )
 from wadgym.envs.scenarios.styles import Style
 from wadgym.wads import Level, MapBuilder
@@ -54,7 +61,8 @@ class Params(items.Params):
             raise ValueError(f"n_items={self.n_items} is out of range for a race; valid: 1 to {MAX_RACE_ITEMS}")
         reach = self.size // 2 - START_CLEARANCE
         if not 0 <= self.start_radius <= reach:
-            raise ValueError(f"start_radius={self.start_radius} is out of range for size={self.size}; valid: 0 to {reach}")
+            raise ValueError(f"start_radius={self.start_radius} is out of range for size={self.size}; "
+                             f"valid: 0 to {reach}")
 
 
 PRESETS: dict[str, Params] = {"default": Params(), "classic": Params(style="fixed")}

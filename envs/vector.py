@@ -25,8 +25,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.wrappers import PassiveEnvChecker
 from gymnasium.vector.utils import batch_space, create_empty_array, iterate
+from gymnasium.wrappers import PassiveEnvChecker
 
 # Seconds close() waits for the envs to finish what they are doing and shut their engines down.
 CLOSE_TIMEOUT = 30.0

@@ -14,7 +14,6 @@ import vizdoom as vzd
 
 from wadgym.envs import engine, watchdog
 
-
 # A scenario file as a user writes one (`wadgym build my_map.py`): Params, PRESETS, build(rng, params).
 USER_SCENARIO = '''
 from dataclasses import dataclass

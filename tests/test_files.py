@@ -13,7 +13,8 @@ def test_a_wad_reads_back_as_packed(tmp_path):
     lumps = [("MAP01", b""), ("TEXTMAP", b"namespace = \"zdoom\";"), ("lower", b"\x00\x01")]
     data = pack_wad(lumps)
     (tmp_path / "a.wad").write_bytes(data)
-    assert read_wad(data) == read_wad(tmp_path / "a.wad") == [("MAP01", b""), ("TEXTMAP", lumps[1][1]), ("LOWER", b"\x00\x01")]
+    assert read_wad(data) == read_wad(tmp_path / "a.wad") == [("MAP01", b""), ("TEXTMAP", lumps[1][1]),
+                                                             ("LOWER", b"\x00\x01")]
     names = [name for name, _, _ in wad_directory(open(iwad.iwad_path(), "rb").read())]
     assert {"TEXTURE1", "F_START", "S_START"} <= set(names)  # what wads.iwad reads the Freedoom names from
 

@@ -10,8 +10,8 @@ import functools
 import itertools
 import os
 import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
 
 from . import decorate_states, iwad
 
@@ -45,7 +45,7 @@ class Property:
         return any(owner.lower() in lower_chain for owner in self.owners)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _tables() -> tuple[dict[str, dict[str, Flag]], dict[str, Property]]:
     flags: dict[str, dict[str, Flag]] = {}
     properties: dict[str, Property] = {}
@@ -372,7 +372,7 @@ def _class_problem(prop: Property, name: str, ancestor: str, class_chain) -> str
     return f"{name!r} names no actor class{iwad.suggest(name, _descendants(ancestor))}"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _descendants(ancestor: str) -> tuple[str, ...]:
     return tuple(a.name for a in iwad.stock_actors().values() if ancestor.lower() in iwad.ancestry(a.name))
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Sequence
 
 from . import iwad
 
@@ -70,7 +70,7 @@ class StockDefinitions:
     variables: Mapping[str, Mapping[str, str]]      # lower-case class -> lower member name -> 'int'/'float'
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def stock_definitions() -> StockDefinitions:
     """Action functions, state labels, constants and member variables of the engine's DECORATE."""
     actions, labels, constants, variables = {}, {}, {"": {}}, {}
@@ -416,7 +416,8 @@ def target_problem(scope: str | None, label: str, offset: int, context: StateCon
         elif scope.lower() in lower_chain[1:]:
             where = chain[lower_chain.index(scope.lower())]
         else:
-            return f"{scope!r} is not an ancestor of this actor ({' -> '.join(chain)}); use Super:: or an ancestor's name"
+            return (f"{scope!r} is not an ancestor of this actor ({' -> '.join(chain)}); "
+                    "use Super:: or an ancestor's name")
         known = context.labels_of(where)
     remaining = known.get(label.lower())
     if remaining is None:
@@ -469,8 +470,8 @@ def _action_problem(tokens, context: StateContext, frame_count: int) -> str | No
     if action is None:
         elsewhere = stock_definitions().actions.get(name.lower())
         if elsewhere:
-            return (f"action {name} belongs to actors inheriting {' or '.join(elsewhere.owners)}, and this one inherits "
-                    f"{' -> '.join(context.chain)}")
+            return (f"action {name} belongs to actors inheriting {' or '.join(elsewhere.owners)}, "
+                    f"and this one inherits {' -> '.join(context.chain)}")
         stock = next((c for c in context.chain if c.lower() in iwad.stock_actors()), "Actor")
         return (f"unknown action function or frame option {name!r}"
                 f"{iwad.suggest(name, [a.name for a in available.values()])}; an actor inheriting {stock} may call "

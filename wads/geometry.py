@@ -9,19 +9,32 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Sequence
 
 from .iwad import suggest
 from .mapdata import Line, MapData, Sector, Side, Thing
-from .planar import (CELL, Point, arrange, bbox, cells, edges_of, exact, on_segment, point_in_polygon,
-                     segment_intersections, self_crossing, signed_area)
+from .planar import (
+    CELL,
+    Point,
+    arrange,
+    bbox,
+    cells,
+    edges_of,
+    exact,
+    on_segment,
+    point_in_polygon,
+    segment_intersections,
+    self_crossing,
+    signed_area,
+)
 
 PLAYER_HEIGHT = 56     # the player needs this much between floor and ceiling
 MAX_STEP = 24          # the highest step the player climbs
 STAIR_RISE = 16        # rise per stair when a corridor climbs between rooms
-DOOR_RAISE, DOOR_OPEN = 12, 11   # line specials Door_Raise(tag, speed, delay, lighttag) / Door_Open(tag, speed, lighttag)
+# line specials Door_Raise(tag, speed, delay, lighttag) / Door_Open(tag, speed, lighttag)
+DOOR_RAISE, DOOR_OPEN = 12, 11
 DOOR_SPEED, DOOR_DELAY = 16, 150
 # connect's door argument -> the door line's special (0: no door); "push" doors also open when walked into.
 DOOR_KINDS = {False: 0, True: DOOR_RAISE, "raise": DOOR_RAISE, "push": DOOR_RAISE, "open": DOOR_OPEN}

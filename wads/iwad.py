@@ -23,7 +23,7 @@ ENGINE_PK3 = "vizdoom.pk3"
 GAME_MAPINFO = "mapinfo/doomcommon.txt"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def vizdoom_dir() -> str:
     """The installed vizdoom package folder (found, not imported: wads must not import vizdoom)."""
     spec = importlib.util.find_spec("vizdoom")
@@ -61,7 +61,7 @@ def _texture_names(lump: bytes) -> list[str]:
     return [lump[o : o + 8].split(b"\0", 1)[0].decode("latin-1").upper() for o in offsets]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _iwad_catalogue() -> tuple[frozenset, frozenset, frozenset]:
     with open(iwad_path(), "rb") as f:
         data = f.read()
@@ -153,14 +153,15 @@ def _parse_doomednums(texts: list[str]) -> dict[str, int]:
     return ednums
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def engine_texts() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The engine's DECORATE files and its Doom 2 MAPINFO files (vizdoom.pk3), includes followed, comments removed."""
     with zipfile.ZipFile(engine_pk3_path()) as pk3:
-        return tuple(_read_with_includes(pk3, "decorate.txt", set())), tuple(_read_with_includes(pk3, GAME_MAPINFO, set()))
+        return (tuple(_read_with_includes(pk3, "decorate.txt", set())),
+                tuple(_read_with_includes(pk3, GAME_MAPINFO, set())))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def stock_actors() -> dict[str, StockActor]:
     """Every actor class the engine defines (DECORATE in vizdoom.pk3), keyed by lower-case name."""
     decorate, mapinfo = engine_texts()
@@ -195,7 +196,10 @@ def ancestry(name: str) -> list[str]:
     while current and current not in chain:
         chain.append(current)
         actor = stock_actors().get(current)
-        current = actor.parent.lower() if actor and actor.parent else ("actor" if current != "actor" and actor else None)
+        if actor and actor.parent:
+            current = actor.parent.lower()
+        else:
+            current = "actor" if current != "actor" and actor else None
     return chain
 
 

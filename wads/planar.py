@@ -6,9 +6,9 @@ shared walls become one line and no sliver or overlap survives.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Iterable, Sequence
 
 Point = tuple[Fraction, Fraction]
 CELL = 256  # spatial-hash cell size in map units
@@ -112,7 +112,7 @@ def arrange(outlines: Sequence[Sequence[Point]], cuts: Sequence[Point] = ()) -> 
     edges = [(r, p, q) for r, pts in enumerate(outlines) for p, q in edges_of(pts)]
     splits = _split_points(edges, cuts)
     owners: dict[tuple[Point, Point], list[tuple[int, bool]]] = {}
-    for index, (region, p, q) in enumerate(edges):
+    for index, (region, p, _q) in enumerate(edges):
         ordered = sorted(splits[index], key=lambda s: (s[0] - p[0]) ** 2 + (s[1] - p[1]) ** 2)
         for a, b in zip(ordered, ordered[1:]):
             if a == b:

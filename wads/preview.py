@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import struct
 import zlib
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from omg.udmf import UMapEditor, ULinedef, USector, USidedef, UThing, UVertex
+from omg.udmf import ULinedef, UMapEditor, USector, USidedef, UThing, UVertex
 
 from .mapdata import MapData, Sector, Side, Thing
 

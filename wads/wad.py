@@ -7,8 +7,8 @@ import dataclasses
 import os
 import re
 import struct
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 from wadgym.files import read_wad, write_atomic
 
@@ -133,7 +133,8 @@ def _check_level_names(levels: Sequence[Level]) -> None:
         if level.scripts is not None and not isinstance(level.scripts, str):
             raise ValueError(f"{level.name}: scripts must be ACS source text")
         if level.sky.upper() not in iwad.textures():
-            raise ValueError(f"{level.name}: unknown sky texture {level.sky!r}{iwad.suggest(level.sky, iwad.textures())}")
+            raise ValueError(f"{level.name}: unknown sky texture {level.sky!r}"
+                             f"{iwad.suggest(level.sky, iwad.textures())}")
 
 
 def _merged_actors(levels: Sequence[Level]) -> list[Actor]:

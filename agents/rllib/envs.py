@@ -10,7 +10,6 @@ import gymnasium as gym
 from ray.rllib.callbacks.callbacks import RLlibCallback
 
 
-
 def make_vector_env(env_id: str, env_kwargs: dict[str, Any], num_envs: int) -> gym.vector.VectorEnv:
     """`num_envs` envs of `env_id` as one Gymnasium vector env with next-step autoreset (what RLlib's
     env runners step): the id's own vector env when it registers one (`vector_entry_point`) and its

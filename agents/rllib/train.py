@@ -194,7 +194,8 @@ def check_address(address: str, timeout: float = 5.0) -> None:
 
     host, _, port = address.replace("ray://", "").rpartition(":")
     if not host or not port.isdigit():
-        raise ValueError(f"--address {address!r}: expected HOST:PORT, e.g. 10.0.0.1:6379 (what `ray start --head` prints)")
+        raise ValueError(f"--address {address!r}: expected HOST:PORT, e.g. 10.0.0.1:6379 "
+                         "(what `ray start --head` prints)")
     try:
         socket.create_connection((host, int(port)), timeout=timeout).close()
     except OSError as exc:
@@ -301,8 +302,14 @@ def train(run_dir: Path, config: dict[str, Any], args: argparse.Namespace, resum
     import ray
 
     from wadgym.agents import runfolder
-    from wadgym.agents.train import (TrainingFailed, _append_command, _failure_message, _finish_meta, _resume_point,
-                                     _start_meta)
+    from wadgym.agents.train import (
+        TrainingFailed,
+        _append_command,
+        _failure_message,
+        _finish_meta,
+        _resume_point,
+        _start_meta,
+    )
 
     run_dir = Path(run_dir).resolve()  # the trainer actor writes checkpoints there
     saved = _resume_point(run_dir) if resume else None
@@ -419,10 +426,9 @@ class TrainingLoop:
 
     def run(self) -> dict[str, str] | None:
         """None when training ended (done or stopped by a signal), else the failure."""
+        import ray
         from torch.utils.tensorboard import SummaryWriter
         from tqdm import tqdm
-
-        import ray
 
         previous = {s: signal.signal(s, self._ask_to_stop) for s in (signal.SIGINT, signal.SIGTERM)}
         writer = SummaryWriter(str(self.run_dir / "tb" / "RLlib_PPO"))

@@ -79,7 +79,8 @@ def make_params(module: ModuleType, params=None):
         return resolve(module.Params, presets, None, params)
     if isinstance(params, module.Params):
         return params
-    raise ValueError(f"params must be None, a preset name, a dict or {module.__name__}.Params, not {type(params).__name__}")
+    raise ValueError(f"params must be None, a preset name, a dict or {module.__name__}.Params, "
+                     f"not {type(params).__name__}")
 
 
 def build_scenario_levels(scenario: str | ModuleType, params=None, seed: int = 0) -> list:

@@ -8,8 +8,9 @@ ones. The helpers write Python values the way ACS source spells them.
 from __future__ import annotations
 
 import string
+from collections.abc import Iterable, Mapping
 from importlib import resources
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 
 def fill(template: str, values: Mapping[str, Any], package: str = __package__) -> str:

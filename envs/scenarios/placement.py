@@ -107,7 +107,8 @@ def check_room_for_items(rules: ItemRules, floor: list[Rect], obstacles: list[Re
     of those tries, must place every item every time; the ACS then practically never falls short."""
     areas = placement_areas(rules, floor)
     if not areas:
-        raise ValueError(f"wall_clearance={rules.wall_clearance} leaves no floor for items; lower it or enlarge the map")
+        raise ValueError(f"wall_clearance={rules.wall_clearance} leaves no floor for items; "
+                         "lower it or enlarge the map")
     rng = np.random.default_rng(0)  # fixed: the same parameters always pass or always fail
     placed = [len(p) for p in simulate_placement(rng, rules, areas, obstacles, start, MAX_PLACEMENT_TRIES // 4,
                                                  PLACEMENT_TRIALS)]

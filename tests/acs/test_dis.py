@@ -99,7 +99,9 @@ def _tag_first_lump(tag: bytes, code: bytes, sptr: bytes, strings=()) -> bytes:
 
 
 def test_non_compact_tag_first_lump():
-    word = lambda n: struct.pack("<i", n)
+    def word(n):
+        return struct.pack("<i", n)
+
     code = (word(PCD.PUSHNUMBER) + word(7) + word(PCD.ASSIGNGLOBALVAR) + word(3) + word(PCD.CALLFUNC)
             + word(1) + word(48) + word(PCD.GOTO) + word(8) + word(PCD.TERMINATE))
     sptr = struct.pack("<hHII", 5, 4, 8, 0)

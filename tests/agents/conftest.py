@@ -19,7 +19,8 @@ TINY = {
     "batch_size": 64,
     "n_epochs": 1,
     "learning_rate": "lin_3e-4",
-    "policy_kwargs": "dict(features_extractor_class=SmallCNN, features_extractor_kwargs=dict(features_dim=32), net_arch=[])",
+    "policy_kwargs": ("dict(features_extractor_class=SmallCNN, features_extractor_kwargs=dict(features_dim=32), "
+                      "net_arch=[])"),
     "env_kwargs": {"resolution": [30, 40]},
 }
 

@@ -90,7 +90,6 @@ def test_train_reads_key_value_arguments_as_every_command_does(tiny_hyperparams,
     import argparse
 
     from wadgym.agents import train
-
     from wadgym.cli import train as cli_train
 
     parser = argparse.ArgumentParser()

@@ -58,7 +58,8 @@ def test_the_random_policy_on_seed_s_is_the_same_in_rollout_and_eval(capsys, env
     code, out, _ = rollout(capsys, env_id, "--episodes", "2", "--seed", "4")
     assert code == 0
     rows = [(int(r[2]), float(r[3]), float(r[4]), int(r[5])) for r in ROW.findall(out)]
-    evaluated = [(e["level_seed"], e["return"], e["score"], e["length"]) for e in run_episodes(env_id, {}, [4, 5], None)]
+    evaluated = [(e["level_seed"], e["return"], e["score"], e["length"])
+                 for e in run_episodes(env_id, {}, [4, 5], None)]
     assert rows == evaluated
     assert sum(score for _, _, score, _ in rows) > 0  # episodes that did something, not two empty ones
 

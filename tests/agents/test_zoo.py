@@ -9,7 +9,8 @@ import sys
 
 
 def test_rl_zoo3_train_starts_on_a_wadgym_env(tmp_path):
-    command = [sys.executable, "-m", "rl_zoo3.train", "--algo", "ppo", "--env", "DoomItems-v0", "--gym-packages", "wadgym",
+    command = [sys.executable, "-m", "rl_zoo3.train", "--algo", "ppo", "--env", "DoomItems-v0",
+               "--gym-packages", "wadgym",
                "-n", "128", "-f", str(tmp_path / "logs"), "--eval-freq", "-1", "--seed", "0",
                "-params", "n_steps:64", "batch_size:64", "n_epochs:1", "policy:'CnnPolicy'",
                "policy_kwargs:dict(features_extractor_class=get_class_by_name('wadgym.agents.features.SmallCNN'))"]

@@ -7,7 +7,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from wadgym.envs.doom_env import DoomEnv, BlockMean, BlockSample, env_arguments, map_name
+from wadgym.envs.doom_env import BlockMean, BlockSample, DoomEnv, env_arguments, map_name
 from wadgym.envs.items import ItemsEnv
 
 POSITION = ("POSITION_X", "POSITION_Y", "ANGLE")
@@ -122,7 +122,8 @@ def test_step_before_reset_and_bad_actions(make_env):
     ({"action_set": ["MOVE_FORWARD"]}, r"action_set=\['MOVE_FORWARD'\] is not valid; choose one of basic"),
     ({"downsample": "max"}, "downsample='max' is not valid; choose one of 'stride', 'mean'"),
     ({"color": "yes"}, "color='yes' is not valid; choose True"),
-    ({"game_variables": ("HEALTH", "MANA")}, r"game_variables: unknown GameVariable names \['MANA'\]; valid: .*POSITION_X"),
+    ({"game_variables": ("HEALTH", "MANA")},
+     r"game_variables: unknown GameVariable names \['MANA'\]; valid: .*POSITION_X"),
     ({"game_variables": None}, "game_variables=None must be a sequence of GameVariable names"),
     ({"game_variables": "HEALTH"}, "game_variables='HEALTH' must be a sequence"),
     ({"buffers": ("depth", "sound")}, r"buffers: unknown buffers \['sound'\]; valid: depth, labels, automap"),

@@ -50,7 +50,8 @@ def test_the_engine_holds_no_descriptor_of_its_process(start_game):
         start_game(None)
         (engine_process,) = engine.child_engines()
         pipe = os.fstat(write_end).st_ino
-        held = [os.stat(f"/proc/{engine_process.pid}/fd/{fd}").st_ino for fd in os.listdir(f"/proc/{engine_process.pid}/fd")]
+        fds = f"/proc/{engine_process.pid}/fd"
+        held = [os.stat(f"{fds}/{fd}").st_ino for fd in os.listdir(fds)]
         assert pipe not in held
         assert os.get_inheritable(write_end)  # as it was, once the engine started
     finally:

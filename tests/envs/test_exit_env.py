@@ -11,6 +11,7 @@ import pytest
 from wadgym.envs.exit import ExitEnv
 from wadgym.envs.scenarios.building import room_at, room_distances
 
+
 class ObjectsExitEnv(ExitEnv):
     """ExitEnv whose engine also reports every actor's position (state.objects)."""
 
@@ -43,7 +44,8 @@ def test_start_and_exit_are_where_info_says_in_rooms_far_enough_apart(preset, wa
             assert exits == [tuple(info["exit_position"].tolist())]
             assert (player.position_x, player.position_y) == tuple(info["start_position"].tolist())
             plan, p = env.level_plan(info["level_seed"]), env.params
-            for room, (x, y) in ((info["exit_room"], info["exit_position"]), (info["start_room"], info["start_position"])):
+            for room, (x, y) in ((info["exit_room"], info["exit_position"]),
+                                 (info["start_room"], info["start_position"])):
                 x0, y0, x1, y1 = plan.cells[room]
                 assert x0 + p.wall_clearance <= x <= x1 - p.wall_clearance
                 assert y0 + p.wall_clearance <= y <= y1 - p.wall_clearance
@@ -136,7 +138,8 @@ def test_seed_fixes_level_start_and_exit(make_env):
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"min_rooms": 5, "max_rooms": 0}, r"min_rooms=5: no room is sure to lie that far .* rows=3 x cols=3 rooms; valid: 1 to 4"),
+    ({"min_rooms": 5, "max_rooms": 0},
+     r"min_rooms=5: no room is sure to lie that far .* rows=3 x cols=3 rooms; valid: 1 to 4"),
     ({"min_rooms": 0}, "min_rooms=0 is out of range; valid: 1 to 14"),
     ({"min_rooms": 3}, "max_rooms=2 must be 0 \\(no limit\\) or at least min_rooms=3"),
     ({"rows": 0}, "rows=0 is out of range; valid: 1 to 8"),

@@ -32,7 +32,7 @@ import wadgym
 out = {}
 for env_id in json.loads(sys.argv[2]):
     env = gym.make(env_id, cache_dir=sys.argv[1])
-    actions = np.random.default_rng(1).integers(0, env.action_space.n, size=%d).tolist()
+    actions = np.random.default_rng(1).integers(0, env.action_space.n, size=int(sys.argv[3])).tolist()
     digest = hashlib.sha256()
     observation, info = env.reset(seed=123)
     rewards, infos = [], []
@@ -46,7 +46,7 @@ for env_id in json.loads(sys.argv[2]):
     env.close()
     out[env_id] = [digest.hexdigest(), rewards, hashlib.sha256("".join(infos).encode()).hexdigest()]
 print(json.dumps(out))
-""" % ROLLOUT_STEPS
+"""
 
 
 def test_the_table_is_what_is_registered():
@@ -71,8 +71,8 @@ def test_passes_gymnasium_and_sb3_checkers(spec, make_env):
 @pytest.fixture(scope="module")
 def rollouts_in_two_processes(wad_cache):
     ids = json.dumps([s.id for s in SPECS])
-    runs = [subprocess.run([sys.executable, "-c", ROLLOUT, wad_cache, ids], capture_output=True, text=True,
-                           timeout=600) for _ in range(2)]
+    runs = [subprocess.run([sys.executable, "-c", ROLLOUT, wad_cache, ids, str(ROLLOUT_STEPS)], capture_output=True,
+                           text=True, timeout=600) for _ in range(2)]
     for run in runs:
         assert run.returncode == 0, run.stderr
     return [json.loads(run.stdout.strip().splitlines()[-1]) for run in runs]

@@ -18,7 +18,8 @@ def rollout(capsys, *args) -> tuple[int, str, str]:
 
 def test_rollout_prints_each_episode_and_writes_a_video(capsys, tmp_path, wad_cache):
     video = tmp_path / "out.mp4"
-    args = ["DoomItems-v0", "--episodes", "2", "--seed", "4", "-k", f"cache_dir={wad_cache}", "-k", "max_episode_steps=40"]
+    args = ["DoomItems-v0", "--episodes", "2", "--seed", "4", "-k", f"cache_dir={wad_cache}",
+            "-k", "max_episode_steps=40"]
     code, out, _ = rollout(capsys, *args, "--video", str(video))
     assert code == 0
     rows = ROW.findall(out)

@@ -169,7 +169,7 @@ def test_building_plan_spreads_rooms_apart_with_openings_every_corridor_can_hold
     plan = plans[0]
     grid = building.grid_plan(np.random.default_rng(0), p)
     assert plan.doors == grid.doors and len(plan.openings) == len(plan.doors)   # the same room graph
-    for cell, room in zip(grid.cells, plan.cells):
+    for room in plan.cells[:len(grid.cells)]:
         assert room[2] - room[0] >= p.door_width + 64 and room[3] - room[1] >= p.door_width + 64
     for o in plan.openings:
         a, b = plan.cells[o.a], plan.cells[o.b]

@@ -154,7 +154,7 @@ def test_terminal_observation_is_the_episode_s_last_frame():
         venv.seed(4)
         first = venv.reset()
         np.testing.assert_array_equal(first[0], single.reset(seed=4)[0])
-        for step in range(3):
+        for _ in range(3):
             observations, _, dones, infos = venv.step(np.array([0, 1]))
             expected, _, terminated, truncated, _ = single.step(0)
         assert dones.all() and infos[0]["TimeLimit.truncated"] and truncated and not terminated

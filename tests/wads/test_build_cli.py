@@ -11,6 +11,7 @@ from wadgym.cli import main
 from wadgym.envs.scenarios import build_scenario_wad
 from wadgym.wads import read_lumps
 
+
 def test_build_rooms_with_preview_seed_and_overrides(tmp_path, capsys):
     wad, png = tmp_path / "rooms.wad", tmp_path / "rooms.png"
     code = main(["build", "rooms", "-o", str(wad), "--preview", str(png), "--seed", "3", "--set", "n_items=2",
@@ -57,7 +58,8 @@ def test_set_reads_values_as_every_key_value_option_does(tmp_path, scenario, set
     assert wad.read_bytes() == build_scenario_wad(scenario, params)
 
 
-BAD_ACS = "return Level(map=m, scripts='#include \"zcommon.acs\"\\nscript 1 ENTER\\n{\\n    GiveInventroy(\"Medikit\", 1);\\n}\\n')"
+BAD_ACS = ("return Level(map=m, scripts='#include \"zcommon.acs\"\\nscript 1 ENTER\\n{\\n"
+           "    GiveInventroy(\"Medikit\", 1);\\n}\\n')")
 
 
 def test_an_acs_error_is_reported_at_its_line_not_as_a_traceback(tmp_path, capsys, user_scenario):

@@ -34,7 +34,8 @@ print(json.dumps({"itemcount": itemcount, "health": health}))
 def run_engine(wad_path, forward_tics: int = 1) -> dict:
     result = subprocess.run([sys.executable, "-c", ENGINE_RUN, str(wad_path), str(forward_tics)],
                             capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, f"the engine failed on {wad_path} (exit {result.returncode}): {result.stderr[-2000:]}"
+    assert result.returncode == 0, (f"the engine failed on {wad_path} (exit {result.returncode}): "
+                                    f"{result.stderr[-2000:]}")
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
@@ -59,7 +60,8 @@ BAD_ACTORS = [
      r"actor 'X': unknown flag '\+COUNTITM' \(did you mean '\+COUNTITEM'.*valid_flags\('Medikit'\) lists all"),
     (Actor("X", parent="Medikit", flags=["-INVENTORY.ALWAYSPIKUP"]),
      r"unknown flag '-INVENTORY.ALWAYSPIKUP' \(did you mean '-INVENTORY.ALWAYSPICKUP'"),
-    (Actor("X", parent="Medikit", flags=["+ITEM.COUNTITEM"]), r"unknown class prefix 'ITEM.' \(the prefixes are 'ACTOR.'"),
+    (Actor("X", parent="Medikit", flags=["+ITEM.COUNTITEM"]),
+     r"unknown class prefix 'ITEM.' \(the prefixes are 'ACTOR.'"),
     (Actor("X", parent="Column", properties={"Inventory.Amount": 5}),
      r"property 'Inventory.Amount' applies only to actors inheriting Inventory, and this one inherits Column -> Actor"),
     (Actor("X", parent="GreenArmor", properties={"Health.LowMessage": (25, "low")}),
@@ -68,7 +70,8 @@ BAD_ACTORS = [
      r"'Armor.SaveAmount' applies only to actors inheriting BasicArmorPickup or BasicArmorBonus"),
     (Actor("X", parent="Column", flags=["+INVENTORY.ALWAYSPICKUP"]),
      r"flag '\+INVENTORY.ALWAYSPICKUP' applies only to actors inheriting Inventory"),
-    (Actor("X", parent="Column", flags=["+ALWAYSPICKUP"]), r"flag '\+ALWAYSPICKUP' applies only to actors inheriting Inventory"),
+    (Actor("X", parent="Column", flags=["+ALWAYSPICKUP"]),
+     r"flag '\+ALWAYSPICKUP' applies only to actors inheriting Inventory"),
     (Actor("X", parent="Medikit", properties={"Scale": "big"}), r"property 'Scale' takes a number; got 'big'"),
     (Actor("X", parent="Medikit", properties={"Scale": (1, 2)}), r"property 'Scale' takes a number; got \(1, 2\)"),
     (Actor("X", parent="Medikit", properties={"Health.LowMessage": 25}),
@@ -88,7 +91,8 @@ BAD_ACTORS = [
     (Actor("X", parent="Medikit", properties={"Inventory.PickupMessage": '"Got it"'}),
      r"strings are quoted for you: give 'Got it', not '\"Got it\"'"),
     # Expressions: one '(...)' group the engine's expression grammar reads.
-    (Actor("X", parent="DoomImpBall", properties={"Damage": "(1 +"}), r"'Damage': the expression '\(1 \+' has unbalanced"),
+    (Actor("X", parent="DoomImpBall", properties={"Damage": "(1 +"}),
+     r"'Damage': the expression '\(1 \+' has unbalanced"),
     (Actor("X", parent="DoomImpBall", properties={"Damage": "(1) + 2"}), r"must be one '\(...\)' group"),
     (Actor("X", parent="DoomImpBall", properties={"Damage": "(randum(1, 8))"}),
      r"calls 'randum', which is not an expression function"),
@@ -115,7 +119,8 @@ BAD_STATES = [
                            r"action_functions\('Medikit'\)"),
     (["MEDI A 5 A_Look()"], 1, r"has an empty argument \(the engine refuses '\(\)'"),
     (["MEDI A 5 A_Look(1)"], 1, r"A_Look takes no arguments"),
-    (["MEDI A 5 A_Jump(128)"], 1, r"A_Jump needs at least 2 arguments, got 1: A_Jump\(int chance = 256, state label, \.\.\.\)"),
+    (["MEDI A 5 A_Jump(128)"], 1,
+     r"A_Jump needs at least 2 arguments, got 1: A_Jump\(int chance = 256, state label, \.\.\.\)"),
     (["MEDI A 5 A_Jump(128, Spawn)"], 1, r"A_Jump argument 2 \(Spawn\): takes a quoted state label"),
     (["MEDI A 5 A_Jump(128, \"Spwn\")"], 1, r"no state 'Spwn' in this actor or its ancestors \(did you mean 'spawn'"),
     (["MEDI AB 5 A_Jump(128, 1)"], 1, r"a jump offset needs a frame line with one frame letter"),
@@ -125,7 +130,8 @@ BAD_STATES = [
     (["MEDI A 5 A_SetAngle(angel + 1)"], 1, r"uses 'angel', which is not a constant or member variable .*'ANGLE'"),
     (["MEDI A 5 A_SpawnItem(\"Medikt\")"], 1, r"'Medikt' names no actor class"),
     (["MEDI A 5 A_GiveInventory(\"DoomImp\")"], 1, r"'DoomImp' is not a kind of Inventory"),
-    (["MEDI A 5 A_ZoomFactor(2)"], 1, r"action A_ZoomFactor belongs to actors inheriting Weapon, and this one inherits X -> Medikit"),
+    (["MEDI A 5 A_ZoomFactor(2)"], 1,
+     r"action A_ZoomFactor belongs to actors inheriting Weapon, and this one inherits X -> Medikit"),
     (["MEDI A 5 HealThing(10)"], 1, r"line specials go through A_CallSpecial"),
     (["MEDI A 5", "Goto Spwn"], 2, r"no state 'Spwn'"),
     (["MEDI A 5", "Goto Spawn+1"], 2, r"Spawn\+1 is past the last state: Spawn has 1 states"),
@@ -242,7 +248,8 @@ def test_the_engine_loads_every_flag_and_property_of_the_table(tmp_path):
 def test_every_action_function_the_engine_declares_passes_and_loads(tmp_path):
     """Each action function an imp may call, with every parameter given a sample of its type."""
     samples = {"x": "1", "y": "1.5", "s": '"imp/sight"', "t": '"text"', "l": '"Spawn"', "c": '"red"'}
-    classes = {"inventory": '"Clip"', "weapon": '"Pistol"', "basicarmorbonus": '"ArmorBonus"', "specialspot": '"BossSpot"'}
+    classes = {"inventory": '"Clip"', "weapon": '"Pistol"', "basicarmorbonus": '"ArmorBonus"',
+               "specialspot": '"BossSpot"'}
     lines = []
     for action in sorted(decorate_states._callable(iwad.ancestry("DoomImp")).values(), key=lambda a: a.name):
         arguments = [classes.get(p.class_name.lower(), '"DoomImpBall"') if p.kind == "m" else samples[p.kind]
@@ -257,10 +264,11 @@ def test_every_action_function_the_engine_declares_passes_and_loads(tmp_path):
 
 def test_custom_states_load_and_the_item_is_still_picked_up(tmp_path):
     states = {
-        "Spawn": ["MEDI A 10 BRIGHT", "MEDI A random(2, 8) A_SetScale(1.5)", '"####" "#" 5 A_Jump(128, "Spin", "Spawn")',
-                  "Loop"],
+        "Spawn": ["MEDI A 10 BRIGHT", "MEDI A random(2, 8) A_SetScale(1.5)",
+                  '"####" "#" 5 A_Jump(128, "Spin", "Spawn")', "Loop"],
         "Spin": ["MEDI A 4 Offset(-1, 2) A_SetAngle(angle + random(-10, 10))",
-                 'MEDI A 1 A_SpawnItemEx("Clip", 0, 0, 8, 0, 0, frandom(1, 2), 0, SXF_NOCHECKPOSITION)', "Goto Spawn+1"],
+                 'MEDI A 1 A_SpawnItemEx("Clip", 0, 0, 8, 0, 0, frandom(1, 2), 0, SXF_NOCHECKPOSITION)',
+                 "Goto Spawn+1"],
     }
     item = Actor("WadgymStatesItem", parent="Medikit", ednum=20001, flags=["+COUNTITEM", "+INVENTORY.ALWAYSPICKUP"],
                  properties={"Inventory.PickupMessage": '"quoted'}, states=states)

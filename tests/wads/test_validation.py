@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from wadgym.wads import Actor, Level, MapBuilder, build_wad, write_wad
 from wadgym.files import write_all_atomic, write_atomic
+from wadgym.wads import Actor, Level, MapBuilder, build_wad, write_wad
 
 
 def room_with_start(**style) -> tuple[MapBuilder, object]:
@@ -35,7 +35,8 @@ def test_zero_length_line():
 
 
 @pytest.mark.parametrize("add, message", [
-    (lambda m, room: m.add_room(0, 300, 64, 364, ceiling_height=-8), r"room 1: ceiling_height -8 is below floor_height 0"),
+    (lambda m, room: m.add_room(0, 300, 64, 364, ceiling_height=-8),
+     r"room 1: ceiling_height -8 is below floor_height 0"),
     (lambda m, room: m.add_area(room, [(16, 16), (64, 16), (64, 64)], floor_height=160),
      r"area 0 of room 0: ceiling_height 128 is below floor_height 160"),
     (lambda m, room: m.add_area(room, [(16, 16), (64, 16), (64, 64)], ceiling_height=-16),

@@ -13,8 +13,7 @@ import omg
 import pytest
 from omg.udmf import UMapEditor
 
-from wadgym.wads import EMPTY_BEHAVIOR, Level, MapBuilder, build_wad, read_lumps, write_wad
-from wadgym.wads import iwad
+from wadgym.wads import EMPTY_BEHAVIOR, Level, MapBuilder, build_wad, iwad, read_lumps, write_wad
 
 WADS_DIR = Path(__file__).resolve().parents[2] / "wads"
 
