@@ -185,7 +185,10 @@ def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
         "| scripted (test) | trained/random (test) | gap (train - test) | meets the bar | commit |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for (env_id, budget), rows in sorted(groups.items()):
+    from wadgym.envs.registration import ENVS
+
+    order = {env_id: i for i, env_id in enumerate(ENVS)}
+    for (env_id, budget), rows in sorted(groups.items(), key=lambda kv: (kv[0][1], order.get(kv[0][0], 1e9))):
         rows.sort(key=lambda r: r["seed"])
         test = [r["eval"]["test"] for r in rows]
         train = [r["eval"]["train"] for r in rows]
@@ -203,10 +206,27 @@ def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
                      f"{len(rows)} | {mean_spread(random_test)} | {mean_spread(trained_train)} | "
                      f"{mean_spread(trained_test)} | {mean_spread(scripted_test)} | {ratio} | {mean_spread(gaps)} | "
                      f"{verdict(t_mean, r_mean, s_mean)} | {commits} |")
+    import yaml
+
+    from wadgym.envs.registration import score_name
+
+    for env_id in benchmark_ids("cpu"):
+        if (env_id, "cpu") not in groups:
+            steps = yaml.safe_load(hyperparams_file("cpu").read_text())[env_id]["n_timesteps"]
+            lines.append(f"| {env_id} | {score_name(env_id)} | cpu: {int(steps):,} | - | 0 | - | - | - | - | - | - "
+                         "| not run yet | - |")
     lines += ["", "Commands:", ""]
     lines += sorted({f"- `{r['command']}`" for r in data["runs"].values()})
     write_text_atomic(md_path, "\n".join(lines) + "\n")
     plot_curves(groups, curves_path)
+    readme = ROOT / "README.md"
+    if md_path.resolve().parent == (ROOT / "docs").resolve() and readme.is_file():
+        text = readme.read_text()
+        start, end = "<!-- benchmark:start -->\n", "<!-- benchmark:end -->\n"
+        if start in text and end in text:
+            table = [line for line in lines if line.startswith("|")]
+            head, rest = text.split(start, 1)
+            write_text_atomic(readme, head + start + "\n".join(table) + "\n" + end + rest.split(end, 1)[1])
 
 
 def plot_curves(groups: dict[tuple[str, str], list[dict[str, Any]]], path: Path) -> None:
