@@ -14,18 +14,6 @@ import yaml
 pytest.importorskip("pettingzoo")
 
 ENV_ID = "DoomItemsDuel-v0"
-TINY = {
-    "n_envs": 1,
-    "n_timesteps": 128,
-    "policy": "CnnPolicy",
-    "frame_stack": 2,
-    "n_steps": 64,
-    "batch_size": 64,
-    "n_epochs": 1,
-    "learning_rate": "lin_3e-4",
-    "policy_kwargs": "dict(features_extractor_class=SmallCNN, features_extractor_kwargs=dict(features_dim=32), net_arch=[])",
-    "env_kwargs": {"resolution": [30, 40], "num_levels": 4, "max_steps": 40},
-}
 
 
 def wadgym(*args: str) -> list[str]:
@@ -41,8 +29,11 @@ def run(command: list[str], process_session, timeout: float = 300) -> subprocess
     return subprocess.CompletedProcess(command, process.returncode, out, err)
 
 
-def test_selfplay_trains_and_meets_random_head_to_head_on_held_out_levels(tmp_path, process_session):
-    (tmp_path / "hp.yml").write_text(yaml.safe_dump({ENV_ID: TINY}))
+def test_selfplay_trains_and_meets_random_head_to_head_on_held_out_levels(tmp_path, process_session, tiny_settings):
+    # One game of two players (two slots), 128 agent steps; short episodes on 4 training levels.
+    tiny = {**tiny_settings, "n_envs": 1, "n_timesteps": 128}
+    tiny["env_kwargs"].update(num_levels=4, max_steps=40)
+    (tmp_path / "hp.yml").write_text(yaml.safe_dump({ENV_ID: tiny}))
     run_dir = tmp_path / "run"
     result = run(wadgym("train", "--env", ENV_ID, "--hyperparams", str(tmp_path / "hp.yml"), "--run-dir",
                         str(run_dir), "--eval-episodes", "2", "--no-progress", "--seed", "0"), process_session)
