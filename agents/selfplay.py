@@ -152,14 +152,26 @@ def play(env, seats: list, seed: int, frames: list | None = None) -> dict[str, A
     return {"seed": seed, "items": [int(infos[a]["items_collected"]) for a in agents], "length": length}
 
 
-def evaluate(run: Path, episodes: int, seed: int) -> dict[str, Any]:
+def evaluate(run: Path, episodes: int, seed: int, levels: str = "test") -> dict[str, Any]:
     """Trained vs random (the trained policy takes player_0 in even episodes, player_1 in odd ones) and
-    trained vs trained, on seeds seed .. seed + episodes - 1."""
+    trained vs trained, on seeds seed .. seed + episodes - 1 of held-out test levels (`levels="test"`:
+    from TEST_START_LEVEL on, as many as the run trained on) or of the training levels ("train")."""
     from wadgym.agents import runfolder
+    from wadgym.agents.evaluate import TEST_START_LEVEL
     from wadgym.envs.multi import make
 
     config = runfolder.load_config(Path(run))
-    env = make(config["env"], **(config["hyperparams"].get("env_kwargs") or {}))
+    env_kwargs = dict(config["hyperparams"].get("env_kwargs") or {})
+    if levels == "test":  # as many held-out levels as the training range had, from TEST_START_LEVEL on
+        from wadgym.envs.multi import MULTI_ENVS
+
+        count = int({**MULTI_ENVS[config["env"]][1], **env_kwargs}.get("num_levels", 0))
+        start = int(env_kwargs.get("start_level", 0))
+        if count == 0 or start + count > TEST_START_LEVEL:
+            raise ValueError(f"the run trained on levels {start}..{start + count - 1 if count else 'unlimited'}, "
+                             f"which overlap the test levels (from {TEST_START_LEVEL}); use levels='train'")
+        env_kwargs.update(start_level=TEST_START_LEVEL, num_levels=count)
+    env = make(config["env"], **env_kwargs)
     try:
         space = env.action_space(env.possible_agents[0])
         trained = [_Seat(run, space) for _ in env.possible_agents]
@@ -175,7 +187,7 @@ def evaluate(run: Path, episodes: int, seed: int) -> dict[str, Any]:
     finally:
         env.close()
     t, r = float(np.mean([h["trained"] for h in head])), float(np.mean([h["random"] for h in head]))
-    return {"env": config["env"], "episodes": episodes, "seeds": [seed, seed + episodes - 1],
+    return {"env": config["env"], "episodes": episodes, "seeds": [seed, seed + episodes - 1], "levels": levels,
             "vs_random": {"trained_items": t, "random_items": r, "ratio": t / r if r else None, "episodes": head},
             "vs_self": {"items_per_player": np.mean(selfplay, axis=0).tolist(), "episodes": selfplay}}
 
@@ -184,7 +196,8 @@ def format_evaluation(result: dict[str, Any]) -> str:
     h, s = result["vs_random"], result["vs_self"]
     ratio = "n/a (random took none)" if h["ratio"] is None else f"{h['ratio']:.2f}x"
     return "\n".join([
-        f"{result['env']}: {result['episodes']} episodes per match, seeds {result['seeds'][0]}..{result['seeds'][1]}",
+        f"{result['env']}: {result['episodes']} episodes per match on {result.get('levels', 'train')} levels, "
+        f"seeds {result['seeds'][0]}..{result['seeds'][1]}",
         f"trained vs random (seats alternate): items/episode trained {h['trained_items']:.2f}, "
         f"random {h['random_items']:.2f}: {ratio}",
         "trained vs trained: items/episode per player " + ", ".join(f"{x:.2f}" for x in s["items_per_player"]),

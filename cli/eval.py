@@ -36,7 +36,11 @@ def run(args: argparse.Namespace) -> int:
     if (Path(args.run) / "config.yml").is_file() and runfolder.load_config(Path(args.run)).get("selfplay"):
         from wadgym.agents import selfplay
 
-        print(selfplay.format_evaluation(selfplay.evaluate(Path(args.run), args.episodes, args.seed)))  # head-to-head
+        try:  # head-to-head matches
+            print(selfplay.format_evaluation(selfplay.evaluate(Path(args.run), args.episodes, args.seed, args.levels)))
+        except ValueError as exc:
+            print(f"wadgym eval: {exc}", file=sys.stderr)
+            return 2
         return 0
     try:
         if args.episodes < 1:

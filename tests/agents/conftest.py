@@ -30,6 +30,12 @@ def env_id() -> str:
     return ENV_ID
 
 
+@pytest.fixture
+def tiny_settings() -> dict:
+    """A copy of TINY, for tests that write their own hyperparameter file."""
+    return {**TINY, "env_kwargs": dict(TINY["env_kwargs"])}
+
+
 @pytest.fixture(scope="session")
 def tiny_hyperparams(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("hyperparams") / "tiny.yml"
