@@ -45,11 +45,13 @@ _DUP = OP.DUP
 
 
 class Emitter:
-    """The growing lump: p-codes appended as acc appends them, merging runs of PUSHBYTE like acc does."""
+    """The growing lump of compact (``ACSe``) code: p-codes appended as acc appends them, merging runs of
+    PUSHBYTE like acc does. WideEmitter writes the four-byte (``ACSE``) form."""
 
-    def __init__(self, compact: bool = True):
+    compact = True
+
+    def __init__(self):
         self.buf = bytearray(b"ACS\0\0\0\0\0")  # code starts at 8; the directory offset is patched last
-        self.compact = compact
         self.run_start = 0  # address of the PUSHBYTE that began the current run, 0 if none
         self.last = OP.NOP  # last p-code appended (acc's pc_LastAppendedCommand)
 
@@ -58,38 +60,44 @@ class Emitter:
         return len(self.buf)
 
     def op(self, pcode: int) -> None:
-        buf = self.buf
         self.last = pcode
-        if not self.compact:
-            buf += _pack_uint(pcode)
-            return
-        duplicate = False
         if self.run_start:
-            if pcode == _DUP:
-                pcode = _PUSHBYTE  # a DUP after PUSHBYTE n becomes another PUSHBYTE n, merged below
-                duplicate = True
-            elif pcode != _PUSHBYTE:
+            if pcode == _DUP:  # a DUP after PUSHBYTE n becomes another PUSHBYTE n, merged later
+                buf = self.buf
+                buf.append(_PUSHBYTE)
+                buf.append(buf[-2])
+                return
+            if pcode != _PUSHBYTE:
                 self.flush()
         elif pcode == _PUSHBYTE:
-            self.run_start = len(buf)
+            self.run_start = len(self.buf)
         if pcode < COMPACT_SPLIT:  # pcodes.py's compact opcode encoding, inlined: this runs per p-code
-            buf.append(pcode)
+            self.buf.append(pcode)
         else:
-            buf.append(COMPACT_SPLIT + ((pcode - COMPACT_SPLIT) >> 8))
-            buf.append((pcode - COMPACT_SPLIT) & 255)
-        if duplicate:
-            buf.append(buf[-2])
+            self.buf += bytes((COMPACT_SPLIT + ((pcode - COMPACT_SPLIT) >> 8), (pcode - COMPACT_SPLIT) & 255))
+
+    def op_index(self, pcode: int, value: int) -> None:
+        """``op(pcode)`` then ``index(value)``, for a p-code that takes a variable's, array's, function's or
+        special's number (never PUSHBYTE or DUP, so only the run before it needs ending)."""
+        if self.run_start:
+            self.flush()
+        if pcode >= COMPACT_SPLIT:
+            self.op(pcode)
+            self.buf.append(value & 255)
+            return
+        self.last = pcode
+        buf = self.buf
+        buf.append(pcode)
+        buf.append(value & 255)
 
     def flush(self) -> None:
         """End the current PUSHBYTE run, merging it into PUSH2BYTES..PUSH5BYTES or PUSHBYTES."""
         start = self.run_start
         self.run_start = 0
-        if not start:
-            return
         buf = self.buf
-        values = bytes(buf[start + 1::2])
-        if len(values) < 2:
+        if not start or len(buf) - start <= 2:  # no run, or a single PUSHBYTE: it stays as it is
             return
+        values = bytes(buf[start + 1::2])
         merged = bytearray()
         for at in range(0, len(values), 255):  # PUSHBYTES counts in one byte; acc would overflow it
             chunk = values[at:at + 255]
@@ -113,10 +121,7 @@ class Emitter:
 
     def index(self, value: int) -> None:
         """A variable, array, function or special number operand: one byte compact, four otherwise."""
-        if self.compact:
-            self.buf.append(value & 255)
-        else:
-            self.buf += _pack_uint(value & 0xFFFFFFFF)
+        self.buf.append(value & 255)
 
     def int32(self, value: int) -> None:
         self.buf += _pack_uint(value & 0xFFFFFFFF)
@@ -127,12 +132,16 @@ class Emitter:
     def push(self, value: int) -> None:
         """acc's PC_AppendPushVal: PUSHBYTE for 0..255 in compact code, else PUSHNUMBER."""
         value &= 0xFFFFFFFF
-        if self.compact and value <= 255:
-            self.op(_PUSHBYTE)
-            self.buf.append(value)
-        else:
+        if value > 255:
             self.op(OP.PUSHNUMBER)
             self.buf += _pack_uint(value)
+            return
+        buf = self.buf
+        if not self.run_start:  # op(PUSHBYTE), inlined
+            self.run_start = len(buf)
+        self.last = _PUSHBYTE
+        buf.append(_PUSHBYTE)
+        buf.append(value)
 
     def jump_slot(self) -> int:
         """Reserve four bytes for a forward jump target; returns where to patch."""
@@ -146,6 +155,28 @@ class Emitter:
 
     def align4(self) -> None:
         self.buf += bytes(-len(self.buf) % 4)
+
+
+class WideEmitter(Emitter):
+    """The four-byte (``ACSE``, #nocompact) form: every opcode and index operand is a u32, numbers are pushed
+    with PUSHNUMBER, and nothing is merged."""
+
+    compact = False
+
+    def op(self, pcode: int) -> None:
+        self.last = pcode
+        self.buf += _pack_uint(pcode)
+
+    def op_index(self, pcode: int, value: int) -> None:
+        self.last = pcode
+        self.buf += _pack_uint(pcode) + _pack_uint(value & 0xFFFFFFFF)
+
+    def index(self, value: int) -> None:
+        self.buf += _pack_uint(value & 0xFFFFFFFF)
+
+    def push(self, value: int) -> None:
+        self.op(OP.PUSHNUMBER)
+        self.buf += _pack_uint(value & 0xFFFFFFFF)
 
 
 class _Flow:
@@ -175,7 +206,7 @@ class Generator:
         self.findings = findings
         self.facts = findings.facts
         self.compact = findings.compact
-        self.out = Emitter(self.compact)
+        self.out = Emitter() if self.compact else WideEmitter()
         self.tag_strings = findings.library is not None  # a library tags each string it pushes (TAGSTRING)
         self.flows: list[_Flow] = []
         self.switches: list[_Flow] = []
@@ -248,26 +279,22 @@ class Generator:
             fact = self.facts[decl]
             if type(fact) is Variable:
                 self.expr(decl.init)
-                out.op(OP.ASSIGNSCRIPTVAR)
-                out.index(fact.index)
+                out.op_index(OP.ASSIGNSCRIPTVAR, fact.index)
             else:
                 sym, elements = fact
                 for offset, item in elements:
                     out.push(offset)
                     self.expr(item)
-                    out.op(OP.ASSIGNSCRIPTARRAY)
-                    out.index(sym.index)
+                    out.op_index(OP.ASSIGNSCRIPTARRAY, sym.index)
 
     def assign(self, node: ast.Assign) -> None:
         sym = self.store_target(node.target)
         self.expr(node.value)
-        self.out.op(VARIABLE_OPS[node.op, sym.kind])
-        self.out.index(sym.index)
+        self.out.op_index(VARIABLE_OPS[node.op, sym.kind], sym.index)
 
     def incdec_statement(self, node: ast.IncDecStatement) -> None:
         sym = self.store_target(node.target)
-        self.out.op(VARIABLE_OPS[node.op, sym.kind])
-        self.out.index(sym.index)
+        self.out.op_index(VARIABLE_OPS[node.op, sym.kind], sym.index)
 
     def store_target(self, target: ast.Expr) -> Variable:
         """The variable an assignment changes; for an array element, its offset is pushed first."""
@@ -330,8 +357,7 @@ class Generator:
             self.expr(arg)
             if i == 0:
                 out.op(OP.DUP)
-        out.op(OP.LSPEC1 + len(call.args) - 1)
-        out.index(80)
+        out.op_index(OP.LSPEC1 + len(call.args) - 1, 80)
         out.op(OP.SCRIPTWAIT)
 
     def if_statement(self, node: ast.If) -> None:
@@ -501,10 +527,12 @@ class Generator:
         kind = type(node)
         if kind is ast.Number:
             self.out.push(node.value)
-        elif kind is ast.Name and type(self.facts[node]) is Variable:  # the commonest case, inlined
+        elif kind is ast.Name:
             sym = self.facts[node]
-            self.out.op(PUSH_OPS[sym.kind])
-            self.out.index(sym.index)
+            if type(sym) is Variable:  # the commonest case, inlined
+                self.out.op_index(PUSH_OPS[sym.kind], sym.index)
+            else:
+                self.name(node)
         elif kind is ast.Binary:
             self.binary(node)
         else:
@@ -526,8 +554,7 @@ class Generator:
     def name(self, node: ast.Name) -> None:
         sym = self.facts[node]
         if type(sym) is Variable:
-            self.out.op(VARIABLE_OPS["push", sym.kind])
-            self.out.index(sym.index)
+            self.out.op_index(VARIABLE_OPS["push", sym.kind], sym.index)
         elif type(sym) is bi.Constant:
             self.out.push(sym.value)
             if self.tag_strings and sym in self.findings.string_constants:
@@ -538,8 +565,7 @@ class Generator:
     def subscript(self, node: ast.Subscript) -> None:
         sym = self.facts[node.base]
         self.element_offset(node)
-        self.out.op(VARIABLE_OPS["push", sym.kind])
-        self.out.index(sym.index)
+        self.out.op_index(VARIABLE_OPS["push", sym.kind], sym.index)
 
     def element_offset(self, node: ast.Subscript) -> None:
         """Push the flat element offset of ``node``, as acc's ParseArrayIndices computes it."""
@@ -572,17 +598,13 @@ class Generator:
             self.element_offset(target)
             out.op(OP.DUP)
         if node.prefix:
-            out.op(step)
-            out.index(sym.index)
-            out.op(load)
-            out.index(sym.index)
+            out.op_index(step, sym.index)
+            out.op_index(load, sym.index)
         else:
-            out.op(load)
-            out.index(sym.index)
+            out.op_index(load, sym.index)
             if is_element:
                 out.op(OP.SWAP)
-            out.op(step)
-            out.index(sym.index)
+            out.op_index(step, sym.index)
 
     def strparam(self, node: ast.StrParam) -> None:
         self.out.op(OP.BEGINPRINT)
@@ -652,8 +674,7 @@ class Generator:
         if kind is Function:
             for arg in node.args:
                 self.expr(arg)
-            out.op(OP.CALLDISCARD if discard else OP.CALL)
-            out.index(target.number)
+            out.op_index(OP.CALLDISCARD if discard else OP.CALL, target.number)
         elif kind is bi.Internal:
             self.internal(node, target, facts)
             if discard and target.returns:
@@ -673,8 +694,7 @@ class Generator:
                 self.expr(arg)
             for _ in range(len(node.args), 5):
                 out.push(0)
-            out.op(OP.LSPEC5RESULT)
-            out.index(target.number)
+            out.op_index(OP.LSPEC5RESULT, target.number)
 
     def callfunc(self, argc: int, index: int) -> None:
         out = self.out
@@ -696,8 +716,7 @@ class Generator:
             return
         for arg in node.args:
             self.expr(arg)
-        out.op(OP.LSPEC1 + len(node.args) - 1)
-        out.index(special.number)
+        out.op_index(OP.LSPEC1 + len(node.args) - 1, special.number)
 
     def special_direct(self, number: int, values: list[int]) -> None:
         out = self.out
