@@ -114,6 +114,11 @@ class Findings:
     string_constants: set = field(default_factory=set)  # a library's #defines of strings (pushed tagged)
 
 
+# Statements that cannot hold a case label (only compound, if, loop and switch statements nest others).
+_HOLDS_NO_CASE = frozenset((ast.Empty, ast.VarDecl, ast.Assign, ast.IncDecStatement, ast.StatementList,
+                            ast.ExprStatement, ast.Print, ast.HudMessage, ast.ExecuteWait, ast.Jump, ast.Return,
+                            ast.CreateTranslation))
+
 _KIND_WORDS = {"special": "line special", "internal": "built-in function", "callfunc": "built-in function",
                "constant": "constant"}
 
@@ -825,6 +830,8 @@ class Checker:
                 self._switch_body(stmt)
         elif type(node) is ast.Case:
             self.case_label(node, allowed=True)
+        elif type(node) in _HOLDS_NO_CASE:
+            self.statement(node)
         else:
             saved, self.body.switches = self.body.switches, self.body.switches + [None]
             self.statement(node)
@@ -897,11 +904,22 @@ class Checker:
         kind = type(node)
         if kind is ast.Number:
             return
+        if kind is ast.Name:  # the commonest case, inlined: a name that means a scalar variable
+            key = node.name
+            sym = self.names.get(key)
+            if sym is None and self.body is not None:
+                sym = self.body.locals.get(key)
+            if type(sym) is Variable and not sym.is_array:
+                self.facts[node] = sym
+            else:
+                self.name(node, value_used)
+            return
         if kind is ast.Binary:
             first, links = ast.binary_chain(node)
             self.expr(first)
             for link in links:  # source order, which is the string pool's order
-                self.expr(link.right)
+                if type(link.right) is not ast.Number:
+                    self.expr(link.right)
             return
         self._EXPRESSIONS[kind](self, node, value_used)
 

@@ -10,7 +10,7 @@ from . import builtins as bi
 from .checks import MORPH_STRING_ARGS, Findings, Function, Variable
 from .format import SCRIPT_TYPES
 from .objfile import FunctionInfo, Module, ScriptInfo
-from .pcodes import COMPACT_SPLIT, PCD
+from .pcodes import COMPACT_SPLIT, OP
 
 _pack_uint = struct.Struct("<I").pack
 _pack_ushort = struct.Struct("<H").pack
@@ -21,84 +21,92 @@ _SCOPE_SUFFIX = {"scriptvar": "SCRIPTVAR", "mapvar": "MAPVAR", "worldvar": "WORL
 _ASSIGN_PREFIX = {"=": "ASSIGN", "+=": "ADD", "-=": "SUB", "*=": "MUL", "/=": "DIV", "%=": "MOD", "&=": "AND",
                   "^=": "EOR", "|=": "OR", "<<=": "LS", ">>=": "RS", "++": "INC", "--": "DEC", "push": "PUSH"}
 # (operator, variable kind) -> p-code, e.g. ("+=", "mapvar") -> ADDMAPVAR
-VARIABLE_OPS = {(op, kind): PCD[prefix + suffix]
+VARIABLE_OPS = {(op, kind): getattr(OP, prefix + suffix)
                 for op, prefix in _ASSIGN_PREFIX.items() for kind, suffix in _SCOPE_SUFFIX.items()}
 PUSH_OPS = {kind: VARIABLE_OPS["push", kind] for kind in _SCOPE_SUFFIX}  # the commonest, by kind alone
-BINARY_OPS = {"||": PCD.ORLOGICAL, "&&": PCD.ANDLOGICAL, "|": PCD.ORBITWISE, "^": PCD.EORBITWISE,
-              "&": PCD.ANDBITWISE, "==": PCD.EQ, "!=": PCD.NE, "<": PCD.LT, "<=": PCD.LE, ">": PCD.GT,
-              ">=": PCD.GE, "<<": PCD.LSHIFT, ">>": PCD.RSHIFT, "+": PCD.ADD, "-": PCD.SUBTRACT,
-              "*": PCD.MULTIPLY, "/": PCD.DIVIDE, "%": PCD.MODULUS}
-UNARY_OPS = {"-": PCD.UNARYMINUS, "!": PCD.NEGATELOGICAL, "~": PCD.NEGATEBINARY}
-PRINT_OPS = {"s": PCD.PRINTSTRING, "l": PCD.PRINTLOCALIZED, "i": PCD.PRINTNUMBER, "d": PCD.PRINTNUMBER,
-             "c": PCD.PRINTCHARACTER, "n": PCD.PRINTNAME, "f": PCD.PRINTFIXED, "k": PCD.PRINTBIND,
-             "b": PCD.PRINTBINARY, "x": PCD.PRINTHEX}
+BINARY_OPS = {"||": OP.ORLOGICAL, "&&": OP.ANDLOGICAL, "|": OP.ORBITWISE, "^": OP.EORBITWISE,
+              "&": OP.ANDBITWISE, "==": OP.EQ, "!=": OP.NE, "<": OP.LT, "<=": OP.LE, ">": OP.GT,
+              ">=": OP.GE, "<<": OP.LSHIFT, ">>": OP.RSHIFT, "+": OP.ADD, "-": OP.SUBTRACT,
+              "*": OP.MULTIPLY, "/": OP.DIVIDE, "%": OP.MODULUS}
+UNARY_OPS = {"-": OP.UNARYMINUS, "!": OP.NEGATELOGICAL, "~": OP.NEGATEBINARY}
+PRINT_OPS = {"s": OP.PRINTSTRING, "l": OP.PRINTLOCALIZED, "i": OP.PRINTNUMBER, "d": OP.PRINTNUMBER,
+             "c": OP.PRINTCHARACTER, "n": OP.PRINTNAME, "f": OP.PRINTFIXED, "k": OP.PRINTBIND,
+             "b": OP.PRINTBINARY, "x": OP.PRINTHEX}
 # a: prints (whole array, ranged) and strcpy targets, by array kind
 CHAR_ARRAY_OPS = {
-    "maparray": (PCD.PRINTMAPCHARARRAY, PCD.PRINTMAPCHRANGE, PCD.STRCPYTOMAPCHRANGE),
-    "worldarray": (PCD.PRINTWORLDCHARARRAY, PCD.PRINTWORLDCHRANGE, PCD.STRCPYTOWORLDCHRANGE),
-    "globalarray": (PCD.PRINTGLOBALCHARARRAY, PCD.PRINTGLOBALCHRANGE, PCD.STRCPYTOGLOBALCHRANGE),
-    "scriptarray": (PCD.PRINTSCRIPTCHARARRAY, PCD.PRINTSCRIPTCHRANGE, PCD.STRCPYTOSCRIPTCHRANGE),
+    "maparray": (OP.PRINTMAPCHARARRAY, OP.PRINTMAPCHRANGE, OP.STRCPYTOMAPCHRANGE),
+    "worldarray": (OP.PRINTWORLDCHARARRAY, OP.PRINTWORLDCHRANGE, OP.STRCPYTOWORLDCHRANGE),
+    "globalarray": (OP.PRINTGLOBALCHARARRAY, OP.PRINTGLOBALCHRANGE, OP.STRCPYTOGLOBALCHRANGE),
+    "scriptarray": (OP.PRINTSCRIPTCHARARRAY, OP.PRINTSCRIPTCHRANGE, OP.STRCPYTOSCRIPTCHRANGE),
 }
-TRANSLATION_OPS = {"palette": PCD.TRANSLATIONRANGE1, "rgb": PCD.TRANSLATIONRANGE2, "desat": PCD.TRANSLATIONRANGE3}
-_PUSHBYTE = int(PCD.PUSHBYTE)
-_DUP = int(PCD.DUP)
+TRANSLATION_OPS = {"palette": OP.TRANSLATIONRANGE1, "rgb": OP.TRANSLATIONRANGE2, "desat": OP.TRANSLATIONRANGE3}
+_PUSHBYTE = OP.PUSHBYTE
+_DUP = OP.DUP
 
 
 class Emitter:
-    """The growing lump: p-codes appended as acc appends them, merging runs of PUSHBYTE like acc does."""
+    """The growing lump of compact (``ACSe``) code: p-codes appended as acc appends them, merging runs of
+    PUSHBYTE like acc does. WideEmitter writes the four-byte (``ACSE``) form."""
 
-    def __init__(self, compact: bool = True):
+    compact = True
+
+    def __init__(self):
         self.buf = bytearray(b"ACS\0\0\0\0\0")  # code starts at 8; the directory offset is patched last
-        self.compact = compact
         self.run_start = 0  # address of the PUSHBYTE that began the current run, 0 if none
-        self.last = PCD.NOP  # last p-code appended (acc's pc_LastAppendedCommand)
+        self.last = OP.NOP  # last p-code appended (acc's pc_LastAppendedCommand)
 
     @property
     def address(self) -> int:
         return len(self.buf)
 
     def op(self, pcode: int) -> None:
-        buf = self.buf
         self.last = pcode
-        if not self.compact:
-            buf += _pack_uint(pcode)
-            return
-        duplicate = False
         if self.run_start:
-            if pcode == _DUP:
-                pcode = _PUSHBYTE  # a DUP after PUSHBYTE n becomes another PUSHBYTE n, merged below
-                duplicate = True
-            elif pcode != _PUSHBYTE:
+            if pcode == _DUP:  # a DUP after PUSHBYTE n becomes another PUSHBYTE n, merged later
+                buf = self.buf
+                buf.append(_PUSHBYTE)
+                buf.append(buf[-2])
+                return
+            if pcode != _PUSHBYTE:
                 self.flush()
         elif pcode == _PUSHBYTE:
-            self.run_start = len(buf)
+            self.run_start = len(self.buf)
         if pcode < COMPACT_SPLIT:  # pcodes.py's compact opcode encoding, inlined: this runs per p-code
-            buf.append(pcode)
+            self.buf.append(pcode)
         else:
-            buf.append(COMPACT_SPLIT + ((pcode - COMPACT_SPLIT) >> 8))
-            buf.append((pcode - COMPACT_SPLIT) & 255)
-        if duplicate:
-            buf.append(buf[-2])
+            self.buf += bytes((COMPACT_SPLIT + ((pcode - COMPACT_SPLIT) >> 8), (pcode - COMPACT_SPLIT) & 255))
+
+    def op_index(self, pcode: int, value: int) -> None:
+        """``op(pcode)`` then ``index(value)``, for a p-code that takes a variable's, array's, function's or
+        special's number (never PUSHBYTE or DUP, so only the run before it needs ending)."""
+        if self.run_start:
+            self.flush()
+        if pcode >= COMPACT_SPLIT:
+            self.op(pcode)
+            self.buf.append(value & 255)
+            return
+        self.last = pcode
+        buf = self.buf
+        buf.append(pcode)
+        buf.append(value & 255)
 
     def flush(self) -> None:
         """End the current PUSHBYTE run, merging it into PUSH2BYTES..PUSH5BYTES or PUSHBYTES."""
         start = self.run_start
         self.run_start = 0
-        if not start:
-            return
         buf = self.buf
-        values = bytes(buf[start + 1::2])
-        if len(values) < 2:
+        if not start or len(buf) - start <= 2:  # no run, or a single PUSHBYTE: it stays as it is
             return
+        values = bytes(buf[start + 1::2])
         merged = bytearray()
         for at in range(0, len(values), 255):  # PUSHBYTES counts in one byte; acc would overflow it
             chunk = values[at:at + 255]
             if len(chunk) > 5:
-                merged += bytes((PCD.PUSHBYTES, len(chunk))) + chunk
+                merged += bytes((OP.PUSHBYTES, len(chunk))) + chunk
             elif len(chunk) > 1:
-                merged += bytes((PCD.PUSH2BYTES + len(chunk) - 2,)) + chunk
+                merged += bytes((OP.PUSH2BYTES + len(chunk) - 2,)) + chunk
             else:
-                merged += bytes((PCD.PUSHBYTE,)) + chunk
+                merged += bytes((OP.PUSHBYTE,)) + chunk
         buf[start:] = merged
 
     def label(self) -> int:
@@ -113,10 +121,7 @@ class Emitter:
 
     def index(self, value: int) -> None:
         """A variable, array, function or special number operand: one byte compact, four otherwise."""
-        if self.compact:
-            self.buf.append(value & 255)
-        else:
-            self.buf += _pack_uint(value & 0xFFFFFFFF)
+        self.buf.append(value & 255)
 
     def int32(self, value: int) -> None:
         self.buf += _pack_uint(value & 0xFFFFFFFF)
@@ -127,12 +132,16 @@ class Emitter:
     def push(self, value: int) -> None:
         """acc's PC_AppendPushVal: PUSHBYTE for 0..255 in compact code, else PUSHNUMBER."""
         value &= 0xFFFFFFFF
-        if self.compact and value <= 255:
-            self.op(_PUSHBYTE)
-            self.buf.append(value)
-        else:
-            self.op(PCD.PUSHNUMBER)
+        if value > 255:
+            self.op(OP.PUSHNUMBER)
             self.buf += _pack_uint(value)
+            return
+        buf = self.buf
+        if not self.run_start:  # op(PUSHBYTE), inlined
+            self.run_start = len(buf)
+        self.last = _PUSHBYTE
+        buf.append(_PUSHBYTE)
+        buf.append(value)
 
     def jump_slot(self) -> int:
         """Reserve four bytes for a forward jump target; returns where to patch."""
@@ -142,10 +151,32 @@ class Emitter:
 
     def patch(self, at: int, target: int) -> None:
         struct.pack_into("<I", self.buf, at, target)
-        self.last = PCD.NOP  # acc's PC_WriteInt forgets the last p-code
+        self.last = OP.NOP  # acc's PC_WriteInt forgets the last p-code
 
     def align4(self) -> None:
         self.buf += bytes(-len(self.buf) % 4)
+
+
+class WideEmitter(Emitter):
+    """The four-byte (``ACSE``, #nocompact) form: every opcode and index operand is a u32, numbers are pushed
+    with PUSHNUMBER, and nothing is merged."""
+
+    compact = False
+
+    def op(self, pcode: int) -> None:
+        self.last = pcode
+        self.buf += _pack_uint(pcode)
+
+    def op_index(self, pcode: int, value: int) -> None:
+        self.last = pcode
+        self.buf += _pack_uint(pcode) + _pack_uint(value & 0xFFFFFFFF)
+
+    def index(self, value: int) -> None:
+        self.buf += _pack_uint(value & 0xFFFFFFFF)
+
+    def push(self, value: int) -> None:
+        self.op(OP.PUSHNUMBER)
+        self.buf += _pack_uint(value & 0xFFFFFFFF)
 
 
 class _Flow:
@@ -175,7 +206,7 @@ class Generator:
         self.findings = findings
         self.facts = findings.facts
         self.compact = findings.compact
-        self.out = Emitter(self.compact)
+        self.out = Emitter() if self.compact else WideEmitter()
         self.tag_strings = findings.library is not None  # a library tags each string it pushes (TAGSTRING)
         self.flows: list[_Flow] = []
         self.switches: list[_Flow] = []
@@ -195,10 +226,10 @@ class Generator:
     def script(self, node: ast.ScriptDef) -> None:
         out = self.out
         address = out.label()
-        out.last = PCD.NOP
+        out.last = OP.NOP
         self.statement(node.body)
-        if out.last != PCD.TERMINATE:
-            out.op(PCD.TERMINATE)
+        if out.last != OP.TERMINATE:
+            out.op(OP.TERMINATE)
         layout = self.facts[node]
         self.scripts.append(ScriptInfo(layout.number, SCRIPT_TYPES[node.kind], len(node.params), node.flags,
                                        address, layout.var_count, layout.array_sizes))
@@ -206,11 +237,11 @@ class Generator:
     def function(self, node: ast.FunctionDef) -> None:
         out = self.out
         address = out.label()
-        out.last = PCD.NOP
+        out.last = OP.NOP
         for stmt in node.body:
             self.statement(stmt)
-        if out.last not in (PCD.RETURNVOID, PCD.RETURNVAL):
-            out.op(PCD.RETURNVOID)
+        if out.last not in (OP.RETURNVOID, OP.RETURNVAL):
+            out.op(OP.RETURNVOID)
         self.addresses[self.facts[node]] = address
 
     def module(self) -> Module:
@@ -248,26 +279,22 @@ class Generator:
             fact = self.facts[decl]
             if type(fact) is Variable:
                 self.expr(decl.init)
-                out.op(PCD.ASSIGNSCRIPTVAR)
-                out.index(fact.index)
+                out.op_index(OP.ASSIGNSCRIPTVAR, fact.index)
             else:
                 sym, elements = fact
                 for offset, item in elements:
                     out.push(offset)
                     self.expr(item)
-                    out.op(PCD.ASSIGNSCRIPTARRAY)
-                    out.index(sym.index)
+                    out.op_index(OP.ASSIGNSCRIPTARRAY, sym.index)
 
     def assign(self, node: ast.Assign) -> None:
         sym = self.store_target(node.target)
         self.expr(node.value)
-        self.out.op(VARIABLE_OPS[node.op, sym.kind])
-        self.out.index(sym.index)
+        self.out.op_index(VARIABLE_OPS[node.op, sym.kind], sym.index)
 
     def incdec_statement(self, node: ast.IncDecStatement) -> None:
         sym = self.store_target(node.target)
-        self.out.op(VARIABLE_OPS[node.op, sym.kind])
-        self.out.index(sym.index)
+        self.out.op_index(VARIABLE_OPS[node.op, sym.kind], sym.index)
 
     def store_target(self, target: ast.Expr) -> Variable:
         """The variable an assignment changes; for an array element, its offset is pushed first."""
@@ -287,26 +314,26 @@ class Generator:
             self.call(expr, discard=True)
         else:
             self.expr(expr)
-            self.out.op(PCD.DROP)
+            self.out.op(OP.DROP)
 
     def print_statement(self, node: ast.Print) -> None:
         out = self.out
-        out.op(PCD.BEGINPRINT)
+        out.op(OP.BEGINPRINT)
         self.print_items(node.items)
-        out.op({"print": PCD.ENDPRINT, "printbold": PCD.ENDPRINTBOLD, "log": PCD.ENDLOG}[node.kind])
+        out.op({"print": OP.ENDPRINT, "printbold": OP.ENDPRINTBOLD, "log": OP.ENDLOG}[node.kind])
 
     def hudmessage(self, node: ast.HudMessage) -> None:
         out = self.out
-        out.op(PCD.BEGINPRINT)
+        out.op(OP.BEGINPRINT)
         self.print_items(node.items)
-        out.op(PCD.MOREHUDMESSAGE)
+        out.op(OP.MOREHUDMESSAGE)
         for arg in node.args[:6]:
             self.expr(arg)
         if len(node.args) > 6:
-            out.op(PCD.OPTHUDMESSAGE)
+            out.op(OP.OPTHUDMESSAGE)
             for arg in node.args[6:]:
                 self.expr(arg)
-        out.op(PCD.ENDHUDMESSAGEBOLD if node.bold else PCD.ENDHUDMESSAGE)
+        out.op(OP.ENDHUDMESSAGEBOLD if node.bold else OP.ENDHUDMESSAGE)
 
     def execute_wait(self, node: ast.ExecuteWait) -> None:
         call = node.call
@@ -316,23 +343,22 @@ class Generator:
             for i, arg in enumerate(call.args):
                 self.expr(arg)
                 if i == 0:
-                    out.op(PCD.DUP)
+                    out.op(OP.DUP)
             self.callfunc(len(call.args), facts.target.index)
-            out.op(PCD.DROP)
-            out.op(PCD.SCRIPTWAITNAMED)
+            out.op(OP.DROP)
+            out.op(OP.SCRIPTWAITNAMED)
             return
         if call.direct:
             self.special_direct(80, facts.values)
-            out.op(PCD.SCRIPTWAITDIRECT)
+            out.op(OP.SCRIPTWAITDIRECT)
             out.int32(facts.values[0])
             return
         for i, arg in enumerate(call.args):
             self.expr(arg)
             if i == 0:
-                out.op(PCD.DUP)
-        out.op(PCD.LSPEC1 + len(call.args) - 1)
-        out.index(80)
-        out.op(PCD.SCRIPTWAIT)
+                out.op(OP.DUP)
+        out.op_index(OP.LSPEC1 + len(call.args) - 1, 80)
+        out.op(OP.SCRIPTWAIT)
 
     def if_statement(self, node: ast.If) -> None:
         self.branch(node.cond, self.statement, node.then, node.other)
@@ -342,13 +368,13 @@ class Generator:
         ``other``) a GOTO past it; ``emit`` compiles ``then`` and ``other``."""
         out = self.out
         self.expr(cond)
-        out.op(PCD.IFNOTGOTO)
+        out.op(OP.IFNOTGOTO)
         skip_then = out.jump_slot()
         emit(then)
         if other is None:
             out.patch(skip_then, out.label())
             return
-        out.op(PCD.GOTO)
+        out.op(OP.GOTO)
         skip_other = out.jump_slot()
         out.patch(skip_then, out.label())
         emit(other)
@@ -358,11 +384,11 @@ class Generator:
         out = self.out
         top = out.label()
         self.expr(node.cond)
-        out.op(PCD.IFGOTO if node.until else PCD.IFNOTGOTO)
+        out.op(OP.IFGOTO if node.until else OP.IFNOTGOTO)
         exit_slot = out.jump_slot()
         flow = self.enter_flow(True)
         self.statement(node.body)
-        out.op(PCD.GOTO)
+        out.op(OP.GOTO)
         out.int32(top)
         out.patch(exit_slot, out.label())
         self.leave_flow(flow, continue_to=top)
@@ -374,7 +400,7 @@ class Generator:
         self.statement(node.body)
         condition = out.label()
         self.expr(node.cond)
-        out.op(PCD.IFNOTGOTO if node.until else PCD.IFGOTO)
+        out.op(OP.IFNOTGOTO if node.until else OP.IFGOTO)
         out.int32(top)
         self.leave_flow(flow, continue_to=condition)
 
@@ -387,19 +413,19 @@ class Generator:
             out.push(1)
         else:
             self.expr(node.cond)
-        out.op(PCD.IFGOTO)
+        out.op(OP.IFGOTO)
         body_slot = out.jump_slot()
-        out.op(PCD.GOTO)
+        out.op(OP.GOTO)
         exit_slot = out.jump_slot()
         step = out.label()
         if node.step is not None:
             self.statement(node.step)
-        out.op(PCD.GOTO)
+        out.op(OP.GOTO)
         out.int32(condition)
         out.patch(body_slot, out.label())
         flow = self.enter_flow(True)
         self.statement(node.body)
-        out.op(PCD.GOTO)
+        out.op(OP.GOTO)
         out.int32(step)
         self.leave_flow(flow, continue_to=step)
         out.patch(exit_slot, out.label())
@@ -407,13 +433,13 @@ class Generator:
     def switch(self, node: ast.Switch) -> None:
         out = self.out
         self.expr(node.expr)
-        out.op(PCD.GOTO)
+        out.op(OP.GOTO)
         dispatch_slot = out.jump_slot()
         flow = self.enter_flow(False)
         self.switches.append(flow)
         self.statement(node.body)
         self.switches.pop()
-        out.op(PCD.GOTO)
+        out.op(OP.GOTO)
         exit_slot = out.jump_slot()
         out.patch(dispatch_slot, out.label())
         default = None
@@ -425,15 +451,15 @@ class Generator:
                 cases.append((value, address))
         if cases:
             cases.sort()
-            out.op(PCD.CASEGOTOSORTED)
+            out.op(OP.CASEGOTOSORTED)
             out.align4()
             out.int32(len(cases))
             for value, address in cases:
                 out.int32(value)
                 out.int32(address)
-        out.op(PCD.DROP)
+        out.op(OP.DROP)
         if default is not None:
-            out.op(PCD.GOTO)
+            out.op(OP.GOTO)
             out.int32(default)
         out.patch(exit_slot, out.label())
         self.leave_flow(flow)
@@ -460,31 +486,31 @@ class Generator:
         out = self.out
         kind = node.kind
         if kind == "break":
-            out.op(PCD.GOTO)
+            out.op(OP.GOTO)
             self.flows[-1].breaks.append(out.jump_slot())
         elif kind == "continue":
-            out.op(PCD.GOTO)
+            out.op(OP.GOTO)
             loop = next(flow for flow in reversed(self.flows) if flow.is_loop)
             loop.continues.append(out.jump_slot())
         else:
-            out.op({"restart": PCD.RESTART, "terminate": PCD.TERMINATE, "suspend": PCD.SUSPEND}[kind])
+            out.op({"restart": OP.RESTART, "terminate": OP.TERMINATE, "suspend": OP.SUSPEND}[kind])
 
     def return_statement(self, node: ast.Return) -> None:
         if node.value is None:
-            self.out.op(PCD.RETURNVOID)
+            self.out.op(OP.RETURNVOID)
         else:
             self.expr(node.value)
-            self.out.op(PCD.RETURNVAL)
+            self.out.op(OP.RETURNVAL)
 
     def create_translation(self, node: ast.CreateTranslation) -> None:
         out = self.out
         self.expr(node.number)
-        out.op(PCD.STARTTRANSLATION)
+        out.op(OP.STARTTRANSLATION)
         for item in node.ranges:
             for operand in item.operands:
                 self.expr(operand)
             out.op(TRANSLATION_OPS[item.kind])
-        out.op(PCD.ENDTRANSLATION)
+        out.op(OP.ENDTRANSLATION)
 
     _STATEMENTS = {
         ast.Compound: compound, ast.Empty: nothing, ast.VarDecl: var_decl, ast.Assign: assign,
@@ -501,10 +527,12 @@ class Generator:
         kind = type(node)
         if kind is ast.Number:
             self.out.push(node.value)
-        elif kind is ast.Name and type(self.facts[node]) is Variable:  # the commonest case, inlined
+        elif kind is ast.Name:
             sym = self.facts[node]
-            self.out.op(PUSH_OPS[sym.kind])
-            self.out.index(sym.index)
+            if type(sym) is Variable:  # the commonest case, inlined
+                self.out.op_index(PUSH_OPS[sym.kind], sym.index)
+            else:
+                self.name(node)
         elif kind is ast.Binary:
             self.binary(node)
         else:
@@ -521,25 +549,23 @@ class Generator:
     def string(self, node: ast.String) -> None:
         self.out.push(self.facts[node])
         if self.tag_strings:
-            self.out.op(PCD.TAGSTRING)
+            self.out.op(OP.TAGSTRING)
 
     def name(self, node: ast.Name) -> None:
         sym = self.facts[node]
         if type(sym) is Variable:
-            self.out.op(VARIABLE_OPS["push", sym.kind])
-            self.out.index(sym.index)
+            self.out.op_index(VARIABLE_OPS["push", sym.kind], sym.index)
         elif type(sym) is bi.Constant:
             self.out.push(sym.value)
             if self.tag_strings and sym in self.findings.string_constants:
-                self.out.op(PCD.TAGSTRING)
+                self.out.op(OP.TAGSTRING)
         else:  # a line special's name stands for its number
             self.out.push(sym.number)
 
     def subscript(self, node: ast.Subscript) -> None:
         sym = self.facts[node.base]
         self.element_offset(node)
-        self.out.op(VARIABLE_OPS["push", sym.kind])
-        self.out.index(sym.index)
+        self.out.op_index(VARIABLE_OPS["push", sym.kind], sym.index)
 
     def element_offset(self, node: ast.Subscript) -> None:
         """Push the flat element offset of ``node``, as acc's ParseArrayIndices computes it."""
@@ -550,9 +576,9 @@ class Generator:
             self.expr(index)
             if i < last and sym.multipliers[i] > 1:
                 out.push(sym.multipliers[i])
-                out.op(PCD.MULTIPLY)
+                out.op(OP.MULTIPLY)
             if i > 0:
-                out.op(PCD.ADD)
+                out.op(OP.ADD)
 
     def unary(self, node: ast.Unary) -> None:
         self.expr(node.operand)
@@ -570,24 +596,20 @@ class Generator:
         load = VARIABLE_OPS["push", sym.kind]
         if is_element:
             self.element_offset(target)
-            out.op(PCD.DUP)
+            out.op(OP.DUP)
         if node.prefix:
-            out.op(step)
-            out.index(sym.index)
-            out.op(load)
-            out.index(sym.index)
+            out.op_index(step, sym.index)
+            out.op_index(load, sym.index)
         else:
-            out.op(load)
-            out.index(sym.index)
+            out.op_index(load, sym.index)
             if is_element:
-                out.op(PCD.SWAP)
-            out.op(step)
-            out.index(sym.index)
+                out.op(OP.SWAP)
+            out.op_index(step, sym.index)
 
     def strparam(self, node: ast.StrParam) -> None:
-        self.out.op(PCD.BEGINPRINT)
+        self.out.op(OP.BEGINPRINT)
         self.print_items(node.items)
-        self.out.op(PCD.SAVESTRING)
+        self.out.op(OP.SAVESTRING)
 
     def print_items(self, items: list[ast.PrintItem]) -> None:
         out = self.out
@@ -639,7 +661,7 @@ class Generator:
                 self.expr(arg)
             else:
                 out.push(self.facts[node] if i in MORPH_STRING_ARGS else 0)
-        out.op(PCD.MORPHACTOR)
+        out.op(OP.MORPHACTOR)
 
     def call_expr(self, node: ast.Call) -> None:
         self.call(node, discard=False)
@@ -652,12 +674,11 @@ class Generator:
         if kind is Function:
             for arg in node.args:
                 self.expr(arg)
-            out.op(PCD.CALLDISCARD if discard else PCD.CALL)
-            out.index(target.number)
+            out.op_index(OP.CALLDISCARD if discard else OP.CALL, target.number)
         elif kind is bi.Internal:
             self.internal(node, target, facts)
             if discard and target.returns:
-                out.op(PCD.DROP)
+                out.op(OP.DROP)
         elif kind is bi.CallFunc:
             for arg in node.args:
                 self.expr(arg)
@@ -665,7 +686,7 @@ class Generator:
                 out.push(0)
             self.callfunc(len(node.args) + facts.fills, target.index)
             if discard:
-                out.op(PCD.DROP)
+                out.op(OP.DROP)
         elif discard:
             self.special_statement(node, target, facts)
         else:
@@ -673,12 +694,11 @@ class Generator:
                 self.expr(arg)
             for _ in range(len(node.args), 5):
                 out.push(0)
-            out.op(PCD.LSPEC5RESULT)
-            out.index(target.number)
+            out.op_index(OP.LSPEC5RESULT, target.number)
 
     def callfunc(self, argc: int, index: int) -> None:
         out = self.out
-        out.op(PCD.CALLFUNC)
+        out.op(OP.CALLFUNC)
         if self.compact:
             out.byte(argc)
             out.word(index)
@@ -696,20 +716,19 @@ class Generator:
             return
         for arg in node.args:
             self.expr(arg)
-        out.op(PCD.LSPEC1 + len(node.args) - 1)
-        out.index(special.number)
+        out.op_index(OP.LSPEC1 + len(node.args) - 1, special.number)
 
     def special_direct(self, number: int, values: list[int]) -> None:
         out = self.out
         count = len(values)
         if not self.compact:
-            out.op(PCD.LSPEC1DIRECT + count - 1)
+            out.op(OP.LSPEC1DIRECT + count - 1)
             out.int32(number)
             for value in values:
                 out.int32(value)
             return
         wide = any(value & 0xFFFFFFFF > 255 for value in values)
-        out.op((PCD.LSPEC1DIRECT if wide else PCD.LSPEC1DIRECTB) + count - 1)
+        out.op((OP.LSPEC1DIRECT if wide else OP.LSPEC1DIRECTB) + count - 1)
         out.byte(number)
         for value in values:
             if wide:
@@ -730,7 +749,7 @@ class Generator:
             out.op(entry.stack_pcode)
             return
         values = facts.values
-        short = {PCD.DELAYDIRECT: PCD.DELAYDIRECTB, PCD.RANDOMDIRECT: PCD.RANDOMDIRECTB}.get(entry.direct_pcode)
+        short = {OP.DELAYDIRECT: OP.DELAYDIRECTB, OP.RANDOMDIRECT: OP.RANDOMDIRECTB}.get(entry.direct_pcode)
         if self.compact and short is not None and not any(v & 0xFFFFFFFF > 255 for v in values):
             out.op(short)
             for value in values:

@@ -27,15 +27,17 @@ OPERATORS = ("<<= >>= ++ -- += -= *= /= %= &= |= ^= == != <= >= << >> && || - + 
 # One match per token: the spaces and comments before it are skipped inside the match, so findall hands back
 # just the tokens' texts. A comment left open runs to the end of the file, as in acc. A lone '"' or "'" is an
 # unterminated string or character constant; DEL ends the text for acc; the empty match at the very end is
-# the end of file.
+# the end of file. The alternatives are tried in order, so the common ones come first and operators are
+# grouped by their first character (a longer operator before its prefix: '<<=' before '<<' before '<=').
 _TOKEN_RE = re.compile(
-    r"""[\x00-\x20]*(?:(?://[^\n]*|/\*.*?(?:\*/|\Z))[\x00-\x20]*)*
+    r"""[\x00-\x20]*(?:/(?:/[^\n]*|\*.*?(?:\*/|\Z))[\x00-\x20]*)*
     ( [A-Za-z_][A-Za-z0-9_]*
-    | 0[xX][0-9A-Fa-f]* | [0-9]+\.[0-9]* | [0-9]+_[0-9A-Za-z]* | [0-9]+
+    | [1-9][0-9]*(?:\.[0-9]*|_[0-9A-Za-z]*)? | 0(?:[xX][0-9A-Fa-f]*|[0-9]*(?:\.[0-9]*|_[0-9A-Za-z]*)?)
+    | [,;()]
     | "(?:[^"\\\x7f]|\\[^\x7f])*"
     | '(?:\\(?:[0-7]{1,3}|[xX][0-9A-Fa-f]+|[abtvnfr'"\\])|[^'\\\x7f])'
-    | <<= | >>= | \+\+ | -- | \+= | -= | \*= | /= | %= | &= | \|= | \^= | == | != | <= | >= | << | >> | && | \|\|
-    | [-+*/%=<>!&|^~()\[\]{}?:;,.\#@]
+    | <<=? | >>=? | \+\+ | -- | && | \|\| | [-+*/%=<>!&|^]=?
+    | [~\[\]{}?:.\#@]
     | . | \Z )""",
     re.VERBOSE | re.DOTALL,
 )

@@ -10,6 +10,7 @@ from .lexer import Tokens
 _BINARY_LEVELS = (("||",), ("&&",), ("|",), ("^",), ("&",), ("==", "!="), ("<", "<=", ">", ">="),
                   ("<<", ">>"), ("+", "-"), ("*", "/", "%"))
 _PRECEDENCE = {op: level for level, ops in enumerate(_BINARY_LEVELS) for op in ops}
+_PREFIX_OPS = frozenset(("-", "!", "~", "+"))  # unary operators; any other token starts a primary
 _ASSIGN_OPS = frozenset(("=", "+=", "-=", "*=", "/=", "%=", "&=", "^=", "|=", "<<=", ">>="))
 # Words that may follow a script's number and arguments (the checker refuses the unsupported ones).
 _SCRIPT_TYPE_WORDS = frozenset(SCRIPT_TYPES).union(UNSUPPORTED_SCRIPT_TYPES) - {"closed"}
@@ -663,10 +664,12 @@ class Parser:
     # ---- expressions ---------------------------------------------------------------------------
 
     def expression(self) -> ast.Expr:
-        left = self.unary()
-        if self.kind in _PRECEDENCE:
+        left = self.unary() if self.kind in _PREFIX_OPS else self.primary()
+        kind = self.kind
+        if kind in _PRECEDENCE:
             left = self.binary(left, 0)
-        if self.kind != "?":
+            kind = self.kind
+        if kind != "?":
             return left
         at = self.advance()
         self.enter(at)
@@ -684,7 +687,7 @@ class Parser:
         while level is not None and level >= min_level:
             op = self.kind
             at = self.advance()
-            right = self.unary()
+            right = self.unary() if self.kind in _PREFIX_OPS else self.primary()
             tighter = precedence.get(self.kind)
             if tighter is not None and tighter > level:
                 right = self.binary(right, level + 1)
@@ -694,7 +697,7 @@ class Parser:
 
     def unary(self) -> ast.Expr:
         kind = self.kind
-        if kind in ("-", "!", "~", "+"):
+        if kind in _PREFIX_OPS:
             at = self.advance()
             self.enter(at)
             operand = self.unary()
@@ -724,7 +727,8 @@ class Parser:
                 return ast.IncDec(self.advance(), op, target, prefix=False)
             return target
         if kind == "string":
-            self.advance()
+            self.pos = at + 1      # as for a number
+            self.kind = kinds[at + 1]
             return ast.String(at, self.values[at])
         if kind == "(":
             self.advance()
@@ -762,13 +766,15 @@ class Parser:
             direct = True
         args: list = []
         if self.kind != ")":
+            expression = self.expression
             while True:
                 if self.kind in (",", ")"):
                     args.append(None)
                 else:
-                    args.append(self.expression())
-                if not self.accept(","):
+                    args.append(expression())
+                if self.kind != ",":
                     break
+                self.advance()
         self.expect(")", "')' to close the argument list")
         return ast.Call(at, name, args, direct)
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import enum
 import struct
+import types
 from dataclasses import dataclass
 
 # Engine enum order; each row starts at the number in its margin.
@@ -123,6 +124,9 @@ ACC_ALIASES = {
 PCD = enum.IntEnum("PCD", [(name, number) for number, name in enumerate(_NAMES)]
                    + list(ACC_ALIASES.items()), module=__name__)
 PCD.__doc__ = "ACS p-code numbers (engine names; acc's differing names are aliases)."
+# The same numbers as plain ints (``OP.GOTO == PCD.GOTO``), for the code generator: an IntEnum member costs
+# several times an int to look up and to append to a bytearray, and codegen does both for every p-code.
+OP = types.SimpleNamespace(**{name: int(member) for name, member in PCD.__members__.items()})
 
 PCODE_COUNT = len(_NAMES)  # the engine accepts 0 .. PCODE_COUNT-1
 

@@ -59,7 +59,7 @@ def preprocess(source: Source, include_dirs=(), files=None) -> Tokens:
         root = source.name.lower()
     else:
         root = os.path.realpath(source.name) if os.path.isfile(source.name) else None
-    expander.expand(source, [root] if root else [])
+    expander.expand(source, [root] if root else [], outermost=True)
     return expander.finish()
 
 
@@ -100,7 +100,7 @@ class _Expander:
         _copy(self.out, tokens, len(tokens) - 1, len(tokens), source)  # the main file's eof
         return self.out
 
-    def expand(self, source: Source, stack: list[str]) -> None:
+    def expand(self, source: Source, stack: list[str], outermost: bool = False) -> None:
         tokens = tokenize(source)
         kinds = tokens.kinds
         count = len(kinds) - 1  # the last token is eof
@@ -121,7 +121,8 @@ class _Expander:
                 self.include(tokens, at + 2, source, stack)
             else:
                 self.library(tokens, at + 2, source, stack)
-        self.depth += _depth_change(kinds, scanned, count)
+        if not outermost:  # an included file: the brace depth it leaves matters to its includer's directives
+            self.depth += _depth_change(kinds, scanned, count)
         _copy(self.out, tokens, copied, count, source)
         self.last = (tokens, source)
 
