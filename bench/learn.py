@@ -81,6 +81,9 @@ def train_one(env_id: str, seed: int, budget: str, run_dir: Path) -> dict[str, A
     args = parser.parse_args(["--env", env_id, "--seed", str(seed), "--conf-file", str(hyperparams_file(budget)),
                               "--run-dir", str(run_dir), "--eval-episodes", "0", "--no-progress"])
     _, result = train.new_run(args)
+    if result.get("interrupted"):  # a stopped run is no benchmark row: its policy did not get its budget
+        raise SystemExit(f"training of {env_id} seed {seed} was stopped at {result['timesteps']} steps; no row "
+                         f"recorded (continue with: wadgym train --resume {run_dir}, then bench/learn.py --adopt)")
     return result
 
 
