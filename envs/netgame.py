@@ -114,13 +114,20 @@ def marked_pids(marker: str) -> list[int]:
     return found
 
 
-def kill_tree(pid: int) -> None:
-    """SIGKILL `pid` and everything below it (a worker and its ViZDoom engine), the deepest first."""
+def kill_tree(pid: int, timeout: float = 5.0) -> None:
+    """SIGKILL `pid` and everything below it (a worker and its ViZDoom engine), the deepest first, and wait
+    up to `timeout` seconds until those that are not this process's own children are gone (ours are reaped
+    by whoever started them: multiprocessing joins its workers)."""
     with contextlib.suppress(psutil.Error):
         top = psutil.Process(pid)
-        for process in [*reversed(top.children(recursive=True)), top]:
+        tree = [*reversed(top.children(recursive=True)), top]
+        others = []
+        for process in tree:
             with contextlib.suppress(psutil.Error):
+                if process.ppid() != os.getpid():
+                    others.append(process)
                 process.kill()
+        psutil.wait_procs(others, timeout=timeout)
 
 
 def _make_game(settings: PlayerSettings, args: str):
