@@ -130,13 +130,11 @@ def mean_spread(values: list[float]) -> str:
 
 
 def verdict(trained: float, random: float, scripted: float | None) -> str:
-    if random > NEAR_ZERO and trained >= BAR_RATIO * random:
-        return f"yes ({trained / random:.1f}x random)"
-    if scripted and trained >= BAR_REFERENCE * scripted:
-        return f"yes ({trained / scripted:.0%} of scripted)"
-    if random > NEAR_ZERO:
-        return f"no ({trained / random:.1f}x random)"
-    return f"no ({trained / scripted:.0%} of scripted)" if scripted else "no"
+    if random > NEAR_ZERO:  # the ratio to random decides; the reference counts only where random scores ~0
+        return f"{'yes' if trained >= BAR_RATIO * random else 'no'} ({trained / random:.1f}x random)"
+    if scripted:
+        return f"{'yes' if trained >= BAR_REFERENCE * scripted else 'no'} ({trained / scripted:.0%} of scripted)"
+    return "no"
 
 
 def report(key: str, row: dict[str, Any]) -> None:
