@@ -91,11 +91,15 @@ def split_kwargs(env_id: str, env_kwargs: dict[str, Any], levels: str) -> dict[s
         return dict(env_kwargs)
     register_envs(env_id)
     trained = {**(gym.spec(env_id_for(env_id)).kwargs or {}), **env_kwargs}
-    first, count = int(trained.get("start_level", 0)), int(trained.get("num_levels", 0))
+    check_held_out(int(trained.get("start_level", 0)), int(trained.get("num_levels", 0)))
+    return {**env_kwargs, "start_level": TEST_START_LEVEL, "num_levels": 0}
+
+
+def check_held_out(first: int, count: int) -> None:
+    """A ValueError unless the training range `first`, `count` (0: unlimited) ends before the test levels."""
     if count == 0 or first + count > TEST_START_LEVEL:
         raise ValueError(f"the run trained on levels {first}..{first + count - 1 if count else 'unlimited'}, "
                          f"which overlap the test levels (from {TEST_START_LEVEL}); use --levels train")
-    return {**env_kwargs, "start_level": TEST_START_LEVEL, "num_levels": 0}
 
 
 def compare_with_random(policy, episodes: int, seed: int, video: str | Path | None = None,

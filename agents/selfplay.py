@@ -157,7 +157,7 @@ def evaluate(run: Path, episodes: int, seed: int, levels: str = "test") -> dict[
     trained vs trained, on seeds seed .. seed + episodes - 1 of held-out test levels (`levels="test"`:
     from TEST_START_LEVEL on, as many as the run trained on) or of the training levels ("train")."""
     from wadgym.agents import runfolder
-    from wadgym.agents.evaluate import TEST_START_LEVEL
+    from wadgym.agents.evaluate import TEST_START_LEVEL, check_held_out
     from wadgym.envs.multi import make
 
     config = runfolder.load_config(Path(run))
@@ -166,10 +166,7 @@ def evaluate(run: Path, episodes: int, seed: int, levels: str = "test") -> dict[
         from wadgym.envs.multi import MULTI_ENVS
 
         count = int({**MULTI_ENVS[config["env"]][1], **env_kwargs}.get("num_levels", 0))
-        start = int(env_kwargs.get("start_level", 0))
-        if count == 0 or start + count > TEST_START_LEVEL:
-            raise ValueError(f"the run trained on levels {start}..{start + count - 1 if count else 'unlimited'}, "
-                             f"which overlap the test levels (from {TEST_START_LEVEL}); use levels='train'")
+        check_held_out(int(env_kwargs.get("start_level", 0)), count)
         env_kwargs.update(start_level=TEST_START_LEVEL, num_levels=count)
     env = make(config["env"], **env_kwargs)
     try:
