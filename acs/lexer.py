@@ -29,9 +29,11 @@ OPERATORS = ("<<= >>= ++ -- += -= *= /= %= &= |= ^= == != <= >= << >> && || - + 
 # unterminated string or character constant; DEL ends the text for acc; the empty match at the very end is
 # the end of file. The alternatives are tried in order, so the common ones come first and operators are
 # grouped by their first character (a longer operator before its prefix: '<<=' before '<<' before '<=').
+# Possessive repeats (*+) never give back what they matched, which nothing after them would take: the engine
+# keeps no backtracking state for them.
 _TOKEN_RE = re.compile(
-    r"""[\x00-\x20]*(?:/(?:/[^\n]*|\*.*?(?:\*/|\Z))[\x00-\x20]*)*
-    ( [A-Za-z_][A-Za-z0-9_]*
+    r"""[\x00-\x20]*+(?:/(?:/[^\n]*+|\*.*?(?:\*/|\Z))[\x00-\x20]*+)*+
+    ( [A-Za-z_][A-Za-z0-9_]*+
     | [1-9][0-9]*(?:\.[0-9]*|_[0-9A-Za-z]*)? | 0(?:[xX][0-9A-Fa-f]*|[0-9]*(?:\.[0-9]*|_[0-9A-Za-z]*)?)
     | [,;()]
     | "(?:[^"\\\x7f]|\\[^\x7f])*"
