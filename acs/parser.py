@@ -12,6 +12,8 @@ _BINARY_LEVELS = (("||",), ("&&",), ("|",), ("^",), ("&",), ("==", "!="), ("<", 
 _PRECEDENCE = {op: level for level, ops in enumerate(_BINARY_LEVELS) for op in ops}
 _PREFIX_OPS = frozenset(("-", "!", "~", "+"))  # unary operators; any other token starts a primary
 _ASSIGN_OPS = frozenset(("=", "+=", "-=", "*=", "/=", "%=", "&=", "^=", "|=", "<<=", ">>="))
+# Tokens after which a number or name is a whole expression (no operator, call, index or ++/-- follows).
+_LEAF_ENDS = frozenset((",", ")", ";", "]", ":", "}"))
 # Words that may follow a script's number and arguments (the checker refuses the unsupported ones).
 _SCRIPT_TYPE_WORDS = frozenset(SCRIPT_TYPES).union(UNSUPPORTED_SCRIPT_TYPES) - {"closed"}
 VAR_TYPES = ("int", "str", "bool")
@@ -664,7 +666,15 @@ class Parser:
     # ---- expressions ---------------------------------------------------------------------------
 
     def expression(self) -> ast.Expr:
-        left = self.unary() if self.kind in _PREFIX_OPS else self.primary()
+        kind = self.kind
+        if kind == "number" or kind == "ident":  # a lone number or name (most arguments): no further call
+            at = self.pos
+            following = self.kinds[at + 1]  # never eof here: eof is the last token
+            if following in _LEAF_ENDS:
+                self.pos = at + 1
+                self.kind = following
+                return ast.Number(at, self.values[at]) if kind == "number" else ast.Name(at, self.values[at])
+        left = self.unary() if kind in _PREFIX_OPS else self.primary()
         kind = self.kind
         if kind in _PRECEDENCE:
             left = self.binary(left, 0)
@@ -683,11 +693,19 @@ class Parser:
         """Precedence climbing over acc's levels from the operand ``left``: operators of one level associate
         to the left; a tighter operator after the right operand takes it as its own left operand."""
         precedence = _PRECEDENCE
+        kinds = self.kinds
         level = precedence.get(self.kind)
         while level is not None and level >= min_level:
             op = self.kind
-            at = self.advance()
-            right = self.unary() if self.kind in _PREFIX_OPS else self.primary()
+            at = self.pos  # an operator is never the last token
+            self.pos = at + 1
+            kind = self.kind = kinds[at + 1]
+            if kind == "number":  # the commonest right operand, read here without a call
+                self.pos = at + 2
+                self.kind = kinds[at + 2]
+                right = ast.Number(at + 1, self.values[at + 1])
+            else:
+                right = self.unary() if kind in _PREFIX_OPS else self.primary()
             tighter = precedence.get(self.kind)
             if tighter is not None and tighter > level:
                 right = self.binary(right, level + 1)
@@ -767,6 +785,7 @@ class Parser:
         args: list = []
         if self.kind != ")":
             expression = self.expression
+            kinds = self.kinds
             while True:
                 if self.kind in (",", ")"):
                     args.append(None)
@@ -774,8 +793,11 @@ class Parser:
                     args.append(expression())
                 if self.kind != ",":
                     break
-                self.advance()
-        self.expect(")", "')' to close the argument list")
+                self.pos += 1  # past the ',' (never the last token)
+                self.kind = kinds[self.pos]
+        if self.kind != ")":
+            raise self.unexpected("')' to close the argument list")
+        self.advance()
         return ast.Call(at, name, args, direct)
 
     def strcpy(self) -> ast.StrCpy:
