@@ -68,7 +68,10 @@ class Emitter:
                 buf.append(buf[-2])
                 return
             if pcode != _PUSHBYTE:
-                self.flush()
+                if len(self.buf) - self.run_start > 2:
+                    self.flush()
+                else:  # a single PUSHBYTE ends here as it is (flush's first case, without the call)
+                    self.run_start = 0
         elif pcode == _PUSHBYTE:
             self.run_start = len(self.buf)
         if pcode < COMPACT_SPLIT:  # pcodes.py's compact opcode encoding, inlined: this runs per p-code
@@ -80,7 +83,10 @@ class Emitter:
         """``op(pcode)`` then ``index(value)``, for a p-code that takes a variable's, array's, function's or
         special's number (never PUSHBYTE or DUP, so only the run before it needs ending)."""
         if self.run_start:
-            self.flush()
+            if len(self.buf) - self.run_start > 2:
+                self.flush()
+            else:
+                self.run_start = 0
         if pcode >= COMPACT_SPLIT:
             self.op(pcode)
             self.buf.append(value & 255)
@@ -539,6 +545,12 @@ class Generator:
             self._EXPRESSIONS[kind](self, node)
 
     def binary(self, node: ast.Binary) -> None:
+        left = node.left
+        if type(left) is not ast.Binary:  # one operator (the commonest): no chain to gather
+            self.expr(left)
+            self.expr(node.right)
+            self.out.op(BINARY_OPS[node.op])
+            return
         first, links = ast.binary_chain(node)
         self.expr(first)
         op = self.out.op
