@@ -36,7 +36,12 @@ class Variable:
 
     def __init__(self, name: str, kind: str, index: int, sizes: list[int] | None = None, imported: bool = False):
         self.name, self.kind, self.index, self.imported = name, kind, index, imported
-        self.sizes = sizes or []
+        if not sizes:  # a scalar (or a world/global array): nothing to multiply, quickly
+            self.sizes, self.multipliers = [], []
+            self.is_array = kind in _ARRAY_KINDS
+            self.ndim = 1 if self.is_array else 0
+            return
+        self.sizes = sizes
         self.is_array = kind in _ARRAY_KINDS
         self.ndim = max(1, len(self.sizes)) if self.is_array else 0
         # acc's per-dimension multipliers: the last is 1, each earlier one the product of the later sizes.
@@ -770,7 +775,8 @@ class Checker:
     def hudmessage(self, node: ast.HudMessage) -> None:
         self.print_items(node.items)
         for arg in node.args:
-            self.expr(arg)
+            if type(arg) is not ast.Number:
+                self.expr(arg)
 
     def execute_wait(self, node: ast.ExecuteWait) -> None:
         call = node.call
@@ -915,6 +921,13 @@ class Checker:
                 self.name(node, value_used)
             return
         if kind is ast.Binary:
+            left = node.left
+            if type(left) is not ast.Binary:  # one operator (the commonest): no chain to gather
+                if type(left) is not ast.Number:
+                    self.expr(left)
+                if type(node.right) is not ast.Number:
+                    self.expr(node.right)
+                return
             first, links = ast.binary_chain(node)
             self.expr(first)
             for link in links:  # source order, which is the string pool's order
@@ -989,7 +1002,7 @@ class Checker:
         for item in items:
             if item.kind == "a":
                 self.char_range(item.value)
-            else:
+            elif type(item.value) is not ast.Number:
                 self.expr(item.value)
 
     def char_range(self, node: ast.CharRange) -> None:
@@ -1029,7 +1042,9 @@ class Checker:
 
     def call(self, node: ast.Call, value_used: bool) -> None:
         key = node.name
-        sym = self.lookup(key)
+        sym = self.names.get(key)
+        if sym is None or type(sym) is _Pending:
+            sym = self.lookup(key)
         if sym is None:
             sym = self.defined.get(key)
             if sym is None:
@@ -1056,7 +1071,8 @@ class Checker:
             raise self.error(node, f"function '{fn.name}' takes {fn.arg_count} argument"
                                    f"{'s' if fn.arg_count != 1 else ''}, {len(node.args)} given")
         for arg in node.args:
-            self.expr(arg)
+            if type(arg) is not ast.Number:
+                self.expr(arg)
 
     def internal_call(self, node: ast.Call, entry: bi.Internal, value_used: bool) -> CallFacts:
         if value_used and not entry.returns:
@@ -1077,7 +1093,7 @@ class Checker:
                 values.append(0)
             elif node.direct:
                 values.append(self.constant(arg, f"a const: argument of {entry.name}"))
-            else:
+            elif type(arg) is not ast.Number:
                 self.expr(arg)
         filled = len(node.args)
         while filled < count and entry.opt_mask >> filled & 1:
@@ -1111,7 +1127,8 @@ class Checker:
         if direct:
             return [self.constant(arg, f"a const: argument of {name}") for arg in node.args]
         for arg in node.args:
-            self.expr(arg)
+            if type(arg) is not ast.Number:
+                self.expr(arg)
         return None
 
     _EXPRESSIONS = {
