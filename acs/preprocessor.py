@@ -201,6 +201,14 @@ def _copy(out: Tokens, tokens: Tokens, start: int, end: int, source: Source) -> 
     if start >= end:
         return
     _add_segment(out, source, start)
+    if end - start > len(out.kinds):
+        # A long stretch (a whole file after its #include lines): the few tokens before it go in front of the
+        # slice, which becomes the list, rather than the slice being copied again and thrown away.
+        for name in ("kinds", "values", "texts"):
+            part = getattr(tokens, name)[start:end]
+            part[:0] = getattr(out, name)
+            setattr(out, name, part)
+        return
     out.kinds += tokens.kinds[start:end]
     out.values += tokens.values[start:end]
     out.texts += tokens.texts[start:end]
