@@ -340,7 +340,9 @@ class Parser:
         variables = []
         while True:
             index = self.primary_constant("the variable's number")
-            self.expect(":", f"':' between the {scope} variable's number and its name")
+            if self.kind != ":":
+                raise self.unexpected(f"':' between the {scope} variable's number and its name")
+            self.advance()
             name = self.ident("a variable name")
             is_array = False
             if self.kind == "[":
@@ -435,15 +437,23 @@ class Parser:
         at = self.pos
         if self.kind == "ident" and self.kinds[at + 1] == "(":
             call = self.call()
-            self.expect(end, f"'{end}' after the call")
+            self.end_with(end, "call")
             return ast.ExprStatement(at, call)
         items: list[ast.Stmt] = []
         while True:
             items.append(self.assignment())
             if not self.accept(","):
                 break
-        self.expect(end, f"'{end}' after the statement")
+        self.end_with(end, "statement")
         return items[0] if len(items) == 1 else ast.StatementList(at, items)
+
+    def end_with(self, end: str, what: str) -> None:
+        """Step past ``end`` (the ';' or ')' closing a statement), which must come next."""
+        at = self.pos
+        if self.kind != end:
+            raise self.unexpected(f"'{end}' after the {what}")
+        self.pos = at + 1      # never eof, as in expect
+        self.kind = self.kinds[at + 1]
 
     def assignment(self) -> ast.Stmt:
         at = self.pos
@@ -463,9 +473,13 @@ class Parser:
         return ast.Assign(op_at, target, op, self.expression())
 
     def lvalue(self) -> ast.Expr:
-        name = self.ident("a variable")
-        base = ast.Name(name, self.values[name])
-        return self.subscripts(base) if self.kind == "[" else base
+        at = self.pos
+        if self.kind != "ident":
+            self.ident("a variable")  # raises
+        following = self.kind = self.kinds[at + 1]  # a name is never the last token
+        self.pos = at + 1
+        base = ast.Name(at, self.values[at])
+        return self.subscripts(base) if following == "[" else base
 
     def subscripts(self, base: ast.Name) -> ast.Expr:
         indices = []
@@ -491,8 +505,11 @@ class Parser:
             if len(kind) != 1 or kind not in PRINT_KINDS:
                 raise self.unexpected("a print item such as s:\"text\", d:number or f:fixed "
                                       "(kinds: s l d i c n f k b x a)")
-            self.advance()
-            self.expect(":", f"':' after the print kind '{self.texts[kind_at]}'")
+            if self.kinds[kind_at + 1] != ":":
+                self.advance()
+                raise self.unexpected(f"':' after the print kind '{self.texts[kind_at]}'")
+            self.pos = kind_at + 2     # past the kind and ':' (neither is eof)
+            self.kind = self.kinds[kind_at + 2]
             value = self.char_range(kind_at) if kind == "a" else self.expression()
             items.append(ast.PrintItem(kind_at, kind, value))
             if not self.accept(","):
@@ -592,7 +609,9 @@ class Parser:
 
     def jump(self) -> ast.Jump:
         at = self.advance()
-        self.expect(";", f"';' after {self.kinds[at]}")
+        if self.kind != ";":
+            raise self.unexpected(f"';' after {self.kinds[at]}")
+        self.advance()
         return ast.Jump(at, self.kinds[at])
 
     def return_statement(self) -> ast.Return:
@@ -772,11 +791,18 @@ class Parser:
         raise self.unexpected("an expression")
 
     def call(self) -> ast.Call:
-        at = self.advance()
-        return self.call_arguments(at, self.values[at])
+        """A call at a name that is followed by '('."""
+        at = self.pos
+        self.pos = at + 2
+        self.kind = self.kinds[at + 2]
+        return self.arguments(at, self.values[at])
 
     def call_arguments(self, at: int, name: str) -> ast.Call:
         self.expect("(")
+        return self.arguments(at, name)
+
+    def arguments(self, at: int, name: str) -> ast.Call:
+        """The arguments of a call (after its '('), through the ')'."""
         direct = False
         if self.kind == "const":
             self.advance()
