@@ -333,12 +333,10 @@ class Generator:
         out.op(OP.BEGINPRINT)
         self.print_items(node.items)
         out.op(OP.MOREHUDMESSAGE)
-        for arg in node.args[:6]:
-            self.expr(arg)
+        self.exprs(node.args[:6])
         if len(node.args) > 6:
             out.op(OP.OPTHUDMESSAGE)
-            for arg in node.args[6:]:
-                self.expr(arg)
+            self.exprs(node.args[6:])
         out.op(OP.ENDHUDMESSAGEBOLD if node.bold else OP.ENDHUDMESSAGE)
 
     def execute_wait(self, node: ast.ExecuteWait) -> None:
@@ -513,8 +511,7 @@ class Generator:
         self.expr(node.number)
         out.op(OP.STARTTRANSLATION)
         for item in node.ranges:
-            for operand in item.operands:
-                self.expr(operand)
+            self.exprs(item.operands)
             out.op(TRANSLATION_OPS[item.kind])
         out.op(OP.ENDTRANSLATION)
 
@@ -543,6 +540,19 @@ class Generator:
             self.binary(node)
         else:
             self._EXPRESSIONS[kind](self, node)
+
+    def exprs(self, nodes: list) -> None:
+        """The code of each expression in turn; a number is pushed without a call to expr, and None (an
+        argument left out where the checker allows it) pushes 0."""
+        push = self.out.push
+        expr = self.expr
+        for node in nodes:
+            if type(node) is ast.Number:
+                push(node.value)
+            elif node is None:
+                push(0)
+            else:
+                expr(node)
 
     def binary(self, node: ast.Binary) -> None:
         left = node.left
@@ -684,16 +694,14 @@ class Generator:
         out = self.out
         kind = type(target)
         if kind is Function:
-            for arg in node.args:
-                self.expr(arg)
+            self.exprs(node.args)
             out.op_index(OP.CALLDISCARD if discard else OP.CALL, target.number)
         elif kind is bi.Internal:
             self.internal(node, target, facts)
             if discard and target.returns:
                 out.op(OP.DROP)
         elif kind is bi.CallFunc:
-            for arg in node.args:
-                self.expr(arg)
+            self.exprs(node.args)
             for _ in range(facts.fills):
                 out.push(0)
             self.callfunc(len(node.args) + facts.fills, target.index)
@@ -702,8 +710,7 @@ class Generator:
         elif discard:
             self.special_statement(node, target, facts)
         else:
-            for arg in node.args:
-                self.expr(arg)
+            self.exprs(node.args)
             for _ in range(len(node.args), 5):
                 out.push(0)
             out.op_index(OP.LSPEC5RESULT, target.number)
@@ -726,8 +733,7 @@ class Generator:
         if node.direct:
             self.special_direct(special.number, facts.values)
             return
-        for arg in node.args:
-            self.expr(arg)
+        self.exprs(node.args)
         out.op_index(OP.LSPEC1 + len(node.args) - 1, special.number)
 
     def special_direct(self, number: int, values: list[int]) -> None:
@@ -751,11 +757,7 @@ class Generator:
     def internal(self, node: ast.Call, entry: bi.Internal, facts) -> None:
         out = self.out
         if not node.direct:
-            for arg in node.args:
-                if arg is None:
-                    out.push(0)
-                else:
-                    self.expr(arg)
+            self.exprs(node.args)
             for _ in range(facts.fills):
                 out.push(0)
             out.op(entry.stack_pcode)

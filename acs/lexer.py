@@ -49,6 +49,7 @@ _NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _DIGITS = frozenset("0123456789")
 _CHAR_ESCAPES = {"a": 7, "b": 8, "t": 9, "v": 11, "n": 10, "f": 12, "r": 13, "'": 39, "\\": 92, '"': 34}
 _CONTROL_TO_SPACE = {i: " " for i in range(32)}
+_CONTROL = re.compile(r"[\x00-\x1f]")
 
 
 class Tokens:
@@ -96,11 +97,15 @@ def fixed_value(text: str) -> int:
     """acc's fixed-point literal: whole part shifted 16, plus the truncated fraction computed in doubles."""
     whole_text, _, frac_text = text.partition(".")
     whole = wrap32(int(whole_text))
-    frac = 0.0
-    divisor = 1.0
-    for digit in frac_text:
-        frac = 10 * frac + (ord(digit) - 48)
-        divisor *= 10
+    if len(frac_text) <= 15:  # every step of acc's loop below is exact in a double: the same numbers at once
+        frac = float(int(frac_text or "0"))
+        divisor = float(10 ** len(frac_text))
+    else:
+        frac = 0.0
+        divisor = 1.0
+        for digit in frac_text:
+            frac = 10 * frac + (ord(digit) - 48)
+            divisor *= 10
     part = 65536.0 * frac / divisor
     fraction = int(part) if math.isfinite(part) else 0
     return wrap32((whole << 16) + fraction)
@@ -131,7 +136,9 @@ def tokenize(source: Source) -> Tokens:
                 problems.append((text, error))
         elif first == '"' and len(text) > 1:
             kind = "string"
-            value = text[1:-1].translate(_CONTROL_TO_SPACE)  # acc reads control characters as spaces
+            value = text[1:-1]
+            if _CONTROL.search(value):
+                value = value.translate(_CONTROL_TO_SPACE)  # acc reads control characters as spaces
         else:
             problems.append((text, None))
         kind_of[text] = kind
