@@ -686,7 +686,8 @@ class Checker:
         else:
             sym = Variable(self.text(node), kind, body.var_count)
             body.var_count += 1
-            self.check_slots(node, body)
+            if body.var_count > MAX_FUNCTION_PART:  # below that every limit check_slots knows is met
+                self.check_slots(node, body)
         self.declare_local(node, node.name, sym)
         return sym
 
