@@ -30,13 +30,14 @@ OPERATORS = ("<<= >>= ++ -- += -= *= /= %= &= |= ^= == != <= >= << >> && || - + 
 # the end of file. The alternatives are tried in order, so the common ones come first and operators are
 # grouped by their first character (a longer operator before its prefix: '<<=' before '<<' before '<=').
 # Possessive repeats (*+) never give back what they matched, which nothing after them would take: the engine
-# keeps no backtracking state for them.
+# keeps no backtracking state for them. A string's body is runs of plain characters between escapes, not one
+# alternation per character.
 _TOKEN_RE = re.compile(
     r"""[\x00-\x20]*+(?:/(?:/[^\n]*+|\*.*?(?:\*/|\Z))[\x00-\x20]*+)*+
     ( [A-Za-z_][A-Za-z0-9_]*+
-    | [1-9][0-9]*(?:\.[0-9]*|_[0-9A-Za-z]*)? | 0(?:[xX][0-9A-Fa-f]*|[0-9]*(?:\.[0-9]*|_[0-9A-Za-z]*)?)
+    | [1-9][0-9]*+(?:\.[0-9]*+|_[0-9A-Za-z]*+)? | 0(?:[xX][0-9A-Fa-f]*+|[0-9]*+(?:\.[0-9]*+|_[0-9A-Za-z]*+)?)
     | [,;()]
-    | "(?:[^"\\\x7f]|\\[^\x7f])*"
+    | "[^"\\\x7f]*+(?:\\[^\x7f][^"\\\x7f]*+)*+"
     | '(?:\\(?:[0-7]{1,3}|[xX][0-9A-Fa-f]+|[abtvnfr'"\\])|[^'\\\x7f])'
     | <<=? | >>=? | \+\+ | -- | && | \|\| | [-+*/%=<>!&|^]=?
     | [~\[\]{}?:.\#@]
