@@ -415,7 +415,8 @@ class Parser:
             if self.kind == "eof":
                 raise self.error(at, "this '{' is never closed")
             append(statement())
-        self.advance()
+        self.pos += 1  # past the '}' (never eof)
+        self.kind = self.kinds[self.pos]
         return ast.Compound(at, body)
 
     def empty(self) -> ast.Empty:
@@ -483,8 +484,10 @@ class Parser:
 
     def subscripts(self, base: ast.Name) -> ast.Expr:
         indices = []
+        kinds = self.kinds
         while self.kind == "[":
-            self.advance()
+            self.pos += 1  # past the '[' (never eof)
+            self.kind = kinds[self.pos]
             indices.append(self.expression())
             self.expect("]")
         return ast.Subscript(base.at, base, indices)
@@ -512,8 +515,10 @@ class Parser:
             self.kind = self.kinds[kind_at + 2]
             value = self.char_range(kind_at) if kind == "a" else self.expression()
             items.append(ast.PrintItem(kind_at, kind, value))
-            if not self.accept(","):
+            if self.kind != ",":
                 return items
+            self.pos += 1  # past the ',' (never eof)
+            self.kind = self.kinds[self.pos]
 
     def char_range(self, at: int) -> ast.CharRange:
         ranged = self.accept("(")
