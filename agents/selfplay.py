@@ -57,7 +57,7 @@ def train(args) -> int:
         hyperparams_of,
         prepare_run_dir,
     )
-    from wadgym.agents.vec import wrap_observations
+    from wadgym.agents.vec import monitored, observe
 
     if args.resume:
         print("wadgym train: --resume is not supported for multi-agent envs yet", file=sys.stderr)
@@ -79,8 +79,8 @@ def train(args) -> int:
     meta, session = _start_meta(run_dir, device, False)
     print(f"self-play PPO on {args.env}: {hp['n_timesteps']} agent steps, {hp['n_envs']} games, device {device}, "
           f"seed {args.seed}; run folder {run_dir}", flush=True)
-    venv = wrap_observations(AgentSlots(make_game_factory(args.env, hp["env_kwargs"]), hp["n_envs"], args.seed),
-                             hp["frame_stack"])
+    slots = AgentSlots(make_game_factory(args.env, hp["env_kwargs"]), hp["n_envs"], args.seed)
+    venv = observe(monitored(slots, runfolder.monitor_file(run_dir)), hp["frame_stack"])
     callback = RunCallback(run_dir, args.save_freq)
     start = time.perf_counter()
     status, failure = "finished", None

@@ -118,16 +118,15 @@ class EnvFactory:
         self.env_id, self.env_kwargs, self.in_worker, self.failure_dir = env_id, env_kwargs, in_worker, failure_dir
 
     def __call__(self) -> gym.Env:
-        from stable_baselines3.common.monitor import Monitor
-
         if self.in_worker:
             for signum in GROUP_SIGNALS:
                 signal.signal(signum, signal.SIG_IGN)
-        env = Monitor(make_env(self.env_id, self.env_kwargs), info_keywords=("score",))  # info["episode"]["score"]
+        env = make_env(self.env_id, self.env_kwargs)
         return ReportFailure(env, self.failure_dir) if self.in_worker and self.failure_dir else env
 
 
 GROUP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+MONITOR_KEYWORDS = ("score",)  # the info entries each episode's record keeps beside return, length and time
 
 
 @contextlib.contextmanager
@@ -163,11 +162,13 @@ def make_vec_env(
     normalize_stats: Path | None = None,
     failure_dir: str | None = None,
     vec_env: str = "thread",
+    monitor: Path | None = None,
 ):
-    """n_envs Monitor-wrapped envs stepped as `vec_env` says (see VEC_ENVS), frame-stacked, channel-first,
-    VecNormalize'd when `normalize` is given (statistics loaded from `normalize_stats` when that file
-    exists), then reset once with seeds seed, seed+1, ...: returns (vec env, first observations)."""
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecNormalize
+    """n_envs envs stepped as `vec_env` says (see VEC_ENVS) under a VecMonitor (writing every episode's
+    return, length, time and score to the file `monitor` when given), then observed as training observes
+    them (observe: frame-stacked, channel-first, VecNormalize'd when `normalize` is given), then reset once
+    with seeds seed, seed+1, ...: returns (vec env, first observations)."""
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     if vec_env not in VEC_ENVS:
         raise ValueError(f"vec_env={vec_env!r} is not valid; choose one of {', '.join(VEC_ENVS)}")
@@ -182,12 +183,8 @@ def make_vec_env(
             venv = SubprocVecEnv([EnvFactory(env_id, env_kwargs, True, failure_dir) for _ in range(n_envs)])
         try:
             venv.seed(seed)
-            venv = wrap_observations(venv, frame_stack)
-            if normalize is not None and normalize_stats is not None and normalize_stats.is_file():
-                venv = VecNormalize.load(str(normalize_stats), venv)
-                venv.training = True
-            elif normalize is not None:
-                venv = VecNormalize(venv, **normalize)
+            venv = monitored(venv, monitor)
+            venv = observe(venv, frame_stack, normalize, normalize_stats, training=True)
             observations = venv.reset()  # engines that start on the first reset start here, shielded from Ctrl-C
         except BaseException:
             close_vec_env(venv)
@@ -195,13 +192,35 @@ def make_vec_env(
     return venv, observations
 
 
-def wrap_observations(venv, frame_stack: int):
-    """The observation pipeline shared by training, evaluation and export: stack, then channel-first."""
-    from stable_baselines3.common.vec_env import VecFrameStack, VecTransposeImage
+def monitored(venv, monitor: Path | None = None):
+    """`venv` under SB3's VecMonitor: info["episode"] (r, l, t and MONITOR_KEYWORDS) at each episode's end,
+    and a row of the Monitor file `monitor` when given."""
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    return VecMonitor(venv, str(monitor) if monitor else None, info_keywords=MONITOR_KEYWORDS)
+
+
+def observe(venv, frame_stack: int, normalize: dict[str, Any] | None = None, normalize_stats: Path | None = None,
+            training: bool = True):
+    """The observation pipeline of training, evaluation, rollout and export: VecFrameStack, VecTransposeImage
+    (channel-first), then VecNormalize when `normalize` is given, its statistics loaded from `normalize_stats`
+    when that file exists. `training=False` (playing a saved policy) freezes the statistics and leaves
+    rewards as they are."""
+    from stable_baselines3.common.vec_env import VecFrameStack, VecNormalize, VecTransposeImage
 
     if frame_stack and frame_stack > 1:
         venv = VecFrameStack(venv, n_stack=frame_stack)
-    return VecTransposeImage(venv)
+    venv = VecTransposeImage(venv)
+    if normalize is not None and normalize_stats is not None and Path(normalize_stats).is_file():
+        venv = VecNormalize.load(str(normalize_stats), venv)
+    elif normalize is not None:
+        venv = VecNormalize(venv, **normalize)
+    else:
+        return venv
+    venv.training = training
+    if not training:
+        venv.norm_reward = False
+    return venv
 
 
 def close_vec_env(venv, timeout: float = 10.0) -> None:
@@ -209,10 +228,15 @@ def close_vec_env(venv, timeout: float = 10.0) -> None:
     replies that never come. Workers get "close" (a healthy one closes its env and exits); any still
     alive after `timeout` seconds is killed, and its engine with it. A ThreadVecEnv closes its envs on
     their threads, after any step still running."""
-    from stable_baselines3.common.vec_env import SubprocVecEnv
+    from stable_baselines3.common.vec_env import SubprocVecEnv, VecMonitor
 
     from wadgym.envs.vector_sb3 import ThreadVecEnv
 
+    wrapper = venv
+    while hasattr(wrapper, "venv"):  # a VecMonitor's file: closed here, as the wrappers' close() is not called
+        if isinstance(wrapper, VecMonitor) and wrapper.results_writer is not None:
+            wrapper.results_writer.close()
+        wrapper = wrapper.venv
     base = venv.unwrapped
     if isinstance(base, ThreadVecEnv):
         base.threads.close(timeout)
