@@ -114,15 +114,40 @@ class EnvFactory:
     """Picklable `() -> env` for SubprocVecEnv workers; the worker ignores SIGINT and SIGTERM (the trainer
     handles them and closes the workers) and reports an env's failure to `failure_dir`."""
 
-    def __init__(self, env_id: str, env_kwargs: dict[str, Any], in_worker: bool, failure_dir: str | None = None):
+    def __init__(self, env_id: str, env_kwargs: dict[str, Any], in_worker: bool, failure_dir: str | None = None,
+                 render_mode: str | None = None):
         self.env_id, self.env_kwargs, self.in_worker, self.failure_dir = env_id, env_kwargs, in_worker, failure_dir
+        self.render_mode = render_mode
 
     def __call__(self) -> gym.Env:
         if self.in_worker:
             for signum in GROUP_SIGNALS:
                 signal.signal(signum, signal.SIG_IGN)
-        env = make_env(self.env_id, self.env_kwargs)
+        env = make_env(self.env_id, self.env_kwargs, self.render_mode)
+        if self.render_mode is not None:
+            env = RecordFrames(env)
         return ReportFailure(env, self.failure_dir) if self.in_worker and self.failure_dir else env
+
+
+class RecordFrames(gym.Wrapper):
+    """Appends env.render() after each reset and step to `frames` while it is a list (set it through the
+    VecEnv: venv.set_attr("frames", [...])); stops at an episode's end, before a VecEnv's automatic reset."""
+
+    frames: list | None = None
+
+    def reset(self, **kwargs):
+        result = self.env.reset(**kwargs)
+        if self.frames is not None:
+            self.frames.append(self.env.render())
+        return result
+
+    def step(self, action):
+        result = self.env.step(action)
+        if self.frames is not None:
+            self.frames.append(self.env.render())
+            if result[2] or result[3]:
+                self.frames = None
+        return result
 
 
 GROUP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -164,32 +189,56 @@ def make_vec_env(
     vec_env: str = "thread",
     monitor: Path | None = None,
 ):
-    """n_envs envs stepped as `vec_env` says (see VEC_ENVS) under a VecMonitor (writing every episode's
-    return, length, time and score to the file `monitor` when given), then observed as training observes
-    them (observe: frame-stacked, channel-first, VecNormalize'd when `normalize` is given), then reset once
-    with seeds seed, seed+1, ...: returns (vec env, first observations)."""
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
-
-    if vec_env not in VEC_ENVS:
-        raise ValueError(f"vec_env={vec_env!r} is not valid; choose one of {', '.join(VEC_ENVS)}")
+    """build_vec_env (training=True), then reset once with seeds seed, seed+1, ...: returns (vec env, first
+    observations)."""
     with group_signals_shielded():
-        if vec_env == "thread":
-            from wadgym.envs.vector_sb3 import ThreadVecEnv
-
-            venv = ThreadVecEnv([EnvFactory(env_id, env_kwargs, in_worker=False) for _ in range(n_envs)])
-        elif vec_env == "dummy" or n_envs == 1:
-            venv = DummyVecEnv([EnvFactory(env_id, env_kwargs, in_worker=False) for _ in range(n_envs)])
-        else:
-            venv = SubprocVecEnv([EnvFactory(env_id, env_kwargs, True, failure_dir) for _ in range(n_envs)])
+        venv = build_vec_env(env_id, env_kwargs, n_envs, seed, frame_stack, normalize, normalize_stats,
+                             failure_dir, vec_env, monitor)
         try:
-            venv.seed(seed)
-            venv = monitored(venv, monitor)
-            venv = observe(venv, frame_stack, normalize, normalize_stats, training=True)
             observations = venv.reset()  # engines that start on the first reset start here, shielded from Ctrl-C
         except BaseException:
             close_vec_env(venv)
             raise
     return venv, observations
+
+
+def build_vec_env(
+    env_id: str,
+    env_kwargs: dict[str, Any],
+    n_envs: int,
+    seed: int | None,
+    frame_stack: int = 0,
+    normalize: dict[str, Any] | None = None,
+    normalize_stats: Path | None = None,
+    failure_dir: str | None = None,
+    vec_env: str = "thread",
+    monitor: Path | None = None,
+    training: bool = True,
+    render_mode: str | None = None,
+):
+    """n_envs envs stepped as `vec_env` says (see VEC_ENVS), seeded seed, seed+1, ... at their next reset,
+    under a VecMonitor (writing every episode's return, length, time and score to the file `monitor` when
+    given), observed as training observes them (see observe). What training steps, and, with one env and
+    training=False, what a saved policy plays (agents.policy.SavedPolicy.make_vec_env)."""
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    if vec_env not in VEC_ENVS:
+        raise ValueError(f"vec_env={vec_env!r} is not valid; choose one of {', '.join(VEC_ENVS)}")
+    if vec_env == "thread":
+        from wadgym.envs.vector_sb3 import ThreadVecEnv
+
+        venv = ThreadVecEnv([EnvFactory(env_id, env_kwargs, False, None, render_mode) for _ in range(n_envs)])
+    elif vec_env == "dummy" or n_envs == 1:
+        venv = DummyVecEnv([EnvFactory(env_id, env_kwargs, False, None, render_mode) for _ in range(n_envs)])
+    else:
+        venv = SubprocVecEnv([EnvFactory(env_id, env_kwargs, True, failure_dir, render_mode) for _ in range(n_envs)])
+    try:
+        if seed is not None:
+            venv.seed(seed)
+        return observe(monitored(venv, monitor), frame_stack, normalize, normalize_stats, training=training)
+    except BaseException:
+        close_vec_env(venv)
+        raise
 
 
 def monitored(venv, monitor: Path | None = None):
