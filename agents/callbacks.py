@@ -1,39 +1,36 @@
-"""The training callback: SB3's CheckpointCallback (with the VecNormalize statistics), per-episode stats
-to TensorBoard and episodes.csv, and a clean stop on Ctrl-C (SIGINT) or SIGTERM with a checkpoint."""
+"""The training callback: SB3's CheckpointCallback (with the VecNormalize statistics), the episodes' mean
+score to TensorBoard, and a clean stop on Ctrl-C (SIGINT) or SIGTERM with a checkpoint. The episodes
+themselves are recorded by the VecMonitor of agents.vec.make_vec_env."""
 
 from __future__ import annotations
 
 import signal
 import time
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from stable_baselines3.common.callbacks import CheckpointCallback
 
-from wadgym.agents import runfolder
 from wadgym.files import atomic_path
 
 
 class RunCallback(CheckpointCallback):
-    """Records every finished episode (score, return, length), logs their means and steps per second
-    at each rollout's end, saves a checkpoint every `save_freq` env steps and when a signal asks to
-    stop, then stops.
+    """Logs the mean score of the episodes that finished (info["episode"]["score"], from VecMonitor's
+    info_keywords) and steps per second at each rollout's end, saves a checkpoint every `save_freq` env
+    steps and when a signal asks to stop, then stops.
 
     Checkpoints are SB3's CheckpointCallback's (checkpoints/model_<steps>_steps.zip and, with
     VecNormalize, model_vecnormalize_<steps>_steps.pkl); it counts calls (n_envs steps each), so it is
     run when `save_freq` env steps have passed or a signal came. Only the latest checkpoint is kept."""
 
-    def __init__(self, run: Path, save_freq: int, episodes: list[dict[str, Any]] | None = None):
+    def __init__(self, run: Path, save_freq: int):
         super().__init__(save_freq=1, save_path=str(Path(run) / "checkpoints"), name_prefix="model",
                          save_vecnormalize=True)
-        self.run = Path(run)
         self.save_every = max(int(save_freq), 1)
-        self.episodes: list[dict[str, Any]] = list(episodes or [])
         self.stop_signal: int | None = None
         self._last_checkpoint = 0
         self._rollout_start = (time.perf_counter(), 0)
-        self._recent: list[dict[str, Any]] = []
+        self._scores: list[float] = []
 
     # --- signals ---------------------------------------------------------------------------
     def install_signal_handlers(self) -> None:
@@ -56,16 +53,9 @@ class RunCallback(CheckpointCallback):
 
     def _on_step(self) -> bool:
         for info in self.locals.get("infos", ()):
-            episode = info.get("episode")
-            if episode is not None:
-                record = {
-                    "timesteps": self.num_timesteps,
-                    "score": episode.get("score", info.get("score")),  # Monitor's info_keywords
-                    "return": float(episode["r"]),
-                    "length": int(episode["l"]),
-                }
-                self.episodes.append(record)
-                self._recent.append(record)
+            score = info.get("episode", {}).get("score")
+            if score is not None:
+                self._scores.append(float(score))
         if self.num_timesteps - self._last_checkpoint >= self.save_every:
             self.save_checkpoint()
         return self.stop_signal is None
@@ -77,18 +67,16 @@ class RunCallback(CheckpointCallback):
         if self.num_timesteps > start_steps:
             self.logger.record("time/steps_per_second", (self.num_timesteps - start_steps) / max(now - start, 1e-9))
         self._rollout_start = (now, self.num_timesteps)
-        scores = [e["score"] for e in self._recent if e["score"] is not None]
-        if scores:
-            self.logger.record("rollout/ep_score_mean", float(np.mean(scores)))
-        self._recent = []
+        if self._scores:
+            self.logger.record("rollout/ep_score_mean", float(np.mean(self._scores)))
+        self._scores = []
 
     # --- checkpoints -------------------------------------------------------------------------
     def save_checkpoint(self) -> Path:
-        """A checkpoint now (CheckpointCallback's step, whose save_freq of 1 always saves) and
-        episodes.csv; then the older checkpoints are removed."""
+        """A checkpoint now (CheckpointCallback's step, whose save_freq of 1 always saves); then the older
+        checkpoints are removed."""
         super()._on_step()
         model_file = Path(self._checkpoint_path(extension="zip"))
-        runfolder.write_episodes(self.run, self.episodes)
         keep = {model_file, Path(self._checkpoint_path("vecnormalize_", extension="pkl"))}
         for old in model_file.parent.glob("*_steps.*"):
             if old not in keep:

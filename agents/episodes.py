@@ -1,8 +1,10 @@
-"""Playing episodes: the one loop `wadgym rollout` and `wadgym eval` share, the random policy they compare
-with, and the videos they write.
+"""Playing episodes: the one way `wadgym rollout`, `wadgym eval` and training's final evaluation play them
+(SB3's evaluate_policy on a one-env VecEnv, one seeded episode at a time), the random and scripted policies
+they compare with, and the videos they write.
 
-A policy is an object with `reset(seed)`, called after each env.reset(seed=seed), and
-`policy(observation) -> action`. Needs no training extras (video writing needs imageio).
+A policy is an object with `reset(seed)`, called before each episode, and SB3's `predict(observations,
+state, episode_start, deterministic) -> (actions, state)` on a VecEnv's observations. Needs no training
+extras until play_episodes is called (video writing needs imageio).
 """
 
 from __future__ import annotations
@@ -26,8 +28,8 @@ class RandomPolicy:
         if seed is not None:
             self.action_space.seed(seed)
 
-    def __call__(self, observation) -> Any:
-        return self.action_space.sample()
+    def predict(self, observation, state=None, episode_start=None, deterministic=False):
+        return np.array([self.action_space.sample()]), None  # one env
 
 
 def has_reference_policy(env) -> bool:
@@ -50,14 +52,14 @@ class ScriptedPolicy:
     def reset(self, seed: int | None = None) -> None:
         pass
 
-    def __call__(self, observation) -> Any:
-        return self.env.reference_action()
+    def predict(self, observation, state=None, episode_start=None, deterministic=False):
+        return np.array([self.env.reference_action()]), None  # one env
 
 
 def play_episode(env, policy, seed: int | None, frames: list | None = None) -> dict[str, Any]:
-    """One episode from env.reset(seed=seed) to its end; appends env.render() after the reset and after
-    every step to `frames` when given. Returns seed, return, score (info["score"]: the task's own measure;
-    the return for envs without one), level_seed, length and seconds (the steps' wall time)."""
+    """One episode on a plain gymnasium env, as play_episodes plays it on a VecEnv: what `wadgym rollout`
+    uses for the random policy, which needs no training extras (no SB3). Appends env.render() after the
+    reset and after every step to `frames` when given; returns what play_episodes does."""
     observation, info = env.reset(seed=seed)
     policy.reset(seed)
     if frames is not None:
@@ -65,7 +67,7 @@ def play_episode(env, policy, seed: int | None, frames: list | None = None) -> d
     total, length, done = 0.0, 0, False
     start = time.perf_counter()
     while not done:
-        observation, reward, terminated, truncated, info = env.step(policy(observation))
+        observation, reward, terminated, truncated, info = env.step(policy.predict(observation)[0][0])
         total += float(reward)
         length += 1
         done = terminated or truncated
@@ -73,6 +75,36 @@ def play_episode(env, policy, seed: int | None, frames: list | None = None) -> d
             frames.append(env.render())
     return {"seed": seed, "return": total, "score": info.get("score", total), "level_seed": info.get("level_seed"),
             "length": length, "seconds": time.perf_counter() - start}
+
+
+def play_episodes(venv, policy, seeds: list[int | None], frames: list | None = None) -> list[dict[str, Any]]:
+    """One episode per seed on `venv` (one env; seed None: not reseeded) with SB3's evaluate_policy; with
+    `frames`, the env's RecordFrames wrapper (agents.vec) appends its render() after the reset and after
+    every step. Returns per episode: seed, return, score (info["score"]: the task's own measure; the return
+    for envs without one), level_seed, length and seconds (its wall time, resets included)."""
+    from stable_baselines3.common.evaluation import evaluate_policy
+
+    end: dict[str, Any] = {}  # the info of the episode's last step
+
+    def keep_last_info(local: dict[str, Any], _) -> None:
+        if local["done"]:
+            end.update(local["info"])
+
+    episodes = []
+    for seed in seeds:
+        if seed is not None:
+            venv.seed(seed)
+        policy.reset(seed)
+        if frames is not None:
+            venv.set_attr("frames", frames)
+        end.clear()
+        start = time.perf_counter()
+        returns, lengths = evaluate_policy(policy, venv, n_eval_episodes=1, return_episode_rewards=True,
+                                           callback=keep_last_info, warn=False)
+        episodes.append({"seed": seed, "return": float(returns[0]), "score": end.get("score", float(returns[0])),
+                         "level_seed": end.get("level_seed"), "length": int(lengths[0]),
+                         "seconds": time.perf_counter() - start})
+    return episodes
 
 
 def video_fps(env) -> float:

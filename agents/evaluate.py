@@ -9,39 +9,42 @@ held out: level seeds from TEST_START_LEVEL on, which no training range reaches.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from wadgym.agents.policy import SavedPolicy
 
 
 def run_episodes(
     env_id: str,
     env_kwargs: dict[str, Any],
     seeds: list[int],
-    policy: Callable[[np.ndarray], int] | str | None,
+    policy: SavedPolicy | str | None,
     video: str | Path | None = None,
 ) -> list[dict[str, Any]]:
-    """One episode per seed with `policy` (None or "random": the random policy; "scripted": the env's
-    scripted reference). Returns per-episode seed, level seed, score, return and length; records the first
-    episode's frames to `video`."""
-    from wadgym.agents.episodes import RandomPolicy, ScriptedPolicy, play_episode, video_fps, write_video
-    from wadgym.agents.vec import make_env
+    """One episode per seed with `policy` (a SavedPolicy, on the env it makes; None or "random": the random
+    policy; "scripted": the env's scripted reference). Returns per-episode seed, level seed, score, return
+    and length; records the first episode's frames to `video`."""
+    from wadgym.agents.episodes import RandomPolicy, ScriptedPolicy, play_episodes, video_fps, write_video
+    from wadgym.agents.vec import build_vec_env, close_vec_env
 
-    env = make_env(env_id, env_kwargs, render_mode="rgb_array" if video else None)
-    if policy is None or policy == "random":
-        policy = RandomPolicy(env.action_space)
-    elif policy == "scripted":
-        policy = ScriptedPolicy(env)
+    render_mode = "rgb_array" if video else None
+    if policy is None or policy in ("random", "scripted"):
+        venv = build_vec_env(env_id, env_kwargs, 1, None, vec_env="dummy", training=False, render_mode=render_mode)
+        env = venv.unwrapped.envs[0]
+        policy = ScriptedPolicy(env) if policy == "scripted" else RandomPolicy(env.action_space)
+    else:
+        venv = policy.make_vec_env(env_kwargs, render_mode)
     frames: list | None = [] if video else None
     try:
-        episodes = [play_episode(env, policy, seed, frames if index == 0 else None)
-                    for index, seed in enumerate(seeds)]
+        episodes = play_episodes(venv, policy, seeds[:1], frames) + play_episodes(venv, policy, seeds[1:])
     finally:
-        env.close()
+        close_vec_env(venv)
     if video is not None:
-        write_video(Path(video), frames, video_fps(env))
+        write_video(Path(video), frames, video_fps(venv.unwrapped.envs[0]))
     return [{key: episode[key] for key in ("seed", "level_seed", "score", "return", "length")} for episode in episodes]
 
 

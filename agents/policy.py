@@ -1,9 +1,9 @@
-"""A trained run's policy acting on raw env observations, one step at a time.
+"""A trained run's policy, played through the observation pipeline its training used.
 
-`SavedPolicy` applies the same preprocessing as training (frame stacking like VecFrameStack,
-channel-first like VecTransposeImage, VecNormalize statistics if the run used them), so a single
-env (evaluation, `wadgym rollout`) made as training makes its envs (agents.vec.make_env) can be
-driven by it.
+`SavedPolicy.make_vec_env` builds the env as training built it (agents.vec.build_vec_env: VecFrameStack,
+VecTransposeImage, the run's VecNormalize statistics frozen, rewards left as they are) with one env, so
+evaluation, `wadgym rollout` and the export's recorded inputs feed the model exactly what it trained on;
+`predict` is SB3's, so SB3's evaluate_policy plays it (agents.episodes.play_episodes).
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from wadgym.agents import runfolder
 
 
 class SavedPolicy:
-    """policy.reset() before each episode, then action = policy(observation) for every observation."""
+    """policy.reset(seed) before each episode, then actions, _ = policy.predict(observations) on the
+    observations of the VecEnv that make_vec_env gives."""
 
     def __init__(self, run: str | Path, device: str = "cpu", deterministic: bool = False,
                  model_file: Path | None = None):
@@ -27,16 +28,17 @@ class SavedPolicy:
         self.run = runfolder.require_run(run)
         self.config = runfolder.load_config(self.run)
         self.model_file = Path(model_file) if model_file else runfolder.model_path(self.run)
+        self.normalize_stats = None
         if self.config.get("backend") == "rllib":  # the same network, from an RLlib checkpoint
             from wadgym.agents.rllib.policy import load_model
 
             self.model, self.vec_normalize = load_model(self.model_file, device), None
         else:
             self.model = PPO.load(self.model_file, device=device, custom_objects=_custom_objects())
-            self.vec_normalize = _load_vecnormalize(runfolder.vecnormalize_path(self.model_file))
+            self.normalize_stats = runfolder.vecnormalize_path(self.model_file)
+            self.vec_normalize = _load_vecnormalize(self.normalize_stats)
         self.deterministic = deterministic
         self.frame_stack = int(self.config["hyperparams"].get("frame_stack") or 0)
-        self._stack = None
         self.on_input = None  # called with each network input (see recorded_inputs)
 
     @property
@@ -47,76 +49,53 @@ class SavedPolicy:
     def env_kwargs(self) -> dict[str, Any]:
         return dict(self.config["hyperparams"].get("env_kwargs") or {})
 
-    def make_env(self, render_mode: str | None = None):
-        """The env this policy was trained on (its id and env kwargs), as the policy sees it."""
-        from wadgym.agents.vec import make_env
+    def make_vec_env(self, env_kwargs: dict[str, Any] | None = None, render_mode: str | None = None):
+        """One env of this policy's env id (with `env_kwargs`, else those it trained with), observed through
+        the wrappers its training used; a ValueError unless it gives the observations and actions the
+        policy was trained on."""
+        from wadgym.agents.vec import build_vec_env, close_vec_env
 
-        env = make_env(self.env_id, self.env_kwargs, render_mode)
-        self.check_env(env)
-        return env
-
-    def check_env(self, env) -> SavedPolicy:
-        """Raise a ValueError unless `env` gives the observations and actions this policy was trained on."""
-        stacked, model_height, model_width = self.model.observation_space.shape
-        space = env.observation_space
-        frame = (model_height, model_width, stacked // max(self.frame_stack, 1))  # (H, W, C) of one frame
-        if tuple(space.shape or ()) != frame or env.action_space != self.model.action_space:
+        env_kwargs = self.env_kwargs if env_kwargs is None else env_kwargs
+        stats = self.normalize_stats if self.normalize_stats is not None and self.normalize_stats.is_file() else None
+        venv = build_vec_env(self.env_id, env_kwargs, 1, None, self.frame_stack, {} if stats else None, stats,
+                             vec_env="dummy", training=False, render_mode=render_mode)
+        shape, model_shape = venv.observation_space.shape, self.model.observation_space.shape
+        if shape != model_shape or venv.action_space != self.model.action_space:
+            close_vec_env(venv)
             raise ValueError(
                 f"the policy in {self.run} was trained on {self.env_id} with env kwargs {self.env_kwargs} "
-                f"(frames {model_height}x{model_width}, {self.model.action_space}); this env gives "
-                f"{space} observations and {env.action_space}: make it with the same env kwargs"
+                f"(inputs {model_shape}, {self.model.action_space}); this env with {env_kwargs} gives "
+                f"{shape} inputs and {venv.action_space}: make it with the same env kwargs"
             )
-        return self
-
-    def preprocess(self, stacked_hwc: np.ndarray) -> np.ndarray:
-        """(N, H, W, C*stack) uint8 -> (N, C*stack, H, W), what the network takes."""
-        return np.ascontiguousarray(np.transpose(stacked_hwc, (0, 3, 1, 2)))
+        return venv
 
     def reset(self, seed: int | None = None) -> None:
-        """Forget the frame stack: the next observation starts a new episode."""
-        self._stack = None
+        """Nothing to forget: the VecEnv's wrappers start each episode's frame stack."""
 
-    def network_input(self, observation: np.ndarray) -> np.ndarray:
-        """Push one raw (H, W, C) frame; returns the stacked, channel-first (1, C*stack, H, W) uint8 input."""
-        from gymnasium import spaces
-        from stable_baselines3.common.vec_env.stacked_observations import StackedObservations
-
-        if self._stack is None:
-            space = spaces.Box(0, 255, observation.shape, np.uint8)
-            self._stack = StackedObservations(1, max(self.frame_stack, 1), space, channels_order="last")
-            stacked = self._stack.reset(observation[None])
-        else:
-            stacked, _ = self._stack.update(observation[None], np.array([False]), [{}])
-        return self.preprocess(stacked)
-
-    def act(self, network_inputs: np.ndarray) -> np.ndarray:
-        """Actions for a batch of network inputs (N, C*stack, H, W): VecNormalize statistics applied
-        first when the run used them, as in training."""
-        if self.vec_normalize is not None:
-            network_inputs = self.vec_normalize.normalize_obs(network_inputs)
-        actions, _ = self.model.predict(network_inputs, deterministic=self.deterministic)
-        return np.asarray(actions).reshape(-1)
-
-    def __call__(self, observation: np.ndarray) -> int:
-        """The action for this observation (call reset() before each episode's first one)."""
-        network_input = self.network_input(observation)
+    def predict(self, observation, state=None, episode_start=None, deterministic: bool = False):
+        """SB3's predict (as evaluate_policy calls it), with this policy's own `deterministic`."""
         if self.on_input is not None:
-            self.on_input(network_input)
-        return int(self.act(network_input)[0])
+            self.on_input(observation)
+        actions, _ = self.model.predict(observation, deterministic=self.deterministic)
+        return np.asarray(actions).reshape(-1), None
 
     def recorded_inputs(self, seed: int) -> np.ndarray:
-        """The network inputs (N, C*stack, H, W) this policy sees while it plays the episode of `seed`:
-        real observations for export checks and latency benchmarks."""
-        from wadgym.agents.episodes import play_episode
+        """The network inputs (N, C*stack, H, W), uint8 before any VecNormalize statistics, this policy sees
+        while it plays the episode of `seed`: real observations for export checks and latency benchmarks."""
+        from stable_baselines3.common.vec_env import VecNormalize
+
+        from wadgym.agents.episodes import play_episodes
+        from wadgym.agents.vec import close_vec_env
 
         inputs: list[np.ndarray] = []
-        env = self.make_env()
-        self.on_input = lambda network_input: inputs.append(network_input[0].copy())
+        venv = self.make_vec_env()
+        original = venv.get_original_obs if isinstance(venv, VecNormalize) else None
+        self.on_input = lambda network_input: inputs.append((original() if original else network_input)[0].copy())
         try:
-            play_episode(env, self, seed)
+            play_episodes(venv, self, [seed])
         finally:
             self.on_input = None
-            env.close()
+            close_vec_env(venv)
         return np.stack(inputs)
 
 

@@ -33,13 +33,20 @@ def check_output_file(path: str, option: str) -> None:
 
 
 def run_episodes(env, policy, episodes: int, seed: int | None, frames: list | None) -> list[dict[str, Any]]:
-    """Run and print `episodes` episodes (episode i reset with seed + i), then their means."""
+    """Run and print `episodes` episodes (episode i reset with seed + i), then their means: on a saved
+    policy's one-env VecEnv (play_episodes), or the random policy on a plain env (play_episode)."""
     from wadgym.agents.episodes import play_episode
 
     print(f"{'episode':>7} {'seed':>6} {'level':>10} {'return':>8} {'score':>7} {'length':>7} {'steps/s':>8}")
     results = []
     for episode in range(episodes):
-        r = play_episode(env, policy, None if seed is None else seed + episode, frames)
+        episode_seed = None if seed is None else seed + episode
+        if hasattr(env, "num_envs"):
+            from wadgym.agents.episodes import play_episodes
+
+            r = play_episodes(env, policy, [episode_seed], frames)[0]
+        else:
+            r = play_episode(env, policy, episode_seed, frames)
         r["steps_per_second"] = r["length"] / r["seconds"] if r["seconds"] > 0 else float("inf")
         results.append(r)
         level = "-" if r["level_seed"] is None else r["level_seed"]

@@ -5,16 +5,22 @@
      meta.json        package versions, git commit and dirtiness, device, start/end times, wall time
      model.zip        the final model (SB3 format); vecnormalize.pkl beside it when normalize is on
      checkpoints/     model_<steps>_steps.zip (+ model_vecnormalize_<steps>_steps.pkl), the latest kept
-     episodes.csv     every training episode: timesteps, score, return, length
+     train_<k>.monitor.csv  every episode of training session k (k = 1, 2 ... for each --resume): SB3's
+                      Monitor format (a JSON header line, then r, l, t and the info keywords: score; RLlib
+                      runs add env_runner and node), read by read_episodes through SB3's load_results
+     episodes.csv     the same, as runs before the Monitor files wrote it: timesteps, score, return, length
      learning_curve.png  score per episode against steps
      metrics.json     final evaluation (trained vs random on fixed seeds)
      tb/              TensorBoard logs
+
+An episode's global step ("timesteps") is SB3's convention (results_plotter.ts2xy(..., "timesteps")): the
+cumulative sum of the lengths of the episodes before and including it, in time order over all sessions.
+With n envs it trails the trainer's step count by the steps of the episodes still running.
 """
 
 from __future__ import annotations
 
 import csv
-import io
 import json
 import re
 import time
@@ -27,7 +33,6 @@ import yaml
 from wadgym.files import write_atomic
 
 DEFAULT_ROOT = Path("runs")
-EPISODE_FIELDS = ("timesteps", "score", "return", "length")
 
 
 def write_bytes_atomic(path: Path, data: bytes) -> None:
@@ -124,20 +129,50 @@ def vecnormalize_path(model: Path) -> Path:
     return older if older.is_file() and not path.is_file() else path
 
 
-def write_episodes(run: Path, episodes: list[dict[str, Any]], fields: tuple[str, ...] = EPISODE_FIELDS) -> None:
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows({k: e.get(k) for k in fields} for e in episodes)
-    write_text_atomic(Path(run) / "episodes.csv", buf.getvalue())
+def monitor_file(run: Path) -> Path:
+    """The Monitor file of a new training session: train_<k>.monitor.csv, k one more than the sessions before."""
+    return Path(run) / f"train_{len(list(Path(run).glob('*.monitor.csv'))) + 1}.monitor.csv"
+
+
+def monitor_writer(run: Path, env_id: str, extra_keys: tuple[str, ...], t_start: float):
+    """SB3's ResultsWriter on a new session's Monitor file, for a trainer without a VecMonitor (RLlib):
+    rows of r, l, t (seconds since `t_start`, a time.time()) and `extra_keys`."""
+    from stable_baselines3.common.monitor import ResultsWriter
+
+    return ResultsWriter(str(monitor_file(run)), header={"t_start": t_start, "env_id": env_id},
+                         extra_keys=extra_keys)
 
 
 def read_episodes(run: Path) -> list[dict[str, Any]]:
-    path = Path(run) / "episodes.csv"
-    if not path.is_file():
-        return []
-    with open(path) as f:
-        return [{k: _number(v) for k, v in row.items()} for row in csv.DictReader(f)]
+    """Every training episode of `run` in time order: timesteps (see the module's note), score, return,
+    length, time (seconds since training started) and any other column, from its Monitor files (SB3's
+    load_results). A run made before them has episodes.csv: its episodes come first (a run resumed since
+    counts its Monitor files' steps on from the last of them); [] when it has neither."""
+    run = Path(run)
+    earlier = []
+    if (run / "episodes.csv").is_file():
+        with open(run / "episodes.csv") as f:
+            earlier = [{k: _number(v) for k, v in row.items()} for row in csv.DictReader(f)]
+    if not any(run.glob("*monitor.csv")):
+        return earlier
+    from stable_baselines3.common.monitor import load_results
+    from stable_baselines3.common.results_plotter import X_TIMESTEPS, ts2xy
+
+    frame = load_results(str(run))
+    if frame.empty:
+        return earlier
+    timesteps, _ = ts2xy(frame, X_TIMESTEPS)
+    offset = earlier[-1]["timesteps"] if earlier else 0
+    names = {"r": "return", "l": "length", "t": "time"}
+    columns = [c for c in frame.columns if c != "index"]
+    rows = zip(timesteps.tolist(), *(frame[c].tolist() for c in columns))
+    return earlier + [{"timesteps": offset + int(steps), **{names.get(c, c): _cell(v) for c, v in zip(columns, values)}}
+                      for steps, *values in rows]
+
+
+def _cell(value: Any) -> Any:
+    """A load_results cell as Python data: NaN (no value) -> None, a float that is whole stays a float."""
+    return None if isinstance(value, float) and value != value else value
 
 
 def _number(text: str | None) -> int | float | str | None:

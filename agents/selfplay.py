@@ -57,7 +57,7 @@ def train(args) -> int:
         hyperparams_of,
         prepare_run_dir,
     )
-    from wadgym.agents.vec import wrap_observations
+    from wadgym.agents.vec import monitored, observe
 
     if args.resume:
         print("wadgym train: --resume is not supported for multi-agent envs yet", file=sys.stderr)
@@ -79,8 +79,8 @@ def train(args) -> int:
     meta, session = _start_meta(run_dir, device, False)
     print(f"self-play PPO on {args.env}: {hp['n_timesteps']} agent steps, {hp['n_envs']} games, device {device}, "
           f"seed {args.seed}; run folder {run_dir}", flush=True)
-    venv = wrap_observations(AgentSlots(make_game_factory(args.env, hp["env_kwargs"]), hp["n_envs"], args.seed),
-                             hp["frame_stack"])
+    slots = AgentSlots(make_game_factory(args.env, hp["env_kwargs"]), hp["n_envs"], args.seed)
+    venv = observe(monitored(slots, runfolder.monitor_file(run_dir)), hp["frame_stack"])
     callback = RunCallback(run_dir, args.save_freq)
     start = time.perf_counter()
     status, failure = "finished", None
@@ -118,38 +118,48 @@ def train(args) -> int:
 # -- evaluation ----------------------------------------------------------------------------------------
 
 
-class _Seat:
-    """One player of an evaluation: a SavedPolicy (its own frame stack) or, for None, uniform random actions
-    seeded per episode."""
+def game_vec_env(env_id: str, env_kwargs: dict[str, Any], frame_stack: int):
+    """One game as training steps it (AgentSlots, a slot per player, under VecMonitor) and observed as
+    training observes it (agents.vec.observe): what evaluation and rollout seat the players on."""
+    from wadgym.agents.slots import AgentSlots
+    from wadgym.agents.vec import monitored, observe
 
-    def __init__(self, run: Path | None, space, deterministic: bool = False):
-        from wadgym.agents.episodes import RandomPolicy
-        from wadgym.agents.policy import SavedPolicy
-
-        self.policy = SavedPolicy(run, deterministic=deterministic) if run is not None else RandomPolicy(space)
-
-    def reset(self, seed):
-        self.policy.reset(seed)
-
-    def __call__(self, observation):
-        return self.policy(observation)
+    return observe(monitored(AgentSlots(make_game_factory(env_id, env_kwargs), 1)), frame_stack, training=False)
 
 
-def play(env, seats: list, seed: int, frames: list | None = None) -> dict[str, Any]:
-    """One episode from reset(seed=seed), agent i played by seats[i]; items per agent and the length."""
-    observations, infos = env.reset(seed=seed)
-    for k, seat in enumerate(seats):
-        seat.reset(None if seed is None else seed * 31 + k)
+def seat(run: Path | None, space, deterministic: bool = False):
+    """One player of an evaluation: a SavedPolicy or, for None, uniform random actions seeded per episode."""
+    from wadgym.agents.episodes import RandomPolicy
+    from wadgym.agents.policy import SavedPolicy
+
+    return SavedPolicy(run, deterministic=deterministic) if run is not None else RandomPolicy(space)
+
+
+def play(venv, seats: list, seed: int | None, frames: list | None = None) -> dict[str, Any]:
+    """One episode of the game in `venv` (game_vec_env) from reset(seed=seed), player i played by seats[i]
+    (each predicts on every slot's observations and plays its own); items per player and the length. With
+    `frames`, the game's render() after the reset and after every step but the last (the game is reset
+    at its end, as VecEnvs do)."""
+    if seed is not None:
+        venv.seed(seed)
+    observations = venv.reset()
+    for k, player in enumerate(seats):
+        player.reset(None if seed is None else seed * 31 + k)
+    game = venv.unwrapped.games[0]
     if frames is not None:
-        frames.append(env.render())
-    agents, length = list(env.agents), 0
-    while env.agents:
-        actions = {a: seat(observations[a]) for a, seat in zip(agents, seats)}
-        observations, _, _, _, infos = env.step(actions)
+        frames.append(game.render())
+    length = 0
+    while True:
+        actions = []
+        for k, player in enumerate(seats):
+            batch, _ = player.predict(observations)
+            actions.append(batch[k % len(batch)])  # a random seat samples one action, a saved policy one a slot
+        observations, _, dones, infos = venv.step(np.array(actions))
         length += 1
+        if dones.all():
+            return {"seed": seed, "items": [int(info["items_collected"]) for info in infos], "length": length}
         if frames is not None:
-            frames.append(env.render())
-    return {"seed": seed, "items": [int(infos[a]["items_collected"]) for a in agents], "length": length}
+            frames.append(game.render())
 
 
 def evaluate(run: Path, episodes: int, seed: int, levels: str = "test") -> dict[str, Any]:
@@ -158,8 +168,6 @@ def evaluate(run: Path, episodes: int, seed: int, levels: str = "test") -> dict[
     from TEST_START_LEVEL on, as many as the run trained on) or of the training levels ("train")."""
     from wadgym.agents import runfolder
     from wadgym.agents.evaluate import TEST_START_LEVEL, check_held_out
-    from wadgym.envs.multi import make
-
     config = runfolder.load_config(Path(run))
     env_kwargs = dict(config["hyperparams"].get("env_kwargs") or {})
     if levels == "test":  # as many held-out levels as the training range had, from TEST_START_LEVEL on
@@ -168,21 +176,21 @@ def evaluate(run: Path, episodes: int, seed: int, levels: str = "test") -> dict[
         count = int({**MULTI_ENVS[config["env"]][1], **env_kwargs}.get("num_levels", 0))
         check_held_out(int(env_kwargs.get("start_level", 0)), count)
         env_kwargs.update(start_level=TEST_START_LEVEL, num_levels=count)
-    env = make(config["env"], **env_kwargs)
+    venv = game_vec_env(config["env"], env_kwargs, int(config["hyperparams"].get("frame_stack") or 0))
     try:
-        space = env.action_space(env.possible_agents[0])
-        trained = [_Seat(run, space) for _ in env.possible_agents]
-        random = [_Seat(None, space) for _ in env.possible_agents]
+        players = len(venv.unwrapped.agents)
+        trained = [seat(run, venv.action_space) for _ in range(players)]
+        random = [seat(None, venv.action_space) for _ in range(players)]
         head, selfplay = [], []
         for i in range(episodes):
-            seat = i % len(env.possible_agents)  # the trained policy's seat this episode
-            seats = [trained[k] if k == seat else random[k] for k in range(len(trained))]
-            result = play(env, seats, seed + i)
-            head.append({"seed": seed + i, "trained": result["items"][seat],
-                         "random": float(np.mean([x for k, x in enumerate(result["items"]) if k != seat]))})
-            selfplay.append(play(env, trained, seed + i)["items"])
+            mine = i % players  # the trained policy's seat this episode
+            seats = [trained[k] if k == mine else random[k] for k in range(players)]
+            result = play(venv, seats, seed + i)
+            head.append({"seed": seed + i, "trained": result["items"][mine],
+                         "random": float(np.mean([x for k, x in enumerate(result["items"]) if k != mine]))})
+            selfplay.append(play(venv, trained, seed + i)["items"])
     finally:
-        env.close()
+        venv.close()
     t, r = float(np.mean([h["trained"] for h in head])), float(np.mean([h["random"] for h in head]))
     return {"env": config["env"], "episodes": episodes, "seeds": [seed, seed + episodes - 1], "levels": levels,
             "vs_random": {"trained_items": t, "random_items": r, "ratio": t / r if r else None, "episodes": head},
@@ -207,24 +215,26 @@ def format_evaluation(result: dict[str, Any]) -> str:
 def rollout(args, env_kwargs: dict[str, Any]) -> int:
     """`wadgym rollout <multi-agent id>`: episodes with random (or --policy RUN) players; --video writes the
     players' views side by side."""
-    from wadgym.envs.multi import make
+    from wadgym.agents import runfolder
 
-    env = make(args.env_id, **env_kwargs, render_mode="rgb_array" if args.video else None)
+    run = Path(args.policy) if args.policy != "random" else None
+    frame_stack = int(runfolder.load_config(run)["hyperparams"].get("frame_stack") or 0) if run else 0
+    render = {"render_mode": "rgb_array"} if args.video else {}
+    venv = game_vec_env(args.env_id, {**env_kwargs, **render}, frame_stack)
     frames: list | None = [] if args.video else None
     try:
-        space = env.action_space(env.possible_agents[0])
-        run = Path(args.policy) if args.policy != "random" else None
-        seats = [_Seat(run, space) for _ in env.possible_agents]
+        seats = [seat(run, venv.action_space) for _ in venv.unwrapped.agents]
         print(f"{'episode':>7} {'seed':>6} {'length':>7}  items per player")
         for episode in range(args.episodes):
             seed = None if args.seed is None else args.seed + episode
-            r = play(env, seats, seed, frames)
+            r = play(venv, seats, seed, frames)
             print(f"{episode:>7} {str(seed):>6} {r['length']:>7}  {' '.join(map(str, r['items']))}")
+        fps = float(venv.unwrapped.games[0].metadata["render_fps"])
     finally:
-        env.close()
+        venv.close()
     if args.video:
         from wadgym.agents.episodes import write_video
 
-        write_video(Path(args.video), frames, float(env.metadata["render_fps"]))
+        write_video(Path(args.video), frames, fps)
         print(f"wrote {args.video} ({len(frames)} frames, players side by side)")
     return 0

@@ -11,8 +11,7 @@ from stable_baselines3.common.vec_env import VecEnv
 class AgentSlots(VecEnv):
     """`n_games` multi-agent games as one SB3 VecEnv with a slot per agent (game-major: game 0's agents
     first). Games step in threads (each waits on its own engines); a finished game is reset at once and its
-    slots report the episode (return, length, score) and the terminal observation, as SB3's Monitor and
-    VecEnvs do."""
+    slots report the terminal observation, as SB3's VecEnvs do (a VecMonitor over it records the episodes)."""
 
     def __init__(self, make_game, n_games: int, seed: int = 0):
         self.games = []
@@ -28,15 +27,11 @@ class AgentSlots(VecEnv):
         super().__init__(n_games * len(self.agents), space, first.action_space(self.agents[0]))
         self._pool = ThreadPoolExecutor(max_workers=n_games, thread_name_prefix="wadgym-game")
         self._seeds = [seed + k for k in range(n_games)]
-        self._returns = np.zeros(self.num_envs)
-        self._lengths = np.zeros(self.num_envs, int)
         self._actions = None
 
     def reset(self):
         results = list(self._pool.map(lambda kg: kg[1].reset(seed=self._seeds[kg[0]]), enumerate(self.games)))
         self._seeds = [None] * len(self.games)  # seeded once; later episodes draw from each game's np_random
-        self._returns[:] = 0
-        self._lengths[:] = 0
         return np.stack([obs[a] for obs, _ in results for a in self.agents])
 
     def step_async(self, actions):
@@ -56,10 +51,7 @@ class AgentSlots(VecEnv):
         game, n = self.games[k], len(self.agents)
         obs, rewards, terminations, truncations, infos = game.step(
             {a: int(x) for a, x in zip(self.agents, actions)})
-        slots = slice(k * n, (k + 1) * n)
         reward = np.array([rewards[a] for a in self.agents])
-        self._returns[slots] += reward
-        self._lengths[slots] += 1
         done = bool(any(terminations.values()) or any(truncations.values()))
         out_infos = [dict(infos[a]) for a in self.agents]
         out_obs = [obs[a] for a in self.agents]
@@ -67,9 +59,6 @@ class AgentSlots(VecEnv):
             for j, a in enumerate(self.agents):
                 out_infos[j]["terminal_observation"] = obs[a]
                 out_infos[j]["TimeLimit.truncated"] = bool(truncations[a] and not terminations[a])
-                out_infos[j]["episode"] = {"r": float(self._returns[k * n + j]), "l": int(self._lengths[k * n + j])}
-            self._returns[slots] = 0
-            self._lengths[slots] = 0
             new_obs, _ = game.reset()
             out_obs = [new_obs[a] for a in self.agents]
         return out_obs, reward, np.full(n, done), out_infos

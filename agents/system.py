@@ -1,4 +1,4 @@
-"""What a run records about the machine and the code: package versions, git commit, device."""
+"""What a run records about the machine and the code: software versions, git commit, device."""
 
 from __future__ import annotations
 
@@ -8,22 +8,20 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-# distribution name -> import name, in the order doctor prints them.
-PACKAGES = {
-    "wadgym": "wadgym",
-    "vizdoom": "vizdoom",
-    "gymnasium": "gymnasium",
-    "stable-baselines3": "stable_baselines3",
-    "torch": "torch",
-    "numpy": "numpy",
-    "omgifol": "omg",
-}
+
+def system_info() -> dict[str, str | None]:
+    """What a run records about its software: SB3's get_system_info (OS, Python, Stable-Baselines3, PyTorch,
+    GPU Enabled, Numpy, Cloudpickle, Gymnasium) and the versions it does not list (vizdoom, omgifol, wadgym)."""
+    from stable_baselines3.common.utils import get_system_info
+
+    return {**get_system_info(print_info=False)[0], **installed_versions(("vizdoom", "omgifol", "wadgym"))}
 
 
-def package_versions() -> dict[str, str | None]:
-    """Installed version of each package wadgym depends on (None when missing), plus Python's."""
-    versions: dict[str, str | None] = {"python": platform.python_version()}
-    for dist in PACKAGES:
+def installed_versions(distributions: tuple[str, ...]) -> dict[str, str | None]:
+    """The installed version of each distribution (None when missing), without importing it: what
+    `wadgym doctor` checks on an installation that may lack the training packages."""
+    versions: dict[str, str | None] = {}
+    for dist in distributions:
         try:
             versions[dist] = metadata.version(dist)
         except metadata.PackageNotFoundError:

@@ -119,7 +119,8 @@ def prepare_run_dir(run_dir: Path, config: dict[str, Any]) -> None:
 
 def train(run_dir: Path, config: dict[str, Any], save_freq: int = 25_000, progress_bar: bool = True,
           resume: bool = False) -> dict[str, Any]:
-    """Train (or resume) the run in `run_dir`; writes model, meta, episodes and learning curve.
+    """Train (or resume) the run in `run_dir`; writes model, meta, the session's Monitor file (every
+    episode) and learning curve.
     An error while training raises TrainingFailed once the envs are closed and meta.json says why."""
     import torch
 
@@ -143,7 +144,7 @@ def train(run_dir: Path, config: dict[str, Any], save_freq: int = 25_000, progre
     with tempfile.TemporaryDirectory(prefix="wadgym-workers-") as failure_dir:
         model = _make_model(run_dir, config, device, saved, failure_dir)
         try:
-            callback = RunCallback(run_dir, save_freq, episodes=runfolder.read_episodes(run_dir) if resume else [])
+            callback = RunCallback(run_dir, save_freq)
             start_steps, start_time = model.num_timesteps, time.perf_counter()
             failure = _learn(model, callback, hp["n_timesteps"] - model.num_timesteps, progress_bar, failure_dir)
             wall = time.perf_counter() - start_time
@@ -156,7 +157,7 @@ def train(run_dir: Path, config: dict[str, Any], save_freq: int = 25_000, progre
         _finish_meta(run_dir, meta, session, start_steps, model.num_timesteps, wall, "failed", failure)
         raise TrainingFailed(_failure_message(run_dir, model.num_timesteps, failure["error"]))
     _finish_meta(run_dir, meta, session, start_steps, model.num_timesteps, wall, status)
-    plot_learning_curve(callback.episodes, run_dir / "learning_curve.png",
+    plot_learning_curve(runfolder.read_episodes(run_dir), run_dir / "learning_curve.png",
                         title=f"{config['env']} PPO ({run_dir.name})", score_name=score_name(config["env"]))
     return {"interrupted": status == "interrupted", "timesteps": model.num_timesteps, "wall_time_s": wall,
             "device": device, "steps_per_second": meta["steps_per_second"] or 0.0}
@@ -210,7 +211,8 @@ def _make_model(run_dir: Path, config: dict[str, Any], device: str, saved: Path 
     venv, observations = make_vec_env(
         config["env"], hp["env_kwargs"], hp["n_envs"], config["seed"], hp["frame_stack"], normalize_kwargs(hp),
         normalize_stats=runfolder.vecnormalize_path(saved) if saved is not None else None, failure_dir=failure_dir,
-        vec_env=config.get("vec_env", "subproc"))  # runs from before --vec-env used SubprocVecEnv
+        vec_env=config.get("vec_env", "subproc"),  # runs from before --vec-env used SubprocVecEnv
+        monitor=runfolder.monitor_file(run_dir))
     if saved is not None:
         # the schedules from the run's configuration: a checkpoint's pickled ones may name classes of an older wadgym
         schedules = {key: value for key, value in ppo_kwargs(hp).items() if key in ("learning_rate", "clip_range")}
@@ -242,10 +244,10 @@ def _start_meta(run_dir: Path, device: str, resume: bool) -> tuple[dict[str, Any
     """meta.json at the start of a session, and the session's own record (code, versions, device):
     the run's top-level versions, git and device stay those of its first session."""
     from wadgym.agents import runfolder
-    from wadgym.agents.system import device_description, git_info, package_versions
+    from wadgym.agents.system import device_description, git_info, system_info
 
     meta = runfolder.read_json(run_dir / "meta.json") if resume and (run_dir / "meta.json").is_file() else {}
-    session = {"started": time.strftime("%Y-%m-%dT%H:%M:%S"), "versions": package_versions(), "git": git_info(),
+    session = {"started": time.strftime("%Y-%m-%dT%H:%M:%S"), "versions": system_info(), "git": git_info(),
                "device": device_description(device)}
     for key in ("versions", "git", "device", "started"):
         meta.setdefault(key, session[key])

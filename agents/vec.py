@@ -114,20 +114,44 @@ class EnvFactory:
     """Picklable `() -> env` for SubprocVecEnv workers; the worker ignores SIGINT and SIGTERM (the trainer
     handles them and closes the workers) and reports an env's failure to `failure_dir`."""
 
-    def __init__(self, env_id: str, env_kwargs: dict[str, Any], in_worker: bool, failure_dir: str | None = None):
+    def __init__(self, env_id: str, env_kwargs: dict[str, Any], in_worker: bool, failure_dir: str | None = None,
+                 render_mode: str | None = None):
         self.env_id, self.env_kwargs, self.in_worker, self.failure_dir = env_id, env_kwargs, in_worker, failure_dir
+        self.render_mode = render_mode
 
     def __call__(self) -> gym.Env:
-        from stable_baselines3.common.monitor import Monitor
-
         if self.in_worker:
             for signum in GROUP_SIGNALS:
                 signal.signal(signum, signal.SIG_IGN)
-        env = Monitor(make_env(self.env_id, self.env_kwargs), info_keywords=("score",))  # info["episode"]["score"]
+        env = make_env(self.env_id, self.env_kwargs, self.render_mode)
+        if self.render_mode is not None:
+            env = RecordFrames(env)
         return ReportFailure(env, self.failure_dir) if self.in_worker and self.failure_dir else env
 
 
+class RecordFrames(gym.Wrapper):
+    """Appends env.render() after each reset and step to `frames` while it is a list (set it through the
+    VecEnv: venv.set_attr("frames", [...])); stops at an episode's end, before a VecEnv's automatic reset."""
+
+    frames: list | None = None
+
+    def reset(self, **kwargs):
+        result = self.env.reset(**kwargs)
+        if self.frames is not None:
+            self.frames.append(self.env.render())
+        return result
+
+    def step(self, action):
+        result = self.env.step(action)
+        if self.frames is not None:
+            self.frames.append(self.env.render())
+            if result[2] or result[3]:
+                self.frames = None
+        return result
+
+
 GROUP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+MONITOR_KEYWORDS = ("score",)  # the info entries each episode's record keeps beside return, length and time
 
 
 @contextlib.contextmanager
@@ -163,31 +187,14 @@ def make_vec_env(
     normalize_stats: Path | None = None,
     failure_dir: str | None = None,
     vec_env: str = "thread",
+    monitor: Path | None = None,
 ):
-    """n_envs Monitor-wrapped envs stepped as `vec_env` says (see VEC_ENVS), frame-stacked, channel-first,
-    VecNormalize'd when `normalize` is given (statistics loaded from `normalize_stats` when that file
-    exists), then reset once with seeds seed, seed+1, ...: returns (vec env, first observations)."""
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecNormalize
-
-    if vec_env not in VEC_ENVS:
-        raise ValueError(f"vec_env={vec_env!r} is not valid; choose one of {', '.join(VEC_ENVS)}")
+    """build_vec_env (training=True), then reset once with seeds seed, seed+1, ...: returns (vec env, first
+    observations)."""
     with group_signals_shielded():
-        if vec_env == "thread":
-            from wadgym.envs.vector_sb3 import ThreadVecEnv
-
-            venv = ThreadVecEnv([EnvFactory(env_id, env_kwargs, in_worker=False) for _ in range(n_envs)])
-        elif vec_env == "dummy" or n_envs == 1:
-            venv = DummyVecEnv([EnvFactory(env_id, env_kwargs, in_worker=False) for _ in range(n_envs)])
-        else:
-            venv = SubprocVecEnv([EnvFactory(env_id, env_kwargs, True, failure_dir) for _ in range(n_envs)])
+        venv = build_vec_env(env_id, env_kwargs, n_envs, seed, frame_stack, normalize, normalize_stats,
+                             failure_dir, vec_env, monitor)
         try:
-            venv.seed(seed)
-            venv = wrap_observations(venv, frame_stack)
-            if normalize is not None and normalize_stats is not None and normalize_stats.is_file():
-                venv = VecNormalize.load(str(normalize_stats), venv)
-                venv.training = True
-            elif normalize is not None:
-                venv = VecNormalize(venv, **normalize)
             observations = venv.reset()  # engines that start on the first reset start here, shielded from Ctrl-C
         except BaseException:
             close_vec_env(venv)
@@ -195,13 +202,74 @@ def make_vec_env(
     return venv, observations
 
 
-def wrap_observations(venv, frame_stack: int):
-    """The observation pipeline shared by training, evaluation and export: stack, then channel-first."""
-    from stable_baselines3.common.vec_env import VecFrameStack, VecTransposeImage
+def build_vec_env(
+    env_id: str,
+    env_kwargs: dict[str, Any],
+    n_envs: int,
+    seed: int | None,
+    frame_stack: int = 0,
+    normalize: dict[str, Any] | None = None,
+    normalize_stats: Path | None = None,
+    failure_dir: str | None = None,
+    vec_env: str = "thread",
+    monitor: Path | None = None,
+    training: bool = True,
+    render_mode: str | None = None,
+):
+    """n_envs envs stepped as `vec_env` says (see VEC_ENVS), seeded seed, seed+1, ... at their next reset,
+    under a VecMonitor (writing every episode's return, length, time and score to the file `monitor` when
+    given), observed as training observes them (see observe). What training steps, and, with one env and
+    training=False, what a saved policy plays (agents.policy.SavedPolicy.make_vec_env)."""
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    if vec_env not in VEC_ENVS:
+        raise ValueError(f"vec_env={vec_env!r} is not valid; choose one of {', '.join(VEC_ENVS)}")
+    if vec_env == "thread":
+        from wadgym.envs.vector_sb3 import ThreadVecEnv
+
+        venv = ThreadVecEnv([EnvFactory(env_id, env_kwargs, False, None, render_mode) for _ in range(n_envs)])
+    elif vec_env == "dummy" or n_envs == 1:
+        venv = DummyVecEnv([EnvFactory(env_id, env_kwargs, False, None, render_mode) for _ in range(n_envs)])
+    else:
+        venv = SubprocVecEnv([EnvFactory(env_id, env_kwargs, True, failure_dir, render_mode) for _ in range(n_envs)])
+    try:
+        if seed is not None:
+            venv.seed(seed)
+        return observe(monitored(venv, monitor), frame_stack, normalize, normalize_stats, training=training)
+    except BaseException:
+        close_vec_env(venv)
+        raise
+
+
+def monitored(venv, monitor: Path | None = None):
+    """`venv` under SB3's VecMonitor: info["episode"] (r, l, t and MONITOR_KEYWORDS) at each episode's end,
+    and a row of the Monitor file `monitor` when given."""
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    return VecMonitor(venv, str(monitor) if monitor else None, info_keywords=MONITOR_KEYWORDS)
+
+
+def observe(venv, frame_stack: int, normalize: dict[str, Any] | None = None, normalize_stats: Path | None = None,
+            training: bool = True):
+    """The observation pipeline of training, evaluation, rollout and export: VecFrameStack, VecTransposeImage
+    (channel-first), then VecNormalize when `normalize` is given, its statistics loaded from `normalize_stats`
+    when that file exists. `training=False` (playing a saved policy) freezes the statistics and leaves
+    rewards as they are."""
+    from stable_baselines3.common.vec_env import VecFrameStack, VecNormalize, VecTransposeImage
 
     if frame_stack and frame_stack > 1:
         venv = VecFrameStack(venv, n_stack=frame_stack)
-    return VecTransposeImage(venv)
+    venv = VecTransposeImage(venv)
+    if normalize is not None and normalize_stats is not None and Path(normalize_stats).is_file():
+        venv = VecNormalize.load(str(normalize_stats), venv)
+    elif normalize is not None:
+        venv = VecNormalize(venv, **normalize)
+    else:
+        return venv
+    venv.training = training
+    if not training:
+        venv.norm_reward = False
+    return venv
 
 
 def close_vec_env(venv, timeout: float = 10.0) -> None:
@@ -209,10 +277,15 @@ def close_vec_env(venv, timeout: float = 10.0) -> None:
     replies that never come. Workers get "close" (a healthy one closes its env and exits); any still
     alive after `timeout` seconds is killed, and its engine with it. A ThreadVecEnv closes its envs on
     their threads, after any step still running."""
-    from stable_baselines3.common.vec_env import SubprocVecEnv
+    from stable_baselines3.common.vec_env import SubprocVecEnv, VecMonitor
 
     from wadgym.envs.vector_sb3 import ThreadVecEnv
 
+    wrapper = venv
+    while hasattr(wrapper, "venv"):  # a VecMonitor's file: closed here, as the wrappers' close() is not called
+        if isinstance(wrapper, VecMonitor) and wrapper.results_writer is not None:
+            wrapper.results_writer.close()
+        wrapper = wrapper.venv
     base = venv.unwrapped
     if isinstance(base, ThreadVecEnv):
         base.threads.close(timeout)

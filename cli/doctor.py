@@ -19,9 +19,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wadgym.agents.system import package_versions
+    import platform
 
-    versions = package_versions()
+    from wadgym.agents.system import installed_versions
+
+    versions = {"python": platform.python_version(), **installed_versions(doctor.REQUIRED + doctor.TRAINING)}
     print("versions:")
     for name, version in versions.items():
         print(f"  {name:<18} {version or ('not installed' if name in doctor.TRAINING else 'MISSING')}")

@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
             return 2
 
     from wadgym.agents.episodes import RandomPolicy
-    from wadgym.agents.vec import gym_make, make_env
+    from wadgym.agents.vec import gym_make
     from wadgym.envs.kwargs import parse_assignments
 
     try:
@@ -51,8 +51,11 @@ def run(args: argparse.Namespace) -> int:
         policy = rollout.load_policy(args.policy)
         env_kwargs = {**(policy.env_kwargs if policy else {}), **parse_assignments(args.env_kwarg, "-k")}
         render_mode = "rgb_array" if args.video else None
-        make = make_env if policy else gym_make  # a policy sees the screen only, as in training
-        env = make(args.env_id, env_kwargs, render_mode)
+        if policy:  # one env observed as the policy's training observed it (a VecEnv)
+            env = policy.make_vec_env(env_kwargs, render_mode)
+        else:  # the random policy plays the env as it is
+            env = gym_make(args.env_id, env_kwargs, render_mode)
+            policy = RandomPolicy(env.action_space)
     except (ValueError, gym.error.Error) as error:
         print(f"wadgym rollout: error: {error}", file=sys.stderr)
         return 2
@@ -62,9 +65,8 @@ def run(args: argparse.Namespace) -> int:
     except OSError as error:  # e.g. an unwritable cache folder
         print(f"wadgym rollout: error: {error}", file=sys.stderr)
         return 2
+    frames: list | None = [] if args.video else None
     try:
-        policy = policy.check_env(env) if policy else RandomPolicy(env.action_space)
-        frames: list | None = [] if args.video else None
         rollout.run_episodes(env, policy, args.episodes, args.seed, frames)
     except ValueError as error:
         print(f"wadgym rollout: error: {error}", file=sys.stderr)
@@ -74,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     if args.video:
         from wadgym.agents.episodes import video_fps, write_video
 
-        write_video(Path(args.video), frames, video_fps(env))
+        write_video(Path(args.video), frames, video_fps(env.unwrapped.envs[0] if hasattr(env, "num_envs") else env))
         print(f"wrote {args.video} ({len(frames)} frames)")
     return 0
 

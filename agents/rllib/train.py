@@ -341,8 +341,7 @@ def train(run_dir: Path, config: dict[str, Any], args: argparse.Namespace, resum
             raise TrainingFailed(_failure_message(run_dir, start_steps, failure["error"])) from None
         record_cluster(meta, session, device, group, getattr(args, "address", None))
         runfolder.write_json(run_dir / "meta.json", meta)
-        loop = TrainingLoop(run_dir, trainer, failures, hp["n_timesteps"], args.save_freq, not args.no_progress,
-                            resume)
+        loop = TrainingLoop(run_dir, trainer, failures, hp["n_timesteps"], args.save_freq, not args.no_progress)
         failure = loop.run()
         wall = time.perf_counter() - loop.start_time
         if failure is not None:
@@ -408,17 +407,18 @@ def shut_down(trainer, group, started_here: bool) -> None:
 
 
 class TrainingLoop:
-    """Iterations until the step budget, a signal or a failure; episodes.csv, TensorBoard and
-    checkpoints as it goes."""
+    """Iterations until the step budget, a signal or a failure; the episodes (a Monitor file, as SB3
+    training writes), TensorBoard and checkpoints as it goes."""
 
-    def __init__(self, run_dir: Path, trainer, failures, total: int, save_freq: int, progress: bool, resume: bool):
+    def __init__(self, run_dir: Path, trainer, failures, total: int, save_freq: int, progress: bool):
         import ray
 
         from wadgym.agents import runfolder
 
         self.run_dir, self.trainer, self.failures, self.total = run_dir, trainer, failures, total
         self.save_freq = max(int(save_freq), 1)
-        self.episodes = runfolder.read_episodes(run_dir) if resume else []
+        self.episodes_start = time.time()  # rows as SB3's VecMonitor writes them
+        self.episodes = runfolder.monitor_writer(run_dir, "", EPISODE_KEYS, self.episodes_start)
         self.timesteps = self.start_steps = self.last_checkpoint = ray.get(trainer.timesteps.remote())
         self.progress = progress
         self.stop_signal: int | None = None
@@ -449,6 +449,7 @@ class TrainingLoop:
         finally:
             bar.close()
             writer.close()
+            self.episodes.close()
             for s, handler in previous.items():
                 signal.signal(s, handler)
         return None
@@ -462,17 +463,19 @@ class TrainingLoop:
     def _record(self, result: dict[str, Any], writer, steps_per_second: float) -> None:
         import numpy as np
 
-        new = [{"timesteps": self.timesteps, **episode} for episode in result["episodes"]]
-        self.episodes.extend(new)
+        seconds = round(time.time() - self.episodes_start, 6)
+        for episode in result["episodes"]:
+            self.episodes.write_row({"r": episode["return"], "l": episode["length"], "t": seconds,
+                                     **{key: episode.get(key) for key in EPISODE_KEYS}})
         scalars = dict(result["scalars"], **{"time/steps_per_second": steps_per_second})
-        scores = [e["score"] for e in new if e.get("score") is not None]
+        scores = [e["score"] for e in result["episodes"] if e.get("score") is not None]
         if scores:
             scalars["rollout/ep_score_mean"] = float(np.mean(scores))
         for key, value in scalars.items():
             writer.add_scalar(key, value, self.timesteps)
 
     def save(self, final: Path | None) -> Path:
-        """A checkpoint (checkpoints/model_<steps>_steps/, older ones removed) and episodes.csv; with
+        """A checkpoint (checkpoints/model_<steps>_steps/, older ones removed); with
         `final`, also the final model there. Written under a temporary name, then renamed."""
         import ray
 
@@ -490,19 +493,19 @@ class TrainingLoop:
         for old in checkpoint.parent.glob("model_*_steps"):
             if old != checkpoint:
                 shutil.rmtree(old, ignore_errors=True)
-        runfolder.write_episodes(self.run_dir, self.episodes, fields=EPISODE_FIELDS)
         self.last_checkpoint = self.timesteps
         return checkpoint
 
     def plot(self, env_id: str) -> None:
+        from wadgym.agents import runfolder
         from wadgym.agents.plots import plot_learning_curve
         from wadgym.envs.registration import score_name
 
-        plot_learning_curve(self.episodes, self.run_dir / "learning_curve.png",
+        plot_learning_curve(runfolder.read_episodes(self.run_dir), self.run_dir / "learning_curve.png",
                             title=f"{env_id} PPO, RLlib ({self.run_dir.name})", score_name=score_name(env_id))
 
 
-EPISODE_FIELDS = ("timesteps", "score", "return", "length", "env_runner", "node")
+EPISODE_KEYS = ("score", "env_runner", "node")  # what a Monitor row holds beside r, l and t
 
 
 def failure_of(error: Exception, reports: list[str]) -> dict[str, str]:

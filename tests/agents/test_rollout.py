@@ -25,11 +25,11 @@ def rgb_run(tmp_path_factory, env_id):
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from wadgym.agents.features import SmallCNN
-    from wadgym.agents.vec import make_env, wrap_observations
+    from wadgym.agents.vec import make_env, observe
 
     run = tmp_path_factory.mktemp("runs") / "rgb"
     run.mkdir()
-    venv = wrap_observations(DummyVecEnv([lambda: Monitor(make_env(env_id, RUN_KWARGS))]), 3)
+    venv = observe(DummyVecEnv([lambda: Monitor(make_env(env_id, RUN_KWARGS))]), 3)
     PPO("CnnPolicy", venv, n_steps=8, batch_size=8, device="cpu", seed=0,
         policy_kwargs={"features_extractor_class": SmallCNN, "features_extractor_kwargs": {"features_dim": 8},
                        "net_arch": []}).save(run / "model.zip")
@@ -84,31 +84,27 @@ def test_a_saved_run_refuses_other_frames(capsys, rgb_run, env_id):
 
 
 def test_saved_policy_input_is_what_the_training_pipeline_gives(rgb_run, env_id):
-    """SavedPolicy stacks and transposes single frames as VecFrameStack + VecTransposeImage do, also
-    across an episode's end (DummyVecEnv resets on its own; the single env is reset by hand)."""
+    """The env SavedPolicy plays stacks and transposes frames as VecFrameStack + VecTransposeImage do in
+    training, also across an episode's end (both VecEnvs reset on their own)."""
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from wadgym.agents.policy import SavedPolicy
-    from wadgym.agents.vec import make_env, wrap_observations
+    from wadgym.agents.vec import make_env, observe
 
     kwargs = {**RUN_KWARGS, "max_episode_steps": 5}
-    venv = wrap_observations(DummyVecEnv([lambda: make_env(env_id, kwargs)]), 3)
-    env, policy = make_env(env_id, kwargs), SavedPolicy(rgb_run)
+    venv = observe(DummyVecEnv([lambda: make_env(env_id, kwargs)]), 3)
+    played = SavedPolicy(rgb_run).make_vec_env(kwargs)
     try:
         venv.seed(5)
         expected = venv.reset()
-        observation, _ = env.reset(seed=5)
-        policy.reset()
+        played.seed(5)
         assert expected.shape == (1, 9, 30, 40)
-        np.testing.assert_array_equal(policy.network_input(observation), expected)
+        np.testing.assert_array_equal(played.reset(), expected)
         for action in [0, 1, 3, 0, 4, 2, 0, 0, 3]:
             expected, _, done, _ = venv.step(np.array([action]))
-            observation, _, terminated, truncated, _ = env.step(action)
-            assert done[0] == (terminated or truncated)
-            if done[0]:
-                observation, _ = env.reset()
-                policy.reset()
-            np.testing.assert_array_equal(policy.network_input(observation), expected)
+            observation, _, played_done, _ = played.step(np.array([action]))
+            assert done[0] == played_done[0]
+            np.testing.assert_array_equal(observation, expected)
     finally:
         venv.close()
-        env.close()
+        played.close()

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 import torch
 
-from wadgym.agents.system import code_root, git_info, package_versions, select_device
+from wadgym.agents.system import code_root, git_info, select_device, system_info
 
 
 def test_git_info_of_a_folder_that_is_not_a_checkout(tmp_path):
@@ -37,8 +37,8 @@ def test_a_subfolder_of_another_repository_is_not_our_checkout(tmp_path):
 
 
 def test_versions_name_every_dependency():
-    versions = package_versions()
-    assert all(versions[name] for name in ("python", "wadgym", "vizdoom", "gymnasium", "stable-baselines3", "torch"))
+    versions = system_info()  # SB3's get_system_info names, and ours
+    assert all(versions[name] for name in ("Python", "wadgym", "vizdoom", "Gymnasium", "Stable-Baselines3", "PyTorch"))
     assert code_root().name  # the folder the wadgym package lives in
 
 

@@ -12,7 +12,7 @@ from wadgym.cli import main
 
 
 def test_run_folder_holds_everything_to_reproduce_the_run(trained_run, env_id):
-    for name in ("model.zip", "config.yml", "command.txt", "meta.json", "metrics.json", "episodes.csv",
+    for name in ("model.zip", "config.yml", "command.txt", "meta.json", "metrics.json", "train_1.monitor.csv",
                  "learning_curve.png"):
         assert (trained_run / name).is_file(), name
     config = yaml.safe_load((trained_run / "config.yml").read_text())
@@ -22,7 +22,7 @@ def test_run_folder_holds_everything_to_reproduce_the_run(trained_run, env_id):
     assert config["hyperparams"]["env_kwargs"] == {"resolution": [30, 40]}
     assert (trained_run / "command.txt").read_text().strip()  # the process's command line (here pytest's)
     meta = json.loads((trained_run / "meta.json").read_text())
-    assert {"stable-baselines3", "torch", "vizdoom", "gymnasium", "wadgym"} <= set(meta["versions"])
+    assert {"Stable-Baselines3", "PyTorch", "vizdoom", "Gymnasium", "wadgym"} <= set(meta["versions"])  # SB3's names
     assert set(meta["git"]) == {"commit", "dirty", "source"}
     assert meta["device"].startswith("cpu") or meta["device"].startswith("cuda")
     assert meta["timesteps"] >= 256 and meta["finished"] and meta["wall_time_s"] > 0

@@ -4,7 +4,6 @@ and --resume."""
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import signal
@@ -16,6 +15,7 @@ import numpy as np
 import pytest
 import yaml
 
+from wadgym.agents import runfolder
 from wadgym.cli import main
 
 from .conftest import ENV_ID, FAILING_ENV_ID
@@ -42,15 +42,15 @@ def test_env_runners_on_both_nodes_collected_episodes(cluster, cluster_run):
     assert len(nodes) == 2 and all(n["resources"]["CPU"] >= 1 for n in meta["cluster"]["nodes"])
     bundles = meta["cluster"]["bundles_to_node_id"]  # 0: the trainer, 1 and 2: the env runners (SPREAD)
     assert bundles["1"] != bundles["2"] and set(bundles.values()) == nodes
-    with open(cluster_run / "episodes.csv") as f:
-        episodes = list(csv.DictReader(f))
+    episodes = runfolder.read_episodes(cluster_run)  # the run's Monitor file, as SB3 training writes
     assert {e["node"] for e in episodes} == nodes  # recorded by the env runners themselves
-    assert {e["env_runner"] for e in episodes} == {"1", "2"}
-    assert all(int(e["length"]) == 40 and e["score"] != "" for e in episodes)
+    assert {str(e["env_runner"]) for e in episodes} == {"1", "2"}
+    assert all(int(e["length"]) == 40 and e["score"] not in ("", None) for e in episodes)
 
 
 def test_run_folder_is_complete(cluster_run):
-    for name in ("config.yml", "command.txt", "meta.json", "metrics.json", "episodes.csv", "learning_curve.png"):
+    for name in ("config.yml", "command.txt", "meta.json", "metrics.json", "train_1.monitor.csv",
+                 "learning_curve.png"):
         assert (cluster_run / name).is_file(), name
     assert (cluster_run / "model" / "rllib_checkpoint.json").is_file()
     assert [p.name for p in (cluster_run / "checkpoints").iterdir()] == ["model_256_steps"]
@@ -60,7 +60,7 @@ def test_run_folder_is_complete(cluster_run):
     assert config["rllib"] == {"num_env_runners": 2, "envs_per_runner": 1, "num_gpus": "auto"}
     meta = json.loads((cluster_run / "meta.json").read_text())
     assert meta["backend"] == "rllib" and meta["status"] == "finished" and meta["timesteps"] >= 256
-    assert meta["versions"]["ray"] and meta["versions"]["gymnasium"] and meta["device"].startswith("cpu")
+    assert meta["versions"]["ray"] and meta["versions"]["Gymnasium"] and meta["device"].startswith("cpu")
     metrics = json.loads((cluster_run / "metrics.json").read_text())
     trained, random = metrics["eval"]["trained"], metrics["eval"]["random"]
     assert [e["seed"] for e in trained["episodes"]] == [e["seed"] for e in random["episodes"]] == [0, 1]
