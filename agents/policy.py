@@ -79,6 +79,15 @@ class SavedPolicy:
         actions, _ = self.model.predict(observation, deterministic=self.deterministic)
         return np.asarray(actions).reshape(-1), None
 
+    def act(self, network_inputs: np.ndarray) -> np.ndarray:
+        """Actions for a batch of raw network inputs (N, C*stack, H, W), uint8 as recorded_inputs gives them:
+        the run's VecNormalize statistics applied first, as the VecEnv path does (export checks compare
+        ONNX with this)."""
+        if self.vec_normalize is not None:
+            network_inputs = self.vec_normalize.normalize_obs(network_inputs)
+        actions, _ = self.model.predict(network_inputs, deterministic=self.deterministic)
+        return np.asarray(actions).reshape(-1)
+
     def recorded_inputs(self, seed: int) -> np.ndarray:
         """The network inputs (N, C*stack, H, W), uint8 before any VecNormalize statistics, this policy sees
         while it plays the episode of `seed`: real observations for export checks and latency benchmarks."""
