@@ -50,8 +50,8 @@ def describe(error: BaseException) -> str:
 
 
 class EnvThreads:
-    """N envs stepped at once, their observations in one batch (`observations`): env 0 by the calling
-    thread, every other env by a thread of its own.
+    """N envs stepped at once, their observations in one batch (`observations`), by worker threads: each
+    steps its group of envs one after another.
 
     `run(during, job, args, indices)` runs `job(i, *args[k])` for each env i = indices[k] at once and
     waits; an env that raises makes it raise VectorEnvError once every other env has finished its part.
@@ -62,11 +62,15 @@ class EnvThreads:
     on its next step (reward 0, not done); SAME_STEP resets it in the step that ended it; DISABLED
     leaves it to the caller.
 
-    `pin`: run env i's thread, and the engine it starts (which inherits the affinity), on CPU i mod the
-    CPUs this process may use: an env and its engine hand each tic to one another, and on one CPU that is
-    far cheaper than across two. None (default): pin when there are at least as many envs as CPUs, so
-    that the pinned envs cover every CPU evenly (several processes with fewer envs than CPUs would
-    otherwise all crowd the first CPUs).
+    `pin`: one worker per CPU this process may use (at most N), worker k on the k-th CPU, stepping envs
+    k, k + C, k + 2C, ... (C workers) with their engines on its CPU (an engine inherits the affinity of
+    the thread that starts it); the calling thread only hands the work out and waits. An env and its
+    engine hand each tic to one another, which on one CPU is far cheaper than across two; and one
+    Python thread per CPU keeps the GIL from bouncing between threads (several threads per CPU, each
+    waking for its own env's tics, spend more CPU on switching than on the envs). Not pinned: a thread
+    per env, env 0 stepped by the calling thread itself (one hand-over fewer; none with one env). None
+    (default): pin when there are at least as many envs as CPUs, so that the pinned envs cover every
+    CPU evenly (several processes with fewer envs than CPUs would otherwise all crowd the first CPUs).
 
     Threads and engines end with close(), when the object is garbage collected, or at interpreter exit.
     """
@@ -90,20 +94,26 @@ class EnvThreads:
         self.finals: list[tuple[Any, dict[str, Any]] | None] = [None] * n
         self.needs_reset = np.zeros(n, np.bool_)  # the env's episode ended in the previous step (not SAME_STEP)
 
-        # Env 0 is stepped by the calling thread itself (one hand-over fewer per step; none with one env),
-        # every other env by a thread of its own.
-        self._inboxes: list[queue.SimpleQueue | None] = [None] + [queue.SimpleQueue() for _ in range(1, n)]
+        # Group k's envs are stepped one after another by worker k (see `pin`); the group whose inbox is
+        # None by the calling thread.
         cpus = pinned_cpus(n, pin)
-        self._threads = [threading.Thread(target=serve, args=(self._inboxes[i], cpus and cpus[i % len(cpus)]),
-                                          daemon=True, name=f"wadgym-env-{i}") for i in range(1, n)]
+        workers = min(n, len(cpus)) if cpus else n
+        self._groups = [list(range(k, n, workers)) for k in range(workers)]
+        self._group_of = [i % workers for i in range(n)]
+        self._inboxes: list[queue.SimpleQueue | None] = [
+            None if k == 0 and not cpus else queue.SimpleQueue() for k in range(workers)]
+        self._threads = [threading.Thread(target=serve, args=(inbox, cpus and cpus[k]), daemon=True,
+                                          name=f"wadgym-envs-{k}")
+                         for k, inbox in enumerate(self._inboxes) if inbox is not None]
         for thread in self._threads:
             thread.start()
         self._call: Call | None = None
-        self._inline: tuple | None = None  # env 0's job of the current call
+        self._inline: tuple | None = None  # the calling thread's part of the current call
         self.closed = False
         # Shuts threads and engines down when this object is collected or the interpreter exits, whichever
         # comes first; holds no reference to self.
-        self._finalizer = weakref.finalize(self, shut_down, self.envs, self._inboxes, self._threads, CLOSE_TIMEOUT)
+        self._finalizer = weakref.finalize(self, shut_down, self.envs, self._groups, self._inboxes, self._threads,
+                                           CLOSE_TIMEOUT)
 
     # -- running jobs on the threads ------------------------------------------------------------
 
@@ -114,28 +124,32 @@ class EnvThreads:
 
     def start(self, during: str, job: Callable, args: Sequence[tuple] | None = None,
               indices: Sequence[int] | None = None) -> None:
-        """Hand `job(i, *args[k])` to the thread of env i = indices[k] (all envs when None); env 0's runs
-        in wait(). Each thread runs its jobs in order, so a call that was interrupted (Ctrl-C in wait)
-        finishes before the next."""
+        """Hand `job(i, *args[k])` for env i = indices[k] (all envs when None) to the thread of its group;
+        the calling thread's part runs in wait(). Each thread runs its jobs in order, so a call that was
+        interrupted (Ctrl-C in wait) finishes before the next."""
         if self.closed:
             raise RuntimeError("the vector env is closed")
         indices = range(self.num_envs) if indices is None else indices
-        self._call = call = Call(during, len(indices))
-        self._inline = None
+        parts: dict[int, list] = {}
+        group_of = self._group_of
         for k, i in enumerate(indices):
-            work = (call, i, job, args[k] if args is not None else ())
-            if i == 0:
-                self._inline = work
+            parts.setdefault(group_of[i], []).append((i, args[k] if args is not None else ()))
+        self._call = call = Call(during, len(parts))
+        self._inline = None
+        for group, part in parts.items():
+            inbox = self._inboxes[group]
+            if inbox is None:
+                self._inline = (call, part, job)
             else:
-                self._inboxes[i].put(work)
+                inbox.put((call, part, job))
 
     def wait(self) -> dict[int, Any]:
-        """Run env 0's job of the latest start() here, wait for the others; raise VectorEnvError if any
-        raised. Returns {index: value returned}."""
+        """Run the calling thread's part of the latest start() here, wait for the others; raise
+        VectorEnvError if any raised. Returns {index: value returned}."""
         call, inline = self._call, self._inline
         if inline is not None:
             self._inline = None
-            run_job(*inline, catch=Exception)  # a KeyboardInterrupt here is the caller's
+            run_jobs(*inline, catch=Exception)  # a KeyboardInterrupt here is the caller's
         call.done.acquire()
         if call.errors:
             raise VectorEnvError(self.num_envs, call.during, call.errors) from call.errors[min(call.errors)]
@@ -222,26 +236,27 @@ class EnvThreads:
             return
         self.closed = True
         self._finalizer.detach()
-        shut_down(self.envs, self._inboxes, self._threads, timeout)
+        shut_down(self.envs, self._groups, self._inboxes, self._threads, timeout)
 
 
 class Call:
-    """One run of jobs on the threads: each job stores its value or error; the last to finish releases `done`."""
+    """One run of jobs on the threads, in `parts` (one per thread): each job stores its value or error; the
+    last part to finish releases `done`."""
 
-    __slots__ = ("during", "values", "errors", "done", "_count", "_jobs")
+    __slots__ = ("during", "values", "errors", "done", "_count", "_parts")
 
-    def __init__(self, during: str, jobs: int):
-        self.during, self._jobs = during, jobs
+    def __init__(self, during: str, parts: int):
+        self.during, self._parts = during, parts
         self.values: dict[int, Any] = {}
         self.errors: dict[int, BaseException] = {}
         self.done = threading.Lock()
         self.done.acquire()
-        self._count = itertools.count(1)  # next() is atomic: no lock needed to count finished jobs
-        if jobs == 0:
+        self._count = itertools.count(1)  # next() is atomic: no lock needed to count finished parts
+        if parts == 0:
             self.done.release()
 
     def finished(self) -> None:
-        if next(self._count) == self._jobs:
+        if next(self._count) == self._parts:
             self.done.release()
 
 
@@ -254,35 +269,43 @@ def pinned_cpus(num_envs: int, pin: bool | None) -> list[int] | None:
 
 
 def serve(inbox: queue.SimpleQueue, cpu: int | None) -> None:
-    """A worker thread: run each (call, index, job, args) of `inbox` until None arrives, on `cpu` if not None."""
+    """A worker thread: run each (call, part, job) of `inbox` until None arrives, on `cpu` if not None."""
     if cpu is not None:
         os.sched_setaffinity(0, {cpu})  # 0: this thread only
     while (work := inbox.get()) is not None:
-        run_job(*work)
+        run_jobs(*work)
         del work  # no reference to the vector env between jobs: it can be garbage collected
 
 
-def run_job(call: Call, index: int, job: Callable, args: tuple, catch: type[BaseException] = BaseException) -> None:
-    """job(index, *args): its value or error goes into `call`, which counts it as finished."""
-    try:
-        call.values[index] = job(index, *args)
-    except catch as error:  # reported to the caller, which raises it
-        call.errors[index] = error
+def run_jobs(call: Call, part: list[tuple[int, tuple]], job: Callable,
+             catch: type[BaseException] = BaseException) -> None:
+    """job(index, *args) for each (index, args) of `part`, in order: each value or error goes into `call`
+    (an env that raises does not keep the others from their turn); then `call` counts the part finished."""
+    values = call.values
+    for index, args in part:
+        try:
+            values[index] = job(index, *args)
+        except catch as error:  # reported to the caller, which raises it
+            call.errors[index] = error
     call.finished()
 
 
-def shut_down(envs, inboxes, threads, timeout: float) -> None:
-    """Close every env on its own thread (after what it is doing now; env 0 here), then end the threads.
-    Envs still busy after `timeout` seconds are left with a warning."""
+def shut_down(envs, groups, inboxes, threads, timeout: float) -> None:
+    """Close every env on its group's thread (after what it is doing now; the calling thread's group here),
+    then end the threads. Envs still busy after `timeout` seconds are left with a warning."""
     if threading.current_thread() in threads:  # collected as a worker let go of its last job: not there
-        threading.Thread(target=shut_down, args=(envs, inboxes, threads, timeout), daemon=True).start()
+        threading.Thread(target=shut_down, args=(envs, groups, inboxes, threads, timeout), daemon=True).start()
         return
-    call = Call("close", len(envs) - 1)
-    for index, (env, inbox) in enumerate(zip(envs, inboxes)):
-        if inbox is not None:
-            inbox.put((call, index, lambda _, env=env: close_env(env), ()))
+    call = Call("close", len(threads))
+    inline = []
+    for group, inbox in zip(groups, inboxes):
+        if inbox is None:
+            inline = group
+        else:
+            inbox.put((call, [(index, ()) for index in group], lambda index: close_env(envs[index])))
             inbox.put(None)
-    close_env(envs[0])
+    for index in inline:
+        close_env(envs[index])
     call.done.acquire(timeout=timeout)
     for thread in threads:
         thread.join(0.1)
