@@ -1,10 +1,11 @@
-"""Vector envs that step N wadgym games at once from one process, one thread per game.
+"""Vector envs that step N wadgym games at once from one process, by threads.
 
 Each ViZDoom game runs its engine in a process of its own, and the binding releases the GIL while
 `make_action`, `new_episode` and `init` wait for the engine (`get_state`, `set_doom_map` and `close`
-keep it). So N threads, each stepping its own env, keep N engines busy at once without a worker process
-per env or an observation pickled through a pipe: each env writes its observation straight into its
-slot of one preallocated batch array (DoomEnv.write_observations_to).
+keep it). So threads stepping the envs keep the engines busy at once (one thread per CPU, each stepping
+its share of the envs, when there are enough envs to cover the CPUs; see EnvThreads) without a worker
+process per env or an observation pickled through a pipe: each env writes its observation straight into
+its slot of one preallocated batch array (DoomEnv.write_observations_to).
 
 `EnvThreads` is the one implementation; each ecosystem gets a thin adapter over it:
 - `ThreadVectorEnv`, a Gymnasium 1.x VectorEnv and the `vector_entry_point` of wadgym's ids, so that
