@@ -4,7 +4,7 @@ A run's configuration is resolved from the command line's options (resolve_confi
 engine exists; Ctrl-C saves a checkpoint and --resume continues it; if an env fails, training stops,
 meta.json records the error and the latest checkpoint stays the point to resume from.
 
-The envs are stepped by wadgym's vector env (one process, a thread per env) unless --vec-env says
+The envs are stepped by wadgym's vector env (one process, threads stepping the envs) unless --vec-env says
 otherwise; config.yml records which, and --resume keeps it.
 """
 

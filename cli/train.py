@@ -9,8 +9,8 @@ hyperparameters (agents/hyperparams/ppo.yml) and compares the trained agent with
 hyperparameter options are rl-baselines3-zoo's: -conf/--conf-file names the YAML file, -params/--hyperparams
 overrides entries (KEY:VALUE; --hp KEY=VALUE does the same). Ctrl-C saves a checkpoint; --resume continues it.
 If an env fails, training stops (exit status 1), meta.json records the error and the latest
-checkpoint stays the point to resume from. The envs are stepped by wadgym's vector env (one process, a
-thread per env) unless --vec-env says otherwise; config.yml records which, and --resume keeps it.
+checkpoint stays the point to resume from. The envs are stepped by wadgym's vector env (one process,
+threads stepping the envs) unless --vec-env says otherwise; config.yml records which, and --resume keeps it.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--env-kwargs", nargs="+", action="extend", metavar="KEY=VALUE", default=[],
                         help="gym.make keyword arguments, e.g. --env-kwargs frame_skip=4")
     parser.add_argument("--vec-env", choices=VEC_ENVS, help="how the envs are stepped: thread (default: one "
-                        "process, a thread per env), subproc (SB3 SubprocVecEnv) or dummy (SB3 DummyVecEnv)")
+                        "process, threads stepping the envs), subproc (SB3 SubprocVecEnv) or dummy (SB3 DummyVecEnv)")
     parser.add_argument("--run-dir", metavar="DIR", help="run folder (default runs/<env>_<timestamp>)")
     parser.add_argument("--resume", metavar="RUN", help="continue RUN from its last checkpoint, same configuration")
     parser.add_argument("--save-freq", type=int, default=25_000, help="checkpoint every N env steps (default 25000)")

@@ -1,10 +1,11 @@
-"""Vector envs that step N wadgym games at once from one process, one thread per game.
+"""Vector envs that step N wadgym games at once from one process, by threads.
 
 Each ViZDoom game runs its engine in a process of its own, and the binding releases the GIL while
 `make_action`, `new_episode` and `init` wait for the engine (`get_state`, `set_doom_map` and `close`
-keep it). So N threads, each stepping its own env, keep N engines busy at once without a worker process
-per env or an observation pickled through a pipe: each env writes its observation straight into its
-slot of one preallocated batch array (DoomEnv.write_observations_to).
+keep it). So threads stepping the envs keep the engines busy at once (one thread per CPU, each stepping
+its share of the envs, when there are enough envs to cover the CPUs; see EnvThreads) without a worker
+process per env or an observation pickled through a pipe: each env writes its observation straight into
+its slot of one preallocated batch array (DoomEnv.write_observations_to).
 
 `EnvThreads` is the one implementation; each ecosystem gets a thin adapter over it:
 - `ThreadVectorEnv`, a Gymnasium 1.x VectorEnv and the `vector_entry_point` of wadgym's ids, so that
@@ -50,8 +51,8 @@ def describe(error: BaseException) -> str:
 
 
 class EnvThreads:
-    """N envs stepped at once, their observations in one batch (`observations`): env 0 by the calling
-    thread, every other env by a thread of its own.
+    """N envs stepped at once, their observations in one batch (`observations`), by worker threads: each
+    steps its group of envs one after another.
 
     `run(during, job, args, indices)` runs `job(i, *args[k])` for each env i = indices[k] at once and
     waits; an env that raises makes it raise VectorEnvError once every other env has finished its part.
@@ -62,11 +63,15 @@ class EnvThreads:
     on its next step (reward 0, not done); SAME_STEP resets it in the step that ended it; DISABLED
     leaves it to the caller.
 
-    `pin`: run env i's thread, and the engine it starts (which inherits the affinity), on CPU i mod the
-    CPUs this process may use: an env and its engine hand each tic to one another, and on one CPU that is
-    far cheaper than across two. None (default): pin when there are at least as many envs as CPUs, so
-    that the pinned envs cover every CPU evenly (several processes with fewer envs than CPUs would
-    otherwise all crowd the first CPUs).
+    `pin`: one worker per CPU this process may use (at most N), worker k on the k-th CPU, stepping envs
+    k, k + C, k + 2C, ... (C workers) with their engines on its CPU (an engine inherits the affinity of
+    the thread that starts it); the calling thread only hands the work out and waits. An env and its
+    engine hand each tic to one another, which on one CPU is far cheaper than across two; and one
+    Python thread per CPU keeps the GIL from bouncing between threads (several threads per CPU, each
+    waking for its own env's tics, spend more CPU on switching than on the envs). Not pinned: a thread
+    per env, env 0 stepped by the calling thread itself (one hand-over fewer; none with one env). None
+    (default): pin when there are at least as many envs as CPUs, so that the pinned envs cover every
+    CPU evenly (several processes with fewer envs than CPUs would otherwise all crowd the first CPUs).
 
     Threads and engines end with close(), when the object is garbage collected, or at interpreter exit.
     """
@@ -90,20 +95,26 @@ class EnvThreads:
         self.finals: list[tuple[Any, dict[str, Any]] | None] = [None] * n
         self.needs_reset = np.zeros(n, np.bool_)  # the env's episode ended in the previous step (not SAME_STEP)
 
-        # Env 0 is stepped by the calling thread itself (one hand-over fewer per step; none with one env),
-        # every other env by a thread of its own.
-        self._inboxes: list[queue.SimpleQueue | None] = [None] + [queue.SimpleQueue() for _ in range(1, n)]
+        # Group k's envs are stepped one after another by worker k (see `pin`); the group whose inbox is
+        # None by the calling thread.
         cpus = pinned_cpus(n, pin)
-        self._threads = [threading.Thread(target=serve, args=(self._inboxes[i], cpus and cpus[i % len(cpus)]),
-                                          daemon=True, name=f"wadgym-env-{i}") for i in range(1, n)]
+        workers = min(n, len(cpus)) if cpus else n
+        self._groups = [list(range(k, n, workers)) for k in range(workers)]
+        self._group_of = [i % workers for i in range(n)]
+        self._inboxes: list[queue.SimpleQueue | None] = [
+            None if k == 0 and not cpus else queue.SimpleQueue() for k in range(workers)]
+        self._threads = [threading.Thread(target=serve, args=(inbox, cpus and cpus[k]), daemon=True,
+                                          name=f"wadgym-envs-{k}")
+                         for k, inbox in enumerate(self._inboxes) if inbox is not None]
         for thread in self._threads:
             thread.start()
         self._call: Call | None = None
-        self._inline: tuple | None = None  # env 0's job of the current call
+        self._inline: tuple | None = None  # the calling thread's part of the current call
         self.closed = False
         # Shuts threads and engines down when this object is collected or the interpreter exits, whichever
         # comes first; holds no reference to self.
-        self._finalizer = weakref.finalize(self, shut_down, self.envs, self._inboxes, self._threads, CLOSE_TIMEOUT)
+        self._finalizer = weakref.finalize(self, shut_down, self.envs, self._groups, self._inboxes, self._threads,
+                                           CLOSE_TIMEOUT)
 
     # -- running jobs on the threads ------------------------------------------------------------
 
@@ -114,28 +125,32 @@ class EnvThreads:
 
     def start(self, during: str, job: Callable, args: Sequence[tuple] | None = None,
               indices: Sequence[int] | None = None) -> None:
-        """Hand `job(i, *args[k])` to the thread of env i = indices[k] (all envs when None); env 0's runs
-        in wait(). Each thread runs its jobs in order, so a call that was interrupted (Ctrl-C in wait)
-        finishes before the next."""
+        """Hand `job(i, *args[k])` for env i = indices[k] (all envs when None) to the thread of its group;
+        the calling thread's part runs in wait(). Each thread runs its jobs in order, so a call that was
+        interrupted (Ctrl-C in wait) finishes before the next."""
         if self.closed:
             raise RuntimeError("the vector env is closed")
         indices = range(self.num_envs) if indices is None else indices
-        self._call = call = Call(during, len(indices))
-        self._inline = None
+        parts: dict[int, list] = {}
+        group_of = self._group_of
         for k, i in enumerate(indices):
-            work = (call, i, job, args[k] if args is not None else ())
-            if i == 0:
-                self._inline = work
+            parts.setdefault(group_of[i], []).append((i, args[k] if args is not None else ()))
+        self._call = call = Call(during, len(parts))
+        self._inline = None
+        for group, part in parts.items():
+            inbox = self._inboxes[group]
+            if inbox is None:
+                self._inline = (call, part, job)
             else:
-                self._inboxes[i].put(work)
+                inbox.put((call, part, job))
 
     def wait(self) -> dict[int, Any]:
-        """Run env 0's job of the latest start() here, wait for the others; raise VectorEnvError if any
-        raised. Returns {index: value returned}."""
+        """Run the calling thread's part of the latest start() here, wait for the others; raise
+        VectorEnvError if any raised. Returns {index: value returned}."""
         call, inline = self._call, self._inline
         if inline is not None:
             self._inline = None
-            run_job(*inline, catch=Exception)  # a KeyboardInterrupt here is the caller's
+            run_jobs(*inline, catch=Exception)  # a KeyboardInterrupt here is the caller's
         call.done.acquire()
         if call.errors:
             raise VectorEnvError(self.num_envs, call.during, call.errors) from call.errors[min(call.errors)]
@@ -222,26 +237,27 @@ class EnvThreads:
             return
         self.closed = True
         self._finalizer.detach()
-        shut_down(self.envs, self._inboxes, self._threads, timeout)
+        shut_down(self.envs, self._groups, self._inboxes, self._threads, timeout)
 
 
 class Call:
-    """One run of jobs on the threads: each job stores its value or error; the last to finish releases `done`."""
+    """One run of jobs on the threads, in `parts` (one per thread): each job stores its value or error; the
+    last part to finish releases `done`."""
 
-    __slots__ = ("during", "values", "errors", "done", "_count", "_jobs")
+    __slots__ = ("during", "values", "errors", "done", "_count", "_parts")
 
-    def __init__(self, during: str, jobs: int):
-        self.during, self._jobs = during, jobs
+    def __init__(self, during: str, parts: int):
+        self.during, self._parts = during, parts
         self.values: dict[int, Any] = {}
         self.errors: dict[int, BaseException] = {}
         self.done = threading.Lock()
         self.done.acquire()
-        self._count = itertools.count(1)  # next() is atomic: no lock needed to count finished jobs
-        if jobs == 0:
+        self._count = itertools.count(1)  # next() is atomic: no lock needed to count finished parts
+        if parts == 0:
             self.done.release()
 
     def finished(self) -> None:
-        if next(self._count) == self._jobs:
+        if next(self._count) == self._parts:
             self.done.release()
 
 
@@ -254,35 +270,43 @@ def pinned_cpus(num_envs: int, pin: bool | None) -> list[int] | None:
 
 
 def serve(inbox: queue.SimpleQueue, cpu: int | None) -> None:
-    """A worker thread: run each (call, index, job, args) of `inbox` until None arrives, on `cpu` if not None."""
+    """A worker thread: run each (call, part, job) of `inbox` until None arrives, on `cpu` if not None."""
     if cpu is not None:
         os.sched_setaffinity(0, {cpu})  # 0: this thread only
     while (work := inbox.get()) is not None:
-        run_job(*work)
+        run_jobs(*work)
         del work  # no reference to the vector env between jobs: it can be garbage collected
 
 
-def run_job(call: Call, index: int, job: Callable, args: tuple, catch: type[BaseException] = BaseException) -> None:
-    """job(index, *args): its value or error goes into `call`, which counts it as finished."""
-    try:
-        call.values[index] = job(index, *args)
-    except catch as error:  # reported to the caller, which raises it
-        call.errors[index] = error
+def run_jobs(call: Call, part: list[tuple[int, tuple]], job: Callable,
+             catch: type[BaseException] = BaseException) -> None:
+    """job(index, *args) for each (index, args) of `part`, in order: each value or error goes into `call`
+    (an env that raises does not keep the others from their turn); then `call` counts the part finished."""
+    values = call.values
+    for index, args in part:
+        try:
+            values[index] = job(index, *args)
+        except catch as error:  # reported to the caller, which raises it
+            call.errors[index] = error
     call.finished()
 
 
-def shut_down(envs, inboxes, threads, timeout: float) -> None:
-    """Close every env on its own thread (after what it is doing now; env 0 here), then end the threads.
-    Envs still busy after `timeout` seconds are left with a warning."""
+def shut_down(envs, groups, inboxes, threads, timeout: float) -> None:
+    """Close every env on its group's thread (after what it is doing now; the calling thread's group here),
+    then end the threads. Envs still busy after `timeout` seconds are left with a warning."""
     if threading.current_thread() in threads:  # collected as a worker let go of its last job: not there
-        threading.Thread(target=shut_down, args=(envs, inboxes, threads, timeout), daemon=True).start()
+        threading.Thread(target=shut_down, args=(envs, groups, inboxes, threads, timeout), daemon=True).start()
         return
-    call = Call("close", len(envs) - 1)
-    for index, (env, inbox) in enumerate(zip(envs, inboxes)):
-        if inbox is not None:
-            inbox.put((call, index, lambda _, env=env: close_env(env), ()))
+    call = Call("close", len(threads))
+    inline = []
+    for group, inbox in zip(groups, inboxes):
+        if inbox is None:
+            inline = group
+        else:
+            inbox.put((call, [(index, ()) for index in group], lambda index: close_env(envs[index])))
             inbox.put(None)
-    close_env(envs[0])
+    for index in inline:
+        close_env(envs[index])
     call.done.acquire(timeout=timeout)
     for thread in threads:
         thread.join(0.1)
@@ -398,21 +422,28 @@ class ThreadVectorEnv(VectorEnv):
         mask = options.pop("reset_mask", None) if options is not None else None
         indices = range(n) if mask is None else np.flatnonzero(check_reset_mask(mask, n)).tolist()
         threads.reset([seeds[i] for i in indices], options, indices)
-        infos = {}
-        for i in indices:
-            infos = self._add_info(infos, threads.infos[i], i)
-        return self._observations(), infos
+        return self._observations(), self._batch_infos([(i, threads.infos[i]) for i in indices])
 
     def step(self, actions):
         threads = self.threads
         threads.step(actions)
-        infos = {}
+        entries = []
         for i, (info, final) in enumerate(zip(threads.infos, threads.finals)):
             if final is not None:
-                infos = self._add_info(infos, {"final_obs": final[0], "final_info": final[1]}, i)
-            infos = self._add_info(infos, info, i)
+                entries.append((i, {"final_obs": final[0], "final_info": final[1]}))
+            entries.append((i, info))
         return (self._observations(), threads.rewards.copy(), threads.terminations.copy(),
-                threads.truncations.copy(), infos)
+                threads.truncations.copy(), self._batch_infos(entries))
+
+    def _batch_infos(self, entries: list[tuple[int, dict[str, Any]]]) -> dict[str, Any]:
+        """The vector info of (env index, info) entries: batch_infos, or VectorEnv._add_info entry by entry
+        where batch_infos leaves it to it."""
+        infos = batch_infos(entries, self.num_envs)
+        if infos is None:
+            infos = {}
+            for i, info in entries:
+                infos = self._add_info(infos, info, i)
+        return infos
 
     def _observations(self):
         return copy_observation(self.threads.observations) if self.copy else self.threads.observations
@@ -444,6 +475,67 @@ class ThreadVectorEnv(VectorEnv):
 
     def close_extras(self, **kwargs) -> None:
         self.threads.close()
+
+
+def batch_infos(entries: Sequence[tuple[int, dict[str, Any]]], num_envs: int) -> dict[str, Any] | None:
+    """What Gymnasium's VectorEnv._add_info makes of the (env index, info) entries, added in turn, made key
+    by key: each batch array and "_key" mask is made once, not looked up and remade for every env (a
+    fifth of the cost). A key's first value decides its array: numbers of its type, arrays of its shape
+    and dtype, dicts batched alike, anything else (and "final_obs") in an object array. None where a key
+    holds a dict for some envs and not for others, which _add_info handles its own way."""
+    values: dict[str, list] = {}
+    for i, info in entries:
+        for key, value in info.items():
+            if key in values:
+                values[key].append((i, value))
+            else:
+                values[key] = [(i, value)]
+    infos: dict[str, Any] = {}
+    every_env = list(range(num_envs))
+    for key, items in values.items():
+        indices, column = [i for i, _ in items], [value for _, value in items]
+        first, kind = column[0], type(column[0])
+        kinds = set(map(type, column))
+        whole = indices == every_env  # each env once, in order
+        if key == "final_obs":
+            array = np.empty(num_envs, dtype=object)  # None in each slot
+            for i, value in items:
+                array[i] = value
+        elif any(issubclass(k, dict) for k in kinds):
+            if not all(issubclass(k, dict) for k in kinds):
+                return None
+            array = batch_infos(items, num_envs)
+            if array is None:
+                return None
+        elif len(kinds) == 1 and (kind in (int, float, bool) or issubclass(kind, np.number)):
+            # One conversion of the column, as each value assigned in turn is converted.
+            if whole:
+                array = np.array(column, dtype=kind)
+            else:
+                array = np.zeros(num_envs, dtype=kind)
+                array[indices] = np.array(column, dtype=kind)
+        elif whole and kinds == {np.ndarray} and all(value.shape == first.shape and value.dtype == first.dtype
+                                                       for value in column):
+            array = np.array(column)  # same shapes and dtype: each row an exact copy, as assigned in turn
+        elif whole and kinds == {str}:
+            array = np.empty(num_envs, dtype=object)
+            array[:] = column  # strings are single objects to numpy, as assigned in turn
+        else:  # _add_info's own way: the first value decides the array; each value is assigned in turn
+            if kind in (int, float, bool) or issubclass(kind, np.number):
+                array = np.zeros(num_envs, dtype=kind)
+            elif isinstance(first, np.ndarray):
+                array = np.zeros((num_envs, *first.shape), dtype=first.dtype)
+            else:
+                array = np.empty(num_envs, dtype=object)  # None in each slot
+            for i, value in items:
+                array[i] = value
+        mask = np.zeros(num_envs, dtype=np.bool_)
+        if whole:
+            mask.fill(True)
+        else:
+            mask[indices] = True
+        infos[key], infos[f"_{key}"] = array, mask
+    return infos
 
 
 def check_reset_mask(mask, num_envs: int) -> np.ndarray:

@@ -17,13 +17,13 @@ import gymnasium as gym
 import numpy as np
 import psutil
 import pytest
-from gymnasium.vector import AutoresetMode, SyncVectorEnv
+from gymnasium.vector import AutoresetMode, SyncVectorEnv, VectorEnv
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 from wadgym.envs.engine import child_engines
 from wadgym.envs.registration import ENVS
-from wadgym.envs.vector import ThreadVectorEnv, VectorEnvError, make_vector_env
+from wadgym.envs.vector import ThreadVectorEnv, VectorEnvError, batch_infos, make_vector_env
 from wadgym.envs.vector_sb3 import ThreadVecEnv
 
 # Two levels (each reset draws one from np_random) and short episodes: several autoresets in a few steps.
@@ -88,11 +88,13 @@ def test_make_vec_returns_it_for_our_ids_and_sync_stays_available():
     assert envs.closed
 
 
-@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
-def test_same_seeds_play_the_same_episodes_as_single_envs(mode):
+@pytest.mark.parametrize(("mode", "pin"), [(AutoresetMode.NEXT_STEP, True), (AutoresetMode.SAME_STEP, False)])
+def test_same_seeds_play_the_same_episodes_as_single_envs(mode, pin):
     """SyncVectorEnv steps N single gym.make envs one after another: ours must match it step for step,
-    observations, rewards, episode ends, autoresets and batched infos alike."""
-    ours = gym.make_vec("DoomItems-v1", num_envs=3, autoreset_mode=mode, **LEVELS)
+    observations, rewards, episode ends, autoresets and batched infos alike; pinned (a worker per CPU,
+    stepping its share of the envs one after another: two of the three on a 2-CPU machine) or not (a
+    thread per env)."""
+    ours = gym.make_vec("DoomItems-v1", num_envs=3, autoreset_mode=mode, pin=pin, **LEVELS)
     sync = gym.make_vec("DoomItems-v1", num_envs=3, vectorization_mode="sync", vector_kwargs={"autoreset_mode": mode},
                         **LEVELS)
     try:
@@ -296,3 +298,42 @@ def test_bad_arguments_are_value_errors():
             envs.reset(options={"reset_mask": np.array([1, 0])})
     finally:
         envs.close()
+
+
+class AddInfo(VectorEnv):
+    """Gymnasium's own info batching (VectorEnv._add_info), entry by entry."""
+
+    def __init__(self, num_envs: int):
+        self.num_envs = num_envs
+
+    def batch(self, entries):
+        infos = {}
+        for i, info in entries:
+            infos = self._add_info(infos, info, i)
+        return infos
+
+
+def assert_same_batch(a, b):
+    """Batched infos: the same keys in the same order, arrays of the same dtype and shape, equal values."""
+    assert list(a) == list(b)
+    for key in a:
+        if isinstance(a[key], dict):
+            assert_same_batch(a[key], b[key])
+        else:
+            assert (a[key].dtype, a[key].shape) == (b[key].dtype, b[key].shape), key
+            assert_same(list(a[key]), list(b[key]))
+
+
+def test_batched_infos_are_what_gymnasium_makes_of_them():
+    def info(k):
+        return {"score": k, "ratio": k / 2, "alive": k % 2 == 0, "tic": np.int32(k), "loss": np.float32(k) / 3,
+                "map": f"L{k:07d}", "cells": np.arange(4, dtype=np.int16).reshape(2, 2) + k, "path": [k, k],
+                "none": None, "nested": {"depth": k, "where": np.full(3, k, np.float32), "tag": "x" * k}}
+
+    every = [(i, info(i)) for i in range(3)]
+    mixed = [(0, {"v": 1}), (1, {"v": 2.5, "only_1": "a"}), (2, {"v": True})]  # the first value decides: ints
+    final = [(1, {"final_obs": np.ones((2, 2), np.uint8), "final_info": info(7)}), (1, info(1)), (2, info(2))]
+    ragged = [(0, {"a": np.zeros(2)}), (1, {"a": np.ones(2, np.float32)}), (2, {"a": np.ones((1, 2))})]
+    for entries in (every, mixed, final, ragged, every[1:], every[::-1]):
+        assert_same_batch(batch_infos(entries, 3), AddInfo(3).batch(entries))
+    assert batch_infos([(0, {"a": {"b": 1}}), (1, {"a": 2})], 3) is None  # left to _add_info
