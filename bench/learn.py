@@ -131,7 +131,8 @@ def mean_spread(values: list[float]) -> str:
 
 def verdict(trained: float, random: float, scripted: float | None) -> str:
     if random > NEAR_ZERO:  # the ratio to random decides; the reference counts only where random scores ~0
-        return f"{'yes' if trained >= BAR_RATIO * random else 'no'} ({trained / random:.1f}x random)"
+        share = f"; {trained / scripted:.0%} of scripted" if scripted else ""   # shown, not deciding
+        return f"{'yes' if trained >= BAR_RATIO * random else 'no'} ({trained / random:.1f}x random{share})"
     if scripted:
         return f"{'yes' if trained >= BAR_REFERENCE * scripted else 'no'} ({trained / scripted:.0%} of scripted)"
     return "no"

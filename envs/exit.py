@@ -187,7 +187,12 @@ class ExitEnv(DoomEnv):
     opening towards the exit's room, through it, room by room, then to the exit), as a fraction of that
     way at the start; the way is 0 once the exit is reached. It is potential-based (the potential is -c
     times the fraction of the way still to go), so it sums to c over an episode that reaches the exit,
-    takes back what walking away earned, and does not change which policy is best. The score
+    takes back what walking away earned, and does not change which policy is best. Optional exploration
+    bonus (off by default): `new_room_reward=r` adds r in each step that enters a room not yet visited in
+    the episode (the start room counts as visited; `info["rooms_visited"]`). It uses no knowledge of where
+    the exit is (unlike `shaping`), so it teaches searching, which is what a policy that cannot see the exit
+    must do; it is not potential-based (a policy could prefer visiting rooms to exiting if r times the rooms
+    left exceeds `exit_reward`: keep r small). The score
     (`info["score"]`, named "exits") is 1 once the exit is reached, else 0.
 
     ## Starting State
@@ -201,7 +206,8 @@ class ExitEnv(DoomEnv):
     `score` and `exit_reached` (bool), `exit_position` and `start_position` (int32 arrays (2,), x, y map
     units), `exit_room` and `start_room` (room indices, row * cols + col), `rooms_apart` (doorways between
     them on the shortest way), `room` (the room the player was last seen in), `rooms_to_exit` (that
-    room's distance to the exit's room, in doorways), `way_to_exit` (see Rewards), `level_seed` and `map`.
+    room's distance to the exit's room, in doorways), `rooms_visited` (rooms entered this episode, the
+    start room included), `way_to_exit` (see Rewards), `level_seed` and `map`.
 
     ## Levels and seeding
     `num_levels` (0: unlimited) and `start_level` choose the levels, as procgen does: each reset draws a
@@ -216,7 +222,8 @@ class ExitEnv(DoomEnv):
       `exit_scale`, `wall_clearance`, `light_min`, `light_max`,
       `player_health`, `player_speed`, `random_start_angle` (see `Params` and BuildingFields).
     - num_levels, start_level: the level range (see above).
-    - exit_reward (default 1.0), step_penalty (default 0.0), shaping (default 0.0: off).
+    - exit_reward (default 1.0), step_penalty (default 0.0), shaping (default 0.0: off),
+      new_room_reward (default 0.0: off).
     - frame_skip (1..64, default 4), resolution, render_resolution, downsample, color, game_variables,
       buffers, action_set ("basic", "extended"), cache_dir, render_mode: as every wadgym env.
     Unknown names and out-of-range values raise a ValueError listing what is valid; so does a `min_rooms`
@@ -235,10 +242,12 @@ class ExitEnv(DoomEnv):
     variables = ("ITEMCOUNT", user_variable(READY))
     score_name = "exits"
 
-    def __init__(self, exit_reward: float = 1.0, step_penalty: float = 0.0, shaping: float = 0.0, **kwargs: Any):
+    def __init__(self, exit_reward: float = 1.0, step_penalty: float = 0.0, shaping: float = 0.0,
+                 new_room_reward: float = 0.0, **kwargs: Any):
         self.exit_reward = check_number("exit_reward", exit_reward)
         self.step_penalty = check_number("step_penalty", step_penalty)
         self.shaping = check_number("shaping", shaping)
+        self.new_room_reward = check_number("new_room_reward", new_room_reward)
         super().__init__(**kwargs)
         self._plan: GridPlan | None = None
         self._plan_seed: int | None = None
@@ -246,6 +255,7 @@ class ExitEnv(DoomEnv):
         self._items = 0
         self._reached = False
         self._room = 0
+        self._visited: set[int] = set()
         self._placed = np.zeros(READY - 1, np.int32)
         self._way = self._way_at_start = 0.0
 
@@ -266,6 +276,7 @@ class ExitEnv(DoomEnv):
         self._items = int(v["ITEMCOUNT"])
         self._reached = False
         self._room = int(self._placed[START_ROOM - 1])
+        self._visited = {self._room}
         self._way = self._way_to_exit(*self._placed[START_X - 1:START_Y])
         self._way_at_start = max(self._way, 1.0)
 
@@ -278,10 +289,12 @@ class ExitEnv(DoomEnv):
         self._reached = v["ITEMCOUNT"] > self._items
         x, y, _ = self.player_pose()
         room = room_at(self._plan, x, y)
+        new_room = room is not None and room not in self._visited
         if room is not None:
             self._room = room
+            self._visited.add(room)
         way = 0.0 if self._reached else self._way_to_exit(x, y)
-        reward = (self.exit_reward * self._reached - self.step_penalty
+        reward = (self.exit_reward * self._reached - self.step_penalty + self.new_room_reward * new_room
                   + self.shaping * (self._way - way) / self._way_at_start)
         self._way = way
         return reward, self._reached
@@ -308,6 +321,7 @@ class ExitEnv(DoomEnv):
             "start_room": int(placed[START_ROOM - 1]),
             "rooms_apart": int(placed[ROOMS_APART - 1]),
             "room": self._room,
+            "rooms_visited": len(self._visited),
             "rooms_to_exit": self._distance[self._room] if self._distance else 0,
             "way_to_exit": self._way,
         }

@@ -125,6 +125,28 @@ def test_shaping_takes_back_what_walking_away_earned(make_env):
     assert sum(rewards) == pytest.approx((start - info["way_to_exit"]) / start)
 
 
+def test_new_room_reward_pays_each_room_first_entered(make_env):
+    """The reference walks start room -> middle room -> exit room: two rooms first entered, each paid once
+    in the step the player enters it; off by default."""
+    env = make_env("DoomExit-v0", num_levels=2, new_room_reward=0.25)
+    _, info = env.reset(seed=6)
+    assert info["rooms_visited"] == 1 and info["rooms_apart"] == 2
+    rooms, rewards, terminated = [info["room"]], [], False
+    while not terminated:
+        _, reward, terminated, _, info = env.step(reference(env))
+        rooms.append(info["room"])
+        rewards.append(reward)
+    entered = [i for i in range(1, len(rooms)) if rooms[i] not in rooms[:i]]
+    assert len(entered) == 2 and info["rooms_visited"] == 3
+    bonus = [0.25 if i + 1 in entered else 0.0 for i in range(len(rewards))]
+    bonus[-1] += 1.0                                                # the exit's own +1 in the last step
+    assert rewards == pytest.approx(bonus)
+    off = make_env("DoomExit-v0", num_levels=2)
+    off.reset(seed=6)
+    rewards, info, _ = play(off, reference, 300)
+    assert sum(rewards) == 1.0 and info["rooms_visited"] == 3
+
+
 def test_seed_fixes_level_start_and_exit(make_env):
     env = make_env("DoomExit-v0", num_levels=20)
     keys = ("level_seed", "start_room", "exit_room")
@@ -149,6 +171,7 @@ def test_seed_fixes_level_start_and_exit(make_env):
     ({"corridor": 1000}, "corridor=1000 is out of range; valid: 0 to 256"),
     ({"door_chance": 2}, "door_chance=2 is out of range; valid: 0.0 to 1.0"),
     ({"shaping": float("nan")}, "shaping=nan must be a finite number"),
+    ({"new_room_reward": float("inf")}, "new_room_reward=inf must be a finite number"),
     ({"exit_reward": "1"}, "exit_reward='1' must be a finite number"),
     ({"n_items": 3}, "unknown argument.*n_items; valid: exit_reward, step_penalty, shaping.* min_rooms"),
 ])
