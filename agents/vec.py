@@ -177,23 +177,11 @@ VEC_ENVS = {
 }
 
 
-def make_vec_env(
-    env_id: str,
-    env_kwargs: dict[str, Any],
-    n_envs: int,
-    seed: int,
-    frame_stack: int = 0,
-    normalize: dict[str, Any] | None = None,
-    normalize_stats: Path | None = None,
-    failure_dir: str | None = None,
-    vec_env: str = "thread",
-    monitor: Path | None = None,
-):
-    """build_vec_env (training=True), then reset once with seeds seed, seed+1, ...: returns (vec env, first
-    observations)."""
+def make_vec_env(*args: Any, **kwargs: Any):
+    """build_vec_env with the same arguments (training: seed given), then reset once with seeds seed,
+    seed+1, ...: returns (vec env, first observations)."""
     with group_signals_shielded():
-        venv = build_vec_env(env_id, env_kwargs, n_envs, seed, frame_stack, normalize, normalize_stats,
-                             failure_dir, vec_env, monitor)
+        venv = build_vec_env(*args, **kwargs)
         try:
             observations = venv.reset()  # engines that start on the first reset start here, shielded from Ctrl-C
         except BaseException:
