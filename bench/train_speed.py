@@ -1,14 +1,17 @@
 """Training speed, all figures from one run: SB3's defaults (CnnPolicy = NatureCNN, PPO's default settings,
-one env, 160x120 frames) against wadgym's default configuration (ppo.yml), and wadgym's default with its
-vector env (threads, what `wadgym train` uses) against SB3's SubprocVecEnv, same settings.
+one env, 160x120 frames) against wadgym's default configuration (ppo.yml); wadgym's default with its
+vector env (threads, what `wadgym train` uses) against SB3's SubprocVecEnv, same settings; and the
+default against the default before issue 10 (SubprocVecEnv, torch's threads left alone while collecting).
 
     python bench/train_speed.py [--baseline-steps 4096] [--steps 20480] [--rounds 2] [--device auto]
                                 [--gpu-n-envs 8 16 32] [--backend rllib]
 
 Reports env steps per second of PPO.learn (collection + update) and the share of time spent in the
-update. Targets on 2 CPU cores: wadgym's default >= 4x SB3's defaults; the vector env >= 1.3x
-SubprocVecEnv (issue 10). The two vec envs train in alternating rounds of --steps each (the ratio is the
-median of each round's ratio), so that a busy machine slows both alike. On a CUDA device (--device
+update. Targets on 2 CPU cores: wadgym's default >= 4x SB3's defaults; `wadgym train`'s default >= 1.3x
+its speed before issue 10 (same hyperparameters). wadgym's runs use what `wadgym train` does (RunCallback's
+one torch thread while collecting, agents.callbacks.CollectionThreads). The configurations train in
+rounds of --steps each, in an order that rotates (each ratio is the median of the rounds' ratios), so
+that a busy machine slows all alike. On a CUDA device (--device
 auto picks it when there is one) it also trains with --gpu-n-envs envs and checks the policy really
 lives on the GPU. With --backend rllib (needs wadgym[rllib]) it instead trains wadgym's configuration
 with SB3 and with Ray RLlib (same env, network, batch and number of envs) and prints both speeds and
@@ -26,25 +29,35 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 
 class PhaseTimer(BaseCallback):
-    """Wall time spent collecting rollouts vs updating the network."""
+    """Wall time spent collecting rollouts vs updating the network; torch's threads while collecting as
+    `wadgym train` sets them (`collect_threads`, None: left alone)."""
 
-    def __init__(self):
+    def __init__(self, collect_threads: int | None = 1):
+        from wadgym.agents.callbacks import CollectionThreads
+
         super().__init__()
         self.collect = self.update = 0.0
         self._mark = None
+        self.threads = CollectionThreads(collect_threads)
+
+    def _on_training_start(self) -> None:
+        self.threads.start(self.model)
 
     def _on_rollout_start(self) -> None:
         now = time.perf_counter()
         if self._mark is not None:
             self.update += now - self._mark
         self._mark = now
+        self.threads.collecting()
 
     def _on_rollout_end(self) -> None:
+        self.threads.restore()
         now = time.perf_counter()
         self.collect += now - self._mark
         self._mark = now
 
     def _on_training_end(self) -> None:
+        self.threads.restore()
         self.update += time.perf_counter() - self._mark
 
     def _on_step(self) -> bool:
@@ -52,7 +65,7 @@ class PhaseTimer(BaseCallback):
 
 
 def measure(env_id, env_kwargs, n_envs, frame_stack, policy, ppo_kwargs, steps, device, threads=None,
-            vec_env="thread") -> dict:
+            vec_env="thread", collect_threads: int | None = 1) -> dict:
     import torch
     from stable_baselines3 import PPO
 
@@ -63,7 +76,7 @@ def measure(env_id, env_kwargs, n_envs, frame_stack, policy, ppo_kwargs, steps, 
     venv, _ = make_vec_env(env_id, env_kwargs, n_envs, seed=0, frame_stack=frame_stack, vec_env=vec_env)
     try:
         model = PPO(policy, venv, device=device, seed=0, verbose=0, **ppo_kwargs)
-        timer = PhaseTimer()
+        timer = PhaseTimer(collect_threads)
         start = time.perf_counter()
         model.learn(steps, callback=timer)
         wall = time.perf_counter() - start
@@ -133,7 +146,7 @@ def main() -> int:
     parser.add_argument("--env", default=DEFAULT_ENV)
     parser.add_argument("--baseline-steps", type=int, default=4096, help="SB3-default steps (2 rollouts of 2048)")
     parser.add_argument("--steps", type=int, default=20480, help="steps of each run of wadgym's configuration")
-    parser.add_argument("--rounds", type=int, default=2, help="rounds of vector env vs SubprocVecEnv")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of the three configurations")
     parser.add_argument("--device", default="auto", help="auto (CUDA when available), cpu or cuda")
     parser.add_argument("--gpu-n-envs", type=int, nargs="+", default=[8, 16, 32], help="n_envs measured on CUDA")
     parser.add_argument("--backend", choices=("sb3", "rllib"), default="sb3",
@@ -150,26 +163,39 @@ def main() -> int:
     probe.close()
     print(f"{args.env} on {device}, torch {torch.__version__}, {torch.get_num_threads()} torch threads available; "
           f"wadgym default: {width}x{height}x{channels}, {hp['n_envs']} envs, {args.steps} steps a run")
-    baseline = measure(args.env, {"resolution": (120, 160)}, 1, 0, "CnnPolicy", {}, args.baseline_steps, device)
+    baseline = measure(args.env, {"resolution": (120, 160)}, 1, 0, "CnnPolicy", {}, args.baseline_steps, device,
+                       collect_threads=None)
     print(describe("SB3 default (NatureCNN, 160x120x1, 1 env)", baseline), flush=True)
 
-    def ours(vec_env: str, n_envs: int = hp["n_envs"]) -> dict:
+    def ours(vec_env: str, n_envs: int = hp["n_envs"], collect_threads: int | None = 1) -> dict:
         return measure(args.env, hp["env_kwargs"], n_envs, hp["frame_stack"], hp["policy"], ppo_kwargs(hp),
-                       args.steps, device, threads, vec_env)
+                       args.steps, device, threads, vec_env, collect_threads)
 
-    runs = {"thread": [], "subproc": []}
+    configurations = {  # name -> (vec env, torch threads while collecting)
+        "wadgym default (vector env)": ("thread", 1),
+        "the same with SubprocVecEnv": ("subproc", 1),
+        "the default before issue 10 (SubprocVecEnv, torch threads left alone)": ("subproc", None)}
+    runs: dict[str, list[dict]] = {name: [] for name in configurations}
+    names = list(configurations)
     for r in range(args.rounds):
-        for vec_env in (("thread", "subproc") if r % 2 == 0 else ("subproc", "thread")):
-            runs[vec_env].append(ours(vec_env))
-            print(describe(f"wadgym default, {vec_env} vec env (round {r + 1})", runs[vec_env][-1]), flush=True)
-    thread, subproc = (statistics.median(r["sps"] for r in runs[name]) for name in ("thread", "subproc"))
-    ratio = statistics.median(a["sps"] / b["sps"] for a, b in zip(runs["thread"], runs["subproc"]))
-    over_baseline = thread / baseline["sps"]
-    print(f"wadgym default: {thread:.1f} steps/s with the vector env, {subproc:.1f} with SubprocVecEnv (medians)")
-    print(f"speed ratio vector env/SubprocVecEnv: {ratio:.2f}x (target 1.3x): {'PASS' if ratio >= 1.3 else 'FAIL'}")
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            runs[name].append(ours(*configurations[name]))
+            print(describe(f"{name} (round {r + 1})", runs[name][-1]), flush=True)
+    default, subproc, before = (statistics.median(r["sps"] for r in runs[name]) for name in names)
+
+    def ratio(a: str, b: str) -> float:
+        return statistics.median(x["sps"] / y["sps"] for x, y in zip(runs[a], runs[b]))
+
+    print(f"wadgym default: {default:.1f} steps/s; with SubprocVecEnv {subproc:.1f}; before issue 10 {before:.1f} "
+          f"(medians)")
+    print(f"speed ratio vector env/SubprocVecEnv (same settings): {ratio(names[0], names[1]):.2f}x")
+    now_before = ratio(names[0], names[2])
+    print(f"speed ratio wadgym default/before issue 10: {now_before:.2f}x (target 1.3x): "
+          f"{'PASS' if now_before >= 1.3 else 'FAIL'}")
+    over_baseline = default / baseline["sps"]
     verdict = "PASS" if over_baseline >= 4 else "FAIL"
     print(f"speed ratio wadgym/SB3-default: {over_baseline:.2f}x (target 4x): {verdict}")
-    passed = ratio >= 1.3 and over_baseline >= 4
+    passed = now_before >= 1.3 and over_baseline >= 4
     if device.startswith("cuda"):
         for n_envs in args.gpu_n_envs:
             run = ours("thread", n_envs)
