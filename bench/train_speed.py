@@ -179,7 +179,8 @@ def main() -> int:
     names = list(configurations)
     for r in range(args.rounds):
         for name in names[r % len(names):] + names[:r % len(names)]:
-            runs[name].append(ours(*configurations[name]))
+            vec_env, collect_threads = configurations[name]
+            runs[name].append(ours(vec_env, collect_threads=collect_threads))
             print(describe(f"{name} (round {r + 1})", runs[name][-1]), flush=True)
     default, subproc, before = (statistics.median(r["sps"] for r in runs[name]) for name in names)
 
