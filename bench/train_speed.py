@@ -3,7 +3,7 @@ one env, 160x120 frames) against wadgym's default configuration (ppo.yml); wadgy
 vector env (threads, what `wadgym train` uses) against SB3's SubprocVecEnv, same settings; and the
 default against the default before issue 10 (SubprocVecEnv, torch's threads left alone while collecting).
 
-    python bench/train_speed.py [--baseline-steps 4096] [--steps 20480] [--rounds 2] [--device auto]
+    python bench/train_speed.py [--baseline-steps 4096] [--steps 20480] [--rounds 3] [--device auto]
                                 [--gpu-n-envs 8 16 32] [--backend rllib]
 
 Reports env steps per second of PPO.learn (collection + update) and the share of time spent in the
