@@ -38,29 +38,29 @@ def two_threads():
     torch.set_num_threads(before)
 
 
-def test_rollouts_run_on_one_thread_and_the_update_gets_its_threads_back(tmp_path, two_threads):
-    venv, _ = make_vec_env("DoomItems-v0", {"resolution": [30, 40]}, 2, seed=0, frame_stack=2)
+def train_with_probe(tmp_path, n_envs: int, steps: int, collect_threads: int | None = 1) -> ThreadProbe:
+    """A tiny PPO on the real engine for `steps` steps (rollouts of 32 steps per env), trained with
+    RunCallback and then the probe."""
+    venv, _ = make_vec_env("DoomItems-v0", {"resolution": [30, 40]}, n_envs, seed=0, frame_stack=2)
     try:
         model = PPO("CnnPolicy", venv, n_steps=32, batch_size=32, n_epochs=1, device="cpu", seed=0,
                     policy_kwargs=TINY_POLICY)
         probe = ThreadProbe()
-        model.learn(128, callback=CallbackList([RunCallback(tmp_path, save_freq=10_000), probe]))
+        model.learn(steps, callback=CallbackList([RunCallback(tmp_path, 10_000, collect_threads), probe]))
     finally:
         close_vec_env(venv)
+    return probe
+
+
+def test_rollouts_run_on_one_thread_and_the_update_gets_its_threads_back(tmp_path, two_threads):
+    probe = train_with_probe(tmp_path, n_envs=2, steps=128)
     assert probe.in_steps == {1}
     assert probe.after_rollouts == [two_threads] * 2  # 2 rollouts of 2 envs x 32 steps
     assert torch.get_num_threads() == two_threads
 
 
 def test_collect_threads_none_leaves_torch_alone(tmp_path, two_threads):
-    venv, _ = make_vec_env("DoomItems-v0", {"resolution": [30, 40]}, 1, seed=0, frame_stack=0)
-    try:
-        model = PPO("CnnPolicy", venv, n_steps=32, batch_size=32, n_epochs=1, device="cpu", seed=0,
-                    policy_kwargs=TINY_POLICY)
-        probe = ThreadProbe()
-        model.learn(32, callback=CallbackList([RunCallback(tmp_path, 10_000, collect_threads=None), probe]))
-    finally:
-        close_vec_env(venv)
+    probe = train_with_probe(tmp_path, n_envs=1, steps=32, collect_threads=None)
     assert probe.in_steps == {two_threads}
 
 
