@@ -496,6 +496,7 @@ def batch_infos(entries: Sequence[tuple[int, dict[str, Any]]], num_envs: int) ->
         indices, column = [i for i, _ in items], [value for _, value in items]
         first, kind = column[0], type(column[0])
         kinds = set(map(type, column))
+        numeric = kind in (int, float, bool) or issubclass(kind, np.number)  # the first value's type
         whole = indices == every_env  # each env once, in order
         if key == "final_obs":
             array = np.empty(num_envs, dtype=object)  # None in each slot
@@ -507,7 +508,7 @@ def batch_infos(entries: Sequence[tuple[int, dict[str, Any]]], num_envs: int) ->
             array = batch_infos(items, num_envs)
             if array is None:
                 return None
-        elif len(kinds) == 1 and (kind in (int, float, bool) or issubclass(kind, np.number)):
+        elif len(kinds) == 1 and numeric:
             # One conversion of the column, as each value assigned in turn is converted.
             if whole:
                 array = np.array(column, dtype=kind)
@@ -521,7 +522,7 @@ def batch_infos(entries: Sequence[tuple[int, dict[str, Any]]], num_envs: int) ->
             array = np.empty(num_envs, dtype=object)
             array[:] = column  # strings are single objects to numpy, as assigned in turn
         else:  # _add_info's own way: the first value decides the array; each value is assigned in turn
-            if kind in (int, float, bool) or issubclass(kind, np.number):
+            if numeric:
                 array = np.zeros(num_envs, dtype=kind)
             elif isinstance(first, np.ndarray):
                 array = np.zeros((num_envs, *first.shape), dtype=first.dtype)
