@@ -52,7 +52,7 @@ class RunCallback(CheckpointCallback):
 
         self._previous_handlers = {s: signal.signal(s, ask_to_stop) for s in (signal.SIGINT, signal.SIGTERM)}
 
-    def restore_signal_handlers(self) -> None:
+    def restore_process_state(self) -> None:
         """The signal handlers from before install_signal_handlers, and torch's threads from before
         training (a rollout interrupted by an error leaves them at `collect_threads`)."""
         for s, handler in getattr(self, "_previous_handlers", {}).items():

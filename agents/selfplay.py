@@ -94,7 +94,7 @@ def train(args) -> int:
     except Exception as exc:  # noqa: BLE001 - recorded, then reported
         status, failure = "failed", {"error": f"{type(exc).__name__}: {exc}", "traceback": ""}
     finally:
-        callback.restore_signal_handlers()
+        callback.restore_process_state()
         venv.close()
     wall = time.perf_counter() - start
     if status == "failed":

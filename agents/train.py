@@ -184,7 +184,7 @@ def _learn(model, callback, steps: int, progress_bar: bool, failure_dir: str) ->
             text = "\n".join([text, *worker_deaths(model.get_env())])
         return {"error": text.splitlines()[-1], "traceback": text}
     finally:
-        callback.restore_signal_handlers()
+        callback.restore_process_state()
     return None
 
 
