@@ -17,7 +17,7 @@ __all__ = ["AcsError", "compile_source", "compile_file"]
 
 
 def compile_source(text: str | bytes, filename: str | os.PathLike = "<string>", include_dirs=(),
-                   files: Mapping[str, str | bytes] | None = None) -> bytes:
+                   files: Mapping[str, str | bytes] | None = None, target: str = "vizdoom") -> bytes:
     """Compile ACS source text to a BEHAVIOR lump. ``#include`` and ``#import`` files are looked up beside
     ``filename``, then in ``include_dirs``; zcommon.acs, zdefs.acs, zspecial.acs and zwvars.acs are built in.
     ``files`` maps names to source texts that #include and #import find (in any case) before the disk: how a
@@ -25,21 +25,35 @@ def compile_source(text: str | bytes, filename: str | os.PathLike = "<string>", 
 
     A file that starts with ``#library "name"`` compiles to a library; ``#import "lib.acs"`` reads a library's
     declarations, as acc does. Raises AcsError (and nothing else) for any problem in the input.
+
+    ``target`` is the engine the lump is for: ``"vizdoom"`` (ViZDoom 1.3; refuses what that engine cannot run:
+    functions, specials and script types it lacks) or ``"zdoom"`` (everything acc 1.58 compiles with its stock
+    headers, with acc's bytes: for mods that target GZDoom or Zandronum). ValueError for any other.
     """
     from .preprocessor import decode_source
 
     name = "<string>" if filename is None else os.fspath(filename)
     files = _files(files)
-    return _guarded(name, lambda: _compile(Source(name, decode_source(text)), _folders(include_dirs), files))
+    _target(target)
+    return _guarded(name, lambda: _compile(Source(name, decode_source(text)), _folders(include_dirs), files,
+                                           target))
 
 
-def compile_file(path: str | os.PathLike, include_dirs=(), files: Mapping[str, str | bytes] | None = None) -> bytes:
+def compile_file(path: str | os.PathLike, include_dirs=(), files: Mapping[str, str | bytes] | None = None,
+                 target: str = "vizdoom") -> bytes:
     """Compile the ACS file at ``path`` (see compile_source)."""
     from .preprocessor import read_source
 
     name = os.fspath(path)
     files = _files(files)
-    return _guarded(name, lambda: _compile(read_source(name), _folders(include_dirs), files))
+    _target(target)
+    return _guarded(name, lambda: _compile(read_source(name), _folders(include_dirs), files, target))
+
+
+def _target(target) -> None:
+    from .builtins import for_target
+
+    for_target(target)  # ValueError naming the valid targets
 
 
 def _folders(include_dirs) -> list:
@@ -62,7 +76,7 @@ def _files(files) -> dict:
     return dict(files)
 
 
-def _compile(source: Source, include_dirs, files) -> bytes:
+def _compile(source: Source, include_dirs, files, target: str = "vizdoom") -> bytes:
     """The pipeline, each stage a function of the one before: tokens, tree, findings, module, bytes."""
     from .checks import check
     from .codegen import generate
@@ -71,7 +85,7 @@ def _compile(source: Source, include_dirs, files) -> bytes:
     from .preprocessor import preprocess
 
     program = parse(preprocess(source, include_dirs, files))
-    return write_object(generate(program, check(program)))
+    return write_object(generate(program, check(program, target)))
 
 
 def _guarded(file: str, compile_step) -> bytes:

@@ -309,7 +309,8 @@ class Return(Stmt):
 
 
 class TranslationRange(Node):
-    """One ``a:b = ...`` of CreateTranslation; ``kind`` palette/rgb/desat and the operand expressions."""
+    """One ``a:b = ...`` of CreateTranslation; ``kind`` palette/rgb/desat/colourise/tint and the operand
+    expressions."""
 
     __slots__ = ("kind", "operands")
 

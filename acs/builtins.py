@@ -807,109 +807,111 @@ AMLS_ExtraFloor=5 AMLS_Special=6 AMLS_Secret=7 AMLS_NotSeen=8 AMLS_Locked=9 AMLS
 AMLS_InterTeleport=11 AMLS_UnexploredSecret=12 AMLS_Portal=13
 """
 
-# Names acc declares that the engine lacks, as "number name why"; _WHY turns ``why`` into the reason given.
+# Names acc declares that the engine lacks, as "number name min max why" (acc's argument counts, which the zdoom
+# target uses); _WHY turns ``why`` into the reason the vizdoom target gives.
 _UNSUPPORTED_SPECIALS = """
-    9 Line_Horizon                 ignored
-  157 SetGlobalFogParameter        ignored
-  158 FS_Execute                   ignored
-  159 Sector_SetPlaneReflection    ignored
-  182 Line_Mirror                  ignored
-  105 Door_WaitRaise               newer ZDoom/GZDoom
-  106 Door_WaitClose               newer ZDoom/GZDoom
-  107 Line_SetPortalTarget         newer ZDoom/GZDoom
-  143 Player_RemoveItem            newer ZDoom/GZDoom
-  144 Player_GiveItem              newer ZDoom/GZDoom
-  145 Player_SetTeam               newer ZDoom/GZDoom
-  150 Line_SetHealth               newer ZDoom/GZDoom
-  151 Sector_SetHealth             newer ZDoom/GZDoom
-  152 Team_Score                   newer ZDoom/GZDoom
-  153 Team_GivePoints              newer ZDoom/GZDoom
-  256 Floor_LowerToHighestEE       newer ZDoom/GZDoom
-  257 Floor_RaiseToLowest          newer ZDoom/GZDoom
-  258 Floor_LowerToLowestCeiling   newer ZDoom/GZDoom
-  259 Floor_RaiseToCeiling         newer ZDoom/GZDoom
-  260 Floor_ToCeilingInstant       newer ZDoom/GZDoom
-  261 Floor_LowerByTexture         newer ZDoom/GZDoom
-  262 Ceiling_RaiseToHighest       newer ZDoom/GZDoom
-  263 Ceiling_ToHighestInstant     newer ZDoom/GZDoom
-  264 Ceiling_LowerToNearest       newer ZDoom/GZDoom
-  265 Ceiling_RaiseToLowest        newer ZDoom/GZDoom
-  266 Ceiling_RaiseToHighestFloor  newer ZDoom/GZDoom
-  267 Ceiling_ToFloorInstant       newer ZDoom/GZDoom
-  268 Ceiling_RaiseByTexture       newer ZDoom/GZDoom
-  269 Ceiling_LowerByTexture       newer ZDoom/GZDoom
-  270 Stairs_BuildDownDoom         newer ZDoom/GZDoom
-  271 Stairs_BuildUpDoomSync       newer ZDoom/GZDoom
-  272 Stairs_BuildDownDoomSync     newer ZDoom/GZDoom
-  273 Stairs_BuildUpDoomCrush      newer ZDoom/GZDoom
-  274 Door_AnimatedClose           newer ZDoom/GZDoom
-  275 Floor_Stop                   newer ZDoom/GZDoom
-  276 Ceiling_Stop                 newer ZDoom/GZDoom
-  277 Sector_SetFloorGlow          newer ZDoom/GZDoom
-  278 Sector_SetCeilingGlow        newer ZDoom/GZDoom
-  279 Floor_MoveToValueAndCrush    newer ZDoom/GZDoom
-  280 Ceiling_MoveToValueAndCrush  newer ZDoom/GZDoom
-  281 Line_SetAutomapFlags         newer ZDoom/GZDoom
-  282 Line_SetAutomapStyle         newer ZDoom/GZDoom
+    9 Line_Horizon                 0 0  ignored
+  157 SetGlobalFogParameter        2 2  ignored
+  158 FS_Execute                   1 4  ignored
+  159 Sector_SetPlaneReflection    3 3  ignored
+  182 Line_Mirror                  0 0  ignored
+  105 Door_WaitRaise               4 5  newer ZDoom/GZDoom
+  106 Door_WaitClose               3 4  newer ZDoom/GZDoom
+  107 Line_SetPortalTarget         2 2  newer ZDoom/GZDoom
+  143 Player_RemoveItem            2 2  newer ZDoom/GZDoom
+  144 Player_GiveItem              2 2  newer ZDoom/GZDoom
+  145 Player_SetTeam               1 1  newer ZDoom/GZDoom
+  150 Line_SetHealth               2 2  newer ZDoom/GZDoom
+  151 Sector_SetHealth             3 3  newer ZDoom/GZDoom
+  152 Team_Score                   2 2  newer ZDoom/GZDoom
+  153 Team_GivePoints              3 3  newer ZDoom/GZDoom
+  256 Floor_LowerToHighestEE       2 3  newer ZDoom/GZDoom
+  257 Floor_RaiseToLowest          2 3  newer ZDoom/GZDoom
+  258 Floor_LowerToLowestCeiling   2 3  newer ZDoom/GZDoom
+  259 Floor_RaiseToCeiling         2 5  newer ZDoom/GZDoom
+  260 Floor_ToCeilingInstant       1 4  newer ZDoom/GZDoom
+  261 Floor_LowerByTexture         2 3  newer ZDoom/GZDoom
+  262 Ceiling_RaiseToHighest       2 3  newer ZDoom/GZDoom
+  263 Ceiling_ToHighestInstant     1 3  newer ZDoom/GZDoom
+  264 Ceiling_LowerToNearest       2 4  newer ZDoom/GZDoom
+  265 Ceiling_RaiseToLowest        2 3  newer ZDoom/GZDoom
+  266 Ceiling_RaiseToHighestFloor  2 3  newer ZDoom/GZDoom
+  267 Ceiling_ToFloorInstant       1 4  newer ZDoom/GZDoom
+  268 Ceiling_RaiseByTexture       2 3  newer ZDoom/GZDoom
+  269 Ceiling_LowerByTexture       2 4  newer ZDoom/GZDoom
+  270 Stairs_BuildDownDoom         5 5  newer ZDoom/GZDoom
+  271 Stairs_BuildUpDoomSync       4 4  newer ZDoom/GZDoom
+  272 Stairs_BuildDownDoomSync     4 4  newer ZDoom/GZDoom
+  273 Stairs_BuildUpDoomCrush      5 5  newer ZDoom/GZDoom
+  274 Door_AnimatedClose           2 2  newer ZDoom/GZDoom
+  275 Floor_Stop                   1 1  newer ZDoom/GZDoom
+  276 Ceiling_Stop                 1 1  newer ZDoom/GZDoom
+  277 Sector_SetFloorGlow          5 5  newer ZDoom/GZDoom
+  278 Sector_SetCeilingGlow        5 5  newer ZDoom/GZDoom
+  279 Floor_MoveToValueAndCrush    4 5  newer ZDoom/GZDoom
+  280 Ceiling_MoveToValueAndCrush  4 5  newer ZDoom/GZDoom
+  281 Line_SetAutomapFlags         3 3  newer ZDoom/GZDoom
+  282 Line_SetAutomapStyle         2 2  newer ZDoom/GZDoom
 """
 
 _UNSUPPORTED_CALLFUNCS = """
-    3 GetThingUDMFInt              stub
-    4 GetThingUDMFFixed            stub
-   37 AnnouncerSound               Skulltag
-   97 SetMusicVolume               newer ZDoom/GZDoom
-   98 CheckProximity               newer ZDoom/GZDoom
-   99 CheckActorState              newer ZDoom/GZDoom
-  100 ResetMap                     Zandronum
-  101 PlayerIsSpectator            Zandronum
-  102 ConsolePlayerNumber          Zandronum
-  103 GetTeamProperty              Zandronum
-  104 GetPlayerLivesLeft           Zandronum
-  105 SetPlayerLivesLeft           Zandronum
-  106 KickFromGame                 Zandronum
-  107 GetGamemodeState             Zandronum
-  108 SetDBEntry                   Zandronum
-  109 GetDBEntry                   Zandronum
-  110 SetDBEntryString             Zandronum
-  111 GetDBEntryString             Zandronum
-  112 IncrementDBEntry             Zandronum
-  113 PlayerIsLoggedIn             Zandronum
-  114 GetPlayerAccountName         Zandronum
-  115 SortDBEntries                Zandronum
-  116 CountDBResults               Zandronum
-  117 FreeDBResults                Zandronum
-  118 GetDBResultKeyString         Zandronum
-  119 GetDBResultValueString       Zandronum
-  120 GetDBResultValue             Zandronum
-  121 GetDBEntryRank               Zandronum
-  122 RequestScriptPuke            Zandronum
-  123 BeginDBTransaction           Zandronum
-  124 EndDBTransaction             Zandronum
-  125 GetDBEntries                 Zandronum
-  200 CheckClass                   newer ZDoom/GZDoom
-  201 DamageActor                  newer ZDoom/GZDoom
-  202 SetActorFlag                 newer ZDoom/GZDoom
-  203 SetTranslation               newer ZDoom/GZDoom
-  204 GetActorFloorTexture         newer ZDoom/GZDoom
-  205 GetActorFloorTerrain         newer ZDoom/GZDoom
-  206 StrArg                       newer ZDoom/GZDoom
-  207 Floor                        newer ZDoom/GZDoom
-  208 Round                        newer ZDoom/GZDoom
-  209 Ceil                         newer ZDoom/GZDoom
-  210 ScriptCall                   newer ZDoom/GZDoom
-  211 StartSlideshow               newer ZDoom/GZDoom
-  212 GetSectorHealth              newer ZDoom/GZDoom
-  213 GetLineHealth                newer ZDoom/GZDoom
-  300 GetLineX                     Eternity
-  301 GetLineY                     Eternity
-  302 SetAirFriction               Eternity
-  400 SetSectorGlow                GZDoom (OpenGL)
-  401 SetFogDensity                GZDoom (OpenGL)
-19620 GetTeamScore                 ZDaemon
-19621 SetTeamScore                 ZDaemon
+    3 GetThingUDMFInt              2 2  stub
+    4 GetThingUDMFFixed            2 2  stub
+   37 AnnouncerSound               2 2  Skulltag
+   97 SetMusicVolume               1 1  newer ZDoom/GZDoom
+   98 CheckProximity               3 6  newer ZDoom/GZDoom
+   99 CheckActorState              2 3  newer ZDoom/GZDoom
+  100 ResetMap                     0 0  Zandronum
+  101 PlayerIsSpectator            1 1  Zandronum
+  102 ConsolePlayerNumber          0 0  Zandronum
+  103 GetTeamProperty              2 2  Zandronum
+  104 GetPlayerLivesLeft           1 1  Zandronum
+  105 SetPlayerLivesLeft           2 2  Zandronum
+  106 KickFromGame                 2 2  Zandronum
+  107 GetGamemodeState             0 0  Zandronum
+  108 SetDBEntry                   3 3  Zandronum
+  109 GetDBEntry                   2 2  Zandronum
+  110 SetDBEntryString             3 3  Zandronum
+  111 GetDBEntryString             2 2  Zandronum
+  112 IncrementDBEntry             3 3  Zandronum
+  113 PlayerIsLoggedIn             1 1  Zandronum
+  114 GetPlayerAccountName         1 1  Zandronum
+  115 SortDBEntries                4 4  Zandronum
+  116 CountDBResults               1 1  Zandronum
+  117 FreeDBResults                1 1  Zandronum
+  118 GetDBResultKeyString         2 2  Zandronum
+  119 GetDBResultValueString       2 2  Zandronum
+  120 GetDBResultValue             2 2  Zandronum
+  121 GetDBEntryRank               3 3  Zandronum
+  122 RequestScriptPuke            4 4  Zandronum
+  123 BeginDBTransaction           0 0  Zandronum
+  124 EndDBTransaction             0 0  Zandronum
+  125 GetDBEntries                 1 1  Zandronum
+  200 CheckClass                   1 1  newer ZDoom/GZDoom
+  201 DamageActor                  6 6  newer ZDoom/GZDoom
+  202 SetActorFlag                 3 3  newer ZDoom/GZDoom
+  203 SetTranslation               2 2  newer ZDoom/GZDoom
+  204 GetActorFloorTexture         1 1  newer ZDoom/GZDoom
+  205 GetActorFloorTerrain         1 1  newer ZDoom/GZDoom
+  206 StrArg                       1 1  newer ZDoom/GZDoom
+  207 Floor                        1 1  newer ZDoom/GZDoom
+  208 Round                        1 1  newer ZDoom/GZDoom
+  209 Ceil                         1 1  newer ZDoom/GZDoom
+  210 ScriptCall                   2 100  newer ZDoom/GZDoom
+  211 StartSlideshow               1 1  newer ZDoom/GZDoom
+  212 GetSectorHealth              2 2  newer ZDoom/GZDoom
+  213 GetLineHealth                1 1  newer ZDoom/GZDoom
+  300 GetLineX                     3 3  Eternity
+  301 GetLineY                     3 3  Eternity
+  302 SetAirFriction               1 1  Eternity
+  400 SetSectorGlow                6 6  GZDoom (OpenGL)
+  401 SetFogDensity                2 2  GZDoom (OpenGL)
+19620 GetTeamScore                 1 1  ZDaemon
+19621 SetTeamScore                 2 2  ZDaemon
 """
 
-# Internal functions by p-code number: an unhandled one prints "Unknown P-Code" and ends the script.
+# Internal functions by p-code number: an unhandled one prints "Unknown P-Code" and ends the script. Their
+# signatures, for the zdoom target, are in _ACC_ONLY_INTERNAL_ROWS.
 _UNHANDLED_INTERNALS = """
   105 PlayerBlueSkull              unhandled
   106 PlayerRedSkull               unhandled
@@ -934,6 +936,34 @@ _UNHANDLED_INTERNALS = """
   277 GrabInput                    unhandled
   278 SetMousePointer              unhandled
   279 MoveMousePointer             unhandled
+"""
+
+# acc 1.58 symbol.c's InternalFunctions that ViZDoom's engine cannot run (as _INTERNAL_ROWS): the zdoom target
+# compiles them as acc does.
+_ACC_ONLY_INTERNAL_ROWS = """
+PlayerBlueSkull           PLAYERBLUESKULL           -                      0   0 R
+PlayerRedSkull            PLAYERREDSKULL            -                      0   0 R
+PlayerYellowSkull         PLAYERYELLOWSKULL         -                      0   0 R
+PlayerBlueCard            PLAYERBLUECARD            -                      0   0 R
+PlayerRedCard             PLAYERREDCARD             -                      0   0 R
+PlayerYellowCard          PLAYERYELLOWCARD          -                      0   0 R
+IsNetworkGame             ISNETWORKGAME             -                      0   0 R
+PlayerTeam                PLAYERTEAM                -                      0   0 R
+PlayerExpert              PLAYEREXPERT              -                      0   0 R
+BlueCount                 BLUETEAMCOUNT             -                      0   0 R
+RedCount                  REDTEAMCOUNT              -                      0   0 R
+BlueScore                 BLUETEAMSCORE             -                      0   0 R
+RedScore                  REDTEAMSCORE              -                      0   0 R
+IsOneFlagCTF              ISONEFLAGCTF              -                      0   0 R
+GetInvasionWave           GETINVASIONWAVE           -                      0   0 R
+GetInvasionState          GETINVASIONSTATE          -                      0   0 R
+ConsoleCommand            CONSOLECOMMAND            CONSOLECOMMANDDIRECT   3   6 -
+SetStyle                  SETSTYLE                  SETSTYLEDIRECT         1   0 -
+WriteToIni                WRITETOINI                -                      3   0 -
+GetFromIni                GETFROMINI                -                      3   0 R
+GrabInput                 GRABINPUT                 -                      2   0 -
+SetMousePointer           SETMOUSEPOINTER           -                      3   0 -
+MoveMousePointer          MOVEMOUSEPOINTER          -                      2   0 -
 """
 
 # Why each category of _UNSUPPORTED_* is refused: by keyword, else (None) ``why`` names where it comes from.
@@ -995,9 +1025,9 @@ def _load_calls(rows: str, cls) -> dict:
     return table
 
 
-def _load_internals() -> dict[str, Internal]:
+def _load_internals(rows: str) -> dict[str, Internal]:
     table = {}
-    for name, stack, direct, argc, opt, flags in _rows(_INTERNAL_ROWS):
+    for name, stack, direct, argc, opt, flags in _rows(rows):
         table[name.lower()] = Internal(name, PCD[stack], None if direct == "-" else PCD[direct], int(argc),
                                        int(opt), "R" in flags, "L" in flags)
     return table
@@ -1019,7 +1049,10 @@ def _load_unsupported(constants: dict[str, Constant]) -> dict[str, Unsupported]:
                            (_UNHANDLED_INTERNALS, "internal")):
         reasons = _WHY[category]
         for line in text.strip().splitlines():
-            number, name, why = line.split(None, 2)
+            if category == "internal":
+                number, name, why = line.split(None, 2)
+            else:
+                number, name, _low, _high, why = line.split(None, 4)
             reason = reasons.get(why, reasons.get(None))
             pcode = PCODES[int(number)].name if category == "internal" else None
             table[name.lower()] = Unsupported(name, category, int(number),
@@ -1029,43 +1062,97 @@ def _load_unsupported(constants: dict[str, Constant]) -> dict[str, Unsupported]:
     return table
 
 
+def _acc_calls(rows: str, table: dict, cls) -> dict:
+    """acc's view of ``table`` (its argument counts) plus the names of ``rows`` ("number name min max why")."""
+    merged = {key: cls(e.name, e[1], *(e.acc_args or (e.min_args, e.max_args))) for key, e in table.items()}
+    for line in rows.strip().splitlines():
+        number, name, low, high, _why = line.split(None, 4)
+        merged[name.lower()] = cls(name, int(number), int(low), int(high))
+    return merged
+
+
 SPECIALS: dict[str, Special] = _load_calls(_SPECIAL_ROWS, Special)
 CALLFUNCS: dict[str, CallFunc] = _load_calls(_CALLFUNC_ROWS, CallFunc)
-INTERNALS = _load_internals()
+INTERNALS = _load_internals(_INTERNAL_ROWS)
 _ALL_CONSTANTS = _load_constants()
 UNSUPPORTED = _load_unsupported(_ALL_CONSTANTS)
 CONSTANTS = {key: entry for key, entry in _ALL_CONSTANTS.items() if key not in UNSUPPORTED}
 
 
+@dataclass(frozen=True)
+class Builtins:
+    """The built-in names one engine target knows (see TARGETS)."""
+
+    target: str
+    specials: dict
+    callfuncs: dict
+    internals: dict
+    constants: dict
+    unsupported: dict      # names acc knows that this target refuses, with the reason
+    full_args: dict        # CALLFUNC index -> arguments always pushed (see CALLFUNC_FULL_ARGS)
+
+    def resolve(self, key: str, headers: Collection[str]):
+        """What the lowercase name ``key`` means once ``headers`` are included (ZSPECIAL, ZDEFS), in acc's
+        order: internal functions, then zspecial.acs, then zdefs.acs. Unsupported names are not found."""
+        entry = self.internals.get(key)
+        if entry is None and ZSPECIAL in headers:
+            entry = self.specials.get(key) or self.callfuncs.get(key)
+        if entry is None and ZDEFS in headers:
+            entry = self.constants.get(key)
+        return entry
+
+    def names(self, headers: Collection[str]) -> dict:
+        """Every built-in name in scope once ``headers`` are included, as one table (what resolve would find;
+        the tables share no name). The caller may change the copy it gets."""
+        key = (self.target, frozenset(headers))
+        table = _NAMES_BY_HEADERS.get(key)
+        if table is None:
+            table = dict(self.internals)
+            if ZSPECIAL in headers:
+                table.update(self.specials)
+                table.update(self.callfuncs)
+            if ZDEFS in headers:
+                table.update(self.constants)
+            _NAMES_BY_HEADERS[key] = table
+        return dict(table)
+
+    def header_of(self, key: str) -> str | None:
+        """The acc header that declares the built-in ``key`` (None: not from a header)."""
+        if key in self.specials or key in self.callfuncs:
+            return ZSPECIAL
+        if key in self.constants:
+            return ZDEFS
+        return None
+
+
+_NAMES_BY_HEADERS: dict[tuple, dict] = {}
+
+# The engines a compile can target. "vizdoom": ViZDoom 1.3's engine, which refuses what it cannot run;
+# "zdoom": everything acc 1.58 compiles with its stock headers, for mods that target GZDoom or Zandronum.
+TARGETS = ("vizdoom", "zdoom")
+VIZDOOM = Builtins("vizdoom", SPECIALS, CALLFUNCS, INTERNALS, CONSTANTS, UNSUPPORTED, CALLFUNC_FULL_ARGS)
+ZDOOM = Builtins("zdoom", _acc_calls(_UNSUPPORTED_SPECIALS, SPECIALS, Special),
+                 _acc_calls(_UNSUPPORTED_CALLFUNCS, CALLFUNCS, CallFunc),
+                 {**INTERNALS, **_load_internals(_ACC_ONLY_INTERNAL_ROWS)}, _ALL_CONSTANTS, {}, {})
+
+
+def for_target(target: str) -> Builtins:
+    """The built-ins of ``target`` (one of TARGETS); ValueError naming the valid ones otherwise."""
+    if target == "vizdoom":
+        return VIZDOOM
+    if target == "zdoom":
+        return ZDOOM
+    raise ValueError(f"unknown target {target!r} (valid: {', '.join(TARGETS)})")
+
+
 def resolve(key: str, headers: Collection[str]) -> Internal | Special | CallFunc | Constant | None:
-    """What the lowercase name ``key`` means among the built-ins once ``headers`` are included (ZSPECIAL,
-    ZDEFS), in acc's order: internal functions, then zspecial.acs, then zdefs.acs. UNSUPPORTED names are
-    not found."""
-    entry = INTERNALS.get(key)
-    if entry is None and ZSPECIAL in headers:
-        entry = SPECIALS.get(key) or CALLFUNCS.get(key)
-    if entry is None and ZDEFS in headers:
-        entry = CONSTANTS.get(key)
-    return entry
-
-
-_NAMES_BY_HEADERS: dict[frozenset, dict] = {}
+    """VIZDOOM.resolve: what ``key`` means for the vizdoom target."""
+    return VIZDOOM.resolve(key, headers)
 
 
 def builtin_names(headers: Collection[str]) -> dict:
-    """Every built-in name in scope once ``headers`` are included, as one table (what resolve would find;
-    the tables share no name). The caller may change the copy it gets."""
-    key = frozenset(headers)
-    table = _NAMES_BY_HEADERS.get(key)
-    if table is None:
-        table = dict(INTERNALS)
-        if ZSPECIAL in key:
-            table.update(SPECIALS)
-            table.update(CALLFUNCS)
-        if ZDEFS in key:
-            table.update(CONSTANTS)
-        _NAMES_BY_HEADERS[key] = table
-    return dict(table)
+    """VIZDOOM.names: the built-in names in scope for the vizdoom target."""
+    return VIZDOOM.names(headers)
 
 
 def all_names() -> list[str]:
@@ -1083,6 +1170,8 @@ def _check_tables() -> None:
     for entry in (*SPECIALS.values(), *CALLFUNCS.values()):
         if not 0 <= entry.min_args <= entry.max_args:
             raise AssertionError(f"{entry.name}: bad argument range")
+    if set(ZDOOM.internals) - set(INTERNALS) != {k for k, e in UNSUPPORTED.items() if e.category == "internal"}:
+        raise AssertionError("_ACC_ONLY_INTERNAL_ROWS and _UNHANDLED_INTERNALS must name the same functions")
     tables = (SPECIALS, CALLFUNCS, INTERNALS, UNSUPPORTED, CONSTANTS, PARSER_FORMS)
     clashes = [key for i, table in enumerate(tables) for key in table if any(key in t for t in tables[i + 1:])]
     if clashes:

@@ -117,6 +117,7 @@ class Findings:
     wadauthor: bool = True
     encrypt_strings: bool = False
     string_constants: set = field(default_factory=set)  # a library's #defines of strings (pushed tagged)
+    target: str = "vizdoom"       # the engine target the program was checked for
 
 
 # Statements that cannot hold a case label (only compound, if, loop and switch statements nest others).
@@ -160,9 +161,10 @@ class _Body:
         self.switches: list[set] = []  # case values of each switch around the statement
 
 
-def check(program: ast.Program) -> Findings:
-    """Check a parsed program; raises AcsError at the first problem."""
-    return Checker(program.tokens).check(program)
+def check(program: ast.Program, target: str = "vizdoom") -> Findings:
+    """Check a parsed program for an engine ``target`` (builtins.TARGETS); raises AcsError at the first
+    problem."""
+    return Checker(program.tokens, target).check(program)
 
 
 class Checker:
@@ -172,12 +174,14 @@ class Checker:
     ``check(program)`` returns the Findings.
     """
 
-    def __init__(self, tokens: Tokens):
+    def __init__(self, tokens: Tokens, target: str = "vizdoom"):
         self.tokens = tokens
+        self.bi = bi.for_target(target)
+        self.zdoom = target == "zdoom"  # acc's leniencies: whatever acc 1.58 compiles, for GZDoom or Zandronum
         self.facts: dict = {}
         self.globals: dict[str, object] = {}   # what the file (and its imports) declare
         self.headers: set[str] = set()
-        self.names: dict[str, object] = bi.builtin_names(())  # globals and the built-ins in scope, merged
+        self.names: dict[str, object] = self.bi.names(())  # globals and the built-ins in scope, merged
         self.strings: list[str] = []
         self.string_index: dict[str, int] = {}
         self.map_slots: list[MapVariable] = []
@@ -275,10 +279,10 @@ class Checker:
         """An error for a name that is not defined, with the best hint available."""
         key = self.tokens.values[node.at]
         text = self.text(node)
-        entry = bi.UNSUPPORTED.get(key)
+        entry = self.bi.unsupported.get(key)
         if entry is not None and (entry.header is None or entry.header in self.headers):
             return self.error(node, entry.message)
-        header = _header_of(key)
+        header = self.bi.header_of(key)
         if header is not None and header not in self.headers:
             return self.error(node, f"unknown {what} '{text}': it is declared in {header}; add "
                                     f"#include \"zcommon.acs\" at the top")
@@ -288,9 +292,10 @@ class Checker:
         if suggestion is None:
             import difflib
 
-            hidden = difflib.get_close_matches(key, _HEADER_NAMES, n=1, cutoff=0.75)
-            if hidden and _header_of(hidden[0]) not in self.headers:
-                name = _display_name(hidden[0])
+            hidden = difflib.get_close_matches(key, [*self.bi.specials, *self.bi.callfuncs, *self.bi.constants],
+                                               n=1, cutoff=0.75)
+            if hidden and self.bi.header_of(hidden[0]) not in self.headers:
+                name = self.bi.resolve(hidden[0], (bi.ZSPECIAL, bi.ZDEFS)).name
                 return self.error(node, f"unknown {what} '{text}' (did you mean '{name}'? it needs "
                                         f"#include \"zcommon.acs\")")
         hint = f" (did you mean '{suggestion}'?)" if suggestion else ""
@@ -305,14 +310,14 @@ class Checker:
                 candidates[sym_key] = getattr(sym, "name", sym_key)
         for fn_key, fn in self.defined.items():
             candidates[fn_key] = fn.name
-        for entry in bi.INTERNALS.values():
+        for entry in self.bi.internals.values():
             candidates[entry.name.lower()] = entry.name
         if bi.ZSPECIAL in self.headers:
-            for table in (bi.SPECIALS, bi.CALLFUNCS):
+            for table in (self.bi.specials, self.bi.callfuncs):
                 for entry in table.values():
                     candidates[entry.name.lower()] = entry.name
         if bi.ZDEFS in self.headers and not want_call:
-            candidates.update((key, entry.name) for key, entry in bi.CONSTANTS.items())
+            candidates.update((key, entry.name) for key, entry in self.bi.constants.items())
         if self.body is not None and not want_call:
             for local_key, var in self.body.locals.items():
                 candidates[local_key] = var.name
@@ -404,7 +409,7 @@ class Checker:
             handlers[type(item)](self, item)
         return Findings(self.facts, self.strings, self.script_names, self.functions, self.map_slots,
                         self.map_values_given, self.imports, self.library, self.compact, self.wadauthor,
-                        self.encrypt, self.string_constants)
+                        self.encrypt, self.string_constants, self.bi.target)
 
     def collect_functions(self, program: ast.Program) -> None:
         """This file's functions, so that a call may come before the definition."""
@@ -421,7 +426,7 @@ class Checker:
         name = node.name
         if name == "include":
             self.headers.update(bi.BUILTIN_INCLUDES[node.value])
-            self.names = {**bi.builtin_names(self.headers), **self.globals}
+            self.names = {**self.bi.names(self.headers), **self.globals}
         elif name == "library":
             self.library = node.value[:LIBRARY_NAME_LENGTH]
         elif name == "nocompact":
@@ -449,11 +454,11 @@ class Checker:
             if node.max_args > 5:
                 raise self.error(node, f"line specials take at most 5 arguments ('{text}' declares "
                                        f"{node.max_args})")
-            if node.number > 255:
+            if node.number > 255 and not self.zdoom:  # acc calls these with LSPEC5EX, which ViZDoom lacks
                 raise self.error(node, f"special number {node.number} is out of range (line specials are 0..255)")
             sym = bi.Special(text, node.number, node.min_args, node.max_args)
         else:
-            if -node.number > MAX_CALLFUNC_INDEX:
+            if -node.number > MAX_CALLFUNC_INDEX and not self.zdoom:  # acc keeps the low 16 bits
                 raise self.error(node, f"CALLFUNC index {-node.number} is out of range (1..{MAX_CALLFUNC_INDEX}: "
                                        "the engine reads it as a signed 16-bit number)")
             if node.max_args > 255:
@@ -647,7 +652,7 @@ class Checker:
         self.body = None
 
     def script_kind(self, node: ast.ScriptDef, number: int) -> None:
-        if node.kind in UNSUPPORTED_SCRIPT_TYPES:
+        if node.kind in UNSUPPORTED_SCRIPT_TYPES and not self.zdoom:
             raise self.error(node, f"{node.kind.upper()} scripts are not supported by ViZDoom's engine "
                                    f"(it runs {', '.join(k.upper() for k in SCRIPT_TYPES if k != 'closed')})")
         if len(node.params) > MAX_SCRIPT_ARGS:
@@ -655,6 +660,9 @@ class Checker:
         if node.kind == "disconnect":
             if len(node.params) != 1:
                 raise self.error(node, "a DISCONNECT script takes exactly one argument (the player number)")
+        elif node.kind == "event":
+            if len(node.params) != 3:
+                raise self.error(node, "an EVENT script takes exactly three arguments")
         elif node.kind != "closed" and node.params:
             raise self.error(node.params[0], f"{node.kind.upper()} scripts take no arguments")
 
@@ -785,7 +793,7 @@ class Checker:
             raise self.error(node, f"{self.text(node)} waits, so it cannot be used inside a function "
                                    "(only in scripts)")
         if node.named:
-            target = bi.CallFunc("ACS_NamedExecuteWait", bi.CALLFUNCS["acs_namedexecute"].index, 1, 5)
+            target = bi.CallFunc("ACS_NamedExecuteWait", self.bi.callfuncs["acs_namedexecute"].index, 1, 5)
         else:
             target = bi.Special("ACS_ExecuteWait", 80, 1, 5)
         if call.direct and node.named:
@@ -888,6 +896,9 @@ class Checker:
     def create_translation(self, node: ast.CreateTranslation) -> None:
         self.expr(node.number)
         for item in node.ranges:
+            if item.kind in ("colourise", "tint") and not self.zdoom:
+                raise self.error(item, "colourised (#) and tinted (@) translation ranges are not supported by "
+                                       "ViZDoom's engine (TRANSLATIONRANGE4/5 came after it)")
             for operand in item.operands:
                 self.expr(operand)
 
@@ -1110,7 +1121,7 @@ class Checker:
         if node.direct and (value_used or not is_special):
             raise self.error(node, "const: applies only to line specials called as statements")
         values = self.call_args(node, entry.min_args, entry.max_args, node.direct, entry)
-        fills = 0 if is_special else max(0, bi.CALLFUNC_FULL_ARGS.get(entry.index, 0) - len(node.args))
+        fills = 0 if is_special else max(0, self.bi.full_args.get(entry.index, 0) - len(node.args))
         return CallFacts(entry, fills, values)
 
     def call_args(self, node: ast.Call, low: int, high: int, direct: bool, entry) -> list[int] | None:
@@ -1137,23 +1148,6 @@ class Checker:
         ast.Ternary: ternary, ast.IncDec: incdec, ast.Call: call, ast.StrParam: strparam,
         ast.StrCpy: strcpy, ast.MorphActor: morphactor,
     }
-
-
-_HEADER_NAMES = [*bi.SPECIALS, *bi.CALLFUNCS, *bi.CONSTANTS]
-
-
-def _header_of(key: str) -> str | None:
-    """The built-in header that declares ``key``, for specials, CALLFUNC functions and constants."""
-    if key in bi.SPECIALS or key in bi.CALLFUNCS:
-        return bi.ZSPECIAL
-    if key in bi.CONSTANTS:
-        return bi.ZDEFS
-    return None
-
-
-def _display_name(key: str) -> str:
-    entry = bi.resolve(key, (bi.ZSPECIAL, bi.ZDEFS))
-    return entry.name if entry is not None else key
 
 
 def _arg_range(low: int, high: int) -> str:

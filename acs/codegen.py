@@ -8,7 +8,7 @@ import struct
 from . import ast
 from . import builtins as bi
 from .checks import MORPH_STRING_ARGS, Findings, Function, Variable
-from .format import SCRIPT_TYPES
+from .format import ACC_ONLY_SCRIPT_TYPES, SCRIPT_TYPES
 from .objfile import FunctionInfo, Module, ScriptInfo
 from .pcodes import COMPACT_SPLIT, OP
 
@@ -39,7 +39,9 @@ CHAR_ARRAY_OPS = {
     "globalarray": (OP.PRINTGLOBALCHARARRAY, OP.PRINTGLOBALCHRANGE, OP.STRCPYTOGLOBALCHRANGE),
     "scriptarray": (OP.PRINTSCRIPTCHARARRAY, OP.PRINTSCRIPTCHRANGE, OP.STRCPYTOSCRIPTCHRANGE),
 }
-TRANSLATION_OPS = {"palette": OP.TRANSLATIONRANGE1, "rgb": OP.TRANSLATIONRANGE2, "desat": OP.TRANSLATIONRANGE3}
+TRANSLATION_OPS = {"palette": OP.TRANSLATIONRANGE1, "rgb": OP.TRANSLATIONRANGE2, "desat": OP.TRANSLATIONRANGE3,
+                   "colourise": OP.TRANSLATIONRANGE4, "tint": OP.TRANSLATIONRANGE5}
+ALL_SCRIPT_TYPES = {**SCRIPT_TYPES, **ACC_ONLY_SCRIPT_TYPES}
 _PUSHBYTE = OP.PUSHBYTE
 _DUP = OP.DUP
 
@@ -237,7 +239,7 @@ class Generator:
         if out.last != OP.TERMINATE:
             out.op(OP.TERMINATE)
         layout = self.facts[node]
-        self.scripts.append(ScriptInfo(layout.number, SCRIPT_TYPES[node.kind], len(node.params), node.flags,
+        self.scripts.append(ScriptInfo(layout.number, ALL_SCRIPT_TYPES[node.kind], len(node.params), node.flags,
                                        address, layout.var_count, layout.array_sizes))
 
     def function(self, node: ast.FunctionDef) -> None:
@@ -713,7 +715,11 @@ class Generator:
             self.exprs(node.args)
             for _ in range(len(node.args), 5):
                 out.push(0)
-            out.op_index(OP.LSPEC5RESULT, target.number)
+            if target.number > 255:  # zdoom target only: acc's LSPEC5EXRESULT, the number always 4 bytes
+                out.op(OP.LSPEC5EXRESULT)
+                out.int32(target.number)
+            else:
+                out.op_index(OP.LSPEC5RESULT, target.number)
 
     def callfunc(self, argc: int, index: int) -> None:
         out = self.out
@@ -727,6 +733,18 @@ class Generator:
 
     def special_statement(self, node: ast.Call, special: bi.Special, facts) -> None:
         out = self.out
+        if special.number > 255:  # zdoom target only: acc's LSPEC5EX with all five arguments on the stack
+            if special.max_args == 0 or not node.args:
+                count = 1  # acc's faked constant 0, which it never pushes
+            else:
+                count = len(node.args)
+                if not node.direct:  # acc pushes no const: argument here, only the zeros that pad to five
+                    self.exprs(node.args)
+            for _ in range(count, 5):
+                out.push(0)
+            out.op(OP.LSPEC5EX)
+            out.int32(special.number)
+            return
         if special.max_args == 0 or not node.args:
             self.special_direct(special.number, [0])  # acc's zero-argument specials: one constant 0
             return

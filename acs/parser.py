@@ -636,9 +636,13 @@ class Parser:
             self.expect(":", "':' in the translation's source range")
             operands.append(self.expression())
             self.expect("=", "'=' in the translation range")
-            if self.kind in ("#", "@"):
-                raise self.error(self.pos, "colourised (#) and tinted (@) translation ranges are not supported "
-                                           "by this engine")
+            if self.accept("#"):  # acc's TRANSLATIONRANGE4: source range = #[r, g, b]
+                ranges.append(ast.TranslationRange(range_at, "colourise", operands + self.colour()))
+                continue
+            if self.accept("@"):  # TRANSLATIONRANGE5: source range = @amount[r, g, b]
+                operands.append(self.expression())
+                ranges.append(ast.TranslationRange(range_at, "tint", operands + self.colour()))
+                continue
             if self.accept("%"):
                 kind = "desat"
             elif self.kind == "[":

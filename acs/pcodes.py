@@ -124,19 +124,19 @@ ACC_ALIASES = {
 PCD = enum.IntEnum("PCD", [(name, number) for number, name in enumerate(_NAMES)]
                    + list(ACC_ALIASES.items()), module=__name__)
 PCD.__doc__ = "ACS p-code numbers (engine names; acc's differing names are aliases)."
-# The same numbers as plain ints (``OP.GOTO == PCD.GOTO``), for the code generator: an IntEnum member costs
-# several times an int to look up and to append to a bytearray, and codegen does both for every p-code.
-OP = types.SimpleNamespace(**{name: int(member) for name, member in PCD.__members__.items()})
-
 PCODE_COUNT = len(_NAMES)  # the engine accepts 0 .. PCODE_COUNT-1
 
-# p-codes acc 1.58 can emit that this engine has no number for.
+# p-codes acc 1.58 can emit that this engine has no number for (only the zdoom target writes them).
 ACC_ONLY_PCODES = {
     "LSPEC5EX": 381,
     "LSPEC5EXRESULT": 382,
     "TRANSLATIONRANGE4": 383,
     "TRANSLATIONRANGE5": 384,
 }
+
+# The same numbers as plain ints (``OP.GOTO == PCD.GOTO``), for the code generator: an IntEnum member costs
+# several times an int to look up and to append to a bytearray, and codegen does both for every p-code.
+OP = types.SimpleNamespace(**{name: int(member) for name, member in PCD.__members__.items()}, **ACC_ONLY_PCODES)
 
 
 class Arg(enum.Enum):
