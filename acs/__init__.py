@@ -17,7 +17,8 @@ __all__ = ["AcsError", "compile_source", "compile_file"]
 
 
 def compile_source(text: str | bytes, filename: str | os.PathLike = "<string>", include_dirs=(),
-                   files: Mapping[str, str | bytes] | None = None, target: str = "vizdoom") -> bytes:
+                   files: Mapping[str, str | bytes] | None = None, target: str = "vizdoom",
+                   hexen: bool | str = False) -> bytes:
     """Compile ACS source text to a BEHAVIOR lump. ``#include`` and ``#import`` files are looked up beside
     ``filename``, then in ``include_dirs``; zcommon.acs, zdefs.acs, zspecial.acs and zwvars.acs are built in.
     ``files`` maps names to source texts that #include and #import find (in any case) before the disk: how a
@@ -29,31 +30,37 @@ def compile_source(text: str | bytes, filename: str | os.PathLike = "<string>", 
     ``target`` is the engine the lump is for: ``"vizdoom"`` (ViZDoom 1.3; refuses what that engine cannot run:
     functions, specials and script types it lacks) or ``"zdoom"`` (everything acc 1.58 compiles with its stock
     headers, with acc's bytes: for mods that target GZDoom or Zandronum). ValueError for any other.
+
+    ``hexen=True`` is acc's ``-h``: Hexen-compatible p-code (never compact, switches as CASEGOTO chains, the
+    old lump layout); a program that needs a newer feature (functions, arrays, named scripts, libraries...)
+    is an error. ``hexen="warn"`` is acc's ``-hh``: the same code, upgraded to the new layout when needed.
     """
     from .preprocessor import decode_source
 
     name = "<string>" if filename is None else os.fspath(filename)
     files = _files(files)
-    _target(target)
+    _options(target, hexen)
     return _guarded(name, lambda: _compile(Source(name, decode_source(text)), _folders(include_dirs), files,
-                                           target))
+                                           target, hexen))
 
 
 def compile_file(path: str | os.PathLike, include_dirs=(), files: Mapping[str, str | bytes] | None = None,
-                 target: str = "vizdoom") -> bytes:
+                 target: str = "vizdoom", hexen: bool | str = False) -> bytes:
     """Compile the ACS file at ``path`` (see compile_source)."""
     from .preprocessor import read_source
 
     name = os.fspath(path)
     files = _files(files)
-    _target(target)
-    return _guarded(name, lambda: _compile(read_source(name), _folders(include_dirs), files, target))
+    _options(target, hexen)
+    return _guarded(name, lambda: _compile(read_source(name), _folders(include_dirs), files, target, hexen))
 
 
-def _target(target) -> None:
+def _options(target, hexen) -> None:
     from .builtins import for_target
 
     for_target(target)  # ValueError naming the valid targets
+    if hexen not in (False, True, "warn"):
+        raise ValueError(f"hexen must be False, True (acc's -h) or 'warn' (acc's -hh), not {hexen!r}")
 
 
 def _folders(include_dirs) -> list:
@@ -76,16 +83,22 @@ def _files(files) -> dict:
     return dict(files)
 
 
-def _compile(source: Source, include_dirs, files, target: str = "vizdoom") -> bytes:
+def _compile(source: Source, include_dirs, files, target: str = "vizdoom", hexen: bool | str = False) -> bytes:
     """The pipeline, each stage a function of the one before: tokens, tree, findings, module, bytes."""
     from .checks import check
     from .codegen import generate
-    from .objfile import write_object
+    from .objfile import hexen_incompatibilities, write_object
     from .parser import parse
     from .preprocessor import preprocess
 
     program = parse(preprocess(source, include_dirs, files))
-    return write_object(generate(program, check(program, target)))
+    module = generate(program, check(program, target, bool(hexen)))
+    if hexen is True:
+        newer = hexen_incompatibilities(module)
+        if newer:
+            raise AcsError(f"not compatible with Hexen's p-code (-h): the scripts use {', '.join(newer)} "
+                           "(-hh upgrades them to ZDoom's format with a warning instead)", file=source.name)
+    return write_object(module)
 
 
 def _guarded(file: str, compile_step) -> bytes:

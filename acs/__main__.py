@@ -1,7 +1,9 @@
-"""acc-compatible command line: ``python -m wadgym.acs [-i DIR]... input.acs [output.o]`` (also ``wadgym-acc``).
+"""acc-compatible command line: ``wadgym-acc [options] source[.acs] [object[.o]]`` (also ``python -m wadgym.acs``).
 
-Exit status 0 on success, 1 on error; messages go to stderr. Like acc, a failed compile leaves ``acs.err``
-(the message) beside the source for map editors that read it, and a successful one removes it.
+It takes acc 1.58's arguments, names its output as acc does, exits 0 on success and 1 on any error, and on an
+error writes ``acs.err`` in acc's shape beside the source, where map editors (SLADE, Ultimate Doom Builder) read
+it; a successful compile removes a stale one. The engine target defaults to ``zdoom`` (what acc compiles); the
+environments compile with ``vizdoom``.
 """
 
 from __future__ import annotations
@@ -14,29 +16,61 @@ from wadgym.files import write_atomic
 from . import AcsError, compile_file
 
 USAGE = """usage: wadgym-acc [options] source[.acs] [object[.o]]
-  -i DIR     add a directory for #include and #import (searched after the source's own directory)
-  -d[FILE]   accepted for acc compatibility; ignored
-zcommon.acs, zdefs.acs, zspecial.acs and zwvars.acs are built in."""
+Compiles ACS like acc 1.58 (same arguments, output names, exit status 0/1, and acs.err beside the source on
+an error), without a C toolchain. zcommon.acs, zdefs.acs, zspecial.acs and zwvars.acs are built in.
+
+  -i DIR           also look for #include and #import files in DIR (after the source's own folder;
+                   repeatable; -iDIR works too)
+  -h               Hexen-compatible p-code, as acc -h: an error if the scripts need a newer feature
+  -hh              like -h, but upgrade to ZDoom's format with a warning instead
+  -d[FILE]         refused: wadgym-acc does not write acc's debug listing (acc's internal parser trace,
+                   which no editor reads); list the compiled object with `wadgym acs dis OBJECT.o`
+  --target zdoom   (the default, as acc) everything acc 1.58 compiles with its stock headers, with acc's
+                   bytes: for mods that run in GZDoom or Zandronum
+  --target vizdoom refuse what ViZDoom's engine cannot run (functions, specials and script types it
+                   lacks), as wadgym's environments compile
+  --help           this text"""
+
+
+class UsageError(ValueError):
+    """Arguments that make no sense; the message says which."""
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
+    if any(arg in ("--help", "-?", "/?") for arg in args):
+        print(USAGE)
+        return 0
     try:
-        source, output, include_dirs = parse_args(args)
-    except ValueError as exc:
+        options = parse_args(args)
+    except UsageError as exc:
         _say(f"wadgym-acc: {exc}\n{USAGE}")
         return 1
-    return compile_to_file(source, output, include_dirs, error_file=True)
+    return compile_to_file(options["source"], options["output"], options["include_dirs"], error_file=True,
+                           target=options["target"], hexen=options["hexen"])
 
 
-def parse_args(args: list[str]) -> tuple[str, str, list[str]]:
-    """(source, output, include dirs) from acc-style arguments; ValueError when they make no sense."""
+def parse_args(args: list[str]) -> dict:
+    """acc-style arguments as {source, output, include_dirs, target, hexen}; UsageError when they make no
+    sense."""
     files: list[str] = []
     include_dirs: list[str] = []
+    target = "zdoom"
+    hexen: bool | str = False
     i = 0
     while i < len(args):
         arg = args[i]
-        if arg.startswith("-") and len(arg) > 1:
+        if arg.startswith("--target"):
+            if "=" in arg:
+                target = arg.split("=", 1)[1]
+            elif i + 1 < len(args):
+                i += 1
+                target = args[i]
+            else:
+                raise UsageError("--target needs zdoom or vizdoom")
+            if target not in ("zdoom", "vizdoom"):
+                raise UsageError(f"unknown target {target!r} (valid: zdoom, vizdoom)")
+        elif arg.startswith("-") and len(arg) > 1:
             option = arg[1].upper()
             if option == "I":
                 if len(arg) > 2:
@@ -45,43 +79,71 @@ def parse_args(args: list[str]) -> tuple[str, str, list[str]]:
                     i += 1
                     include_dirs.append(args[i])
                 else:
-                    raise ValueError("-i needs a directory")
+                    raise UsageError("-i needs a directory")
             elif option == "H":
-                raise ValueError("-h (Hexen-compatible p-code) is not supported; ViZDoom runs ZDoom's format")
-            elif option != "D":
-                raise ValueError(f"unknown option {arg}")
+                if arg[2:].upper() not in ("", "H"):
+                    raise UsageError(f"unknown option {arg} (-h or -hh)")
+                hexen = "warn" if arg[2:] else True
+            elif option == "D":
+                raise UsageError("-d (acc's debug listing) is not written by wadgym-acc: it is acc's internal "
+                                 "parser trace, which no editor reads; list the compiled object with "
+                                 "`wadgym acs dis OBJECT.o` instead")
+            else:
+                raise UsageError(f"unknown option {arg}")
         else:
             files.append(arg)
         i += 1
     if not files or len(files) > 2:
-        raise ValueError("give one source file and at most one output file")
-    source = _with_extension(files[0], ".acs")
-    if len(files) == 2:
-        output = _with_extension(files[1], ".o")
-    else:
-        output = os.path.splitext(source)[0] + ".o"
-    return source, output, include_dirs
+        raise UsageError("give one source file and at most one output file")
+    source = _suggest_extension(files[0], ".acs")
+    output = _suggest_extension(files[1], ".o") if len(files) == 2 else _strip_extension(source) + ".o"
+    return {"source": source, "output": output, "include_dirs": include_dirs, "target": target, "hexen": hexen}
 
 
-def _with_extension(path: str, extension: str) -> str:
-    """acc's MS_SuggestFileExt: add ``extension`` when the file name has none."""
-    return path if os.path.splitext(os.path.basename(path))[1] else path + extension
+def _name_start(path: str) -> int:
+    """Where the file name starts (after the last / or \\, acc's directory delimiters)."""
+    return max(path.rfind("/"), path.rfind("\\")) + 1
 
 
-def compile_to_file(source: str, output: str, include_dirs=(), error_file: bool = False) -> int:
-    """Compile ``source`` into ``output`` (written atomically); returns the exit status."""
-    err_path = os.path.join(os.path.dirname(source), "acs.err")
+def _suggest_extension(path: str, extension: str) -> str:
+    """acc's MS_SuggestFileExt: add ``extension`` when the file name has no '.' at all."""
+    return path if "." in path[_name_start(path) + 1:] else path + extension
+
+
+def _strip_extension(path: str) -> str:
+    """acc's MS_StripFileExt: cut the file name at its last '.'."""
+    start = _name_start(path)
+    dot = path.rfind(".", start + 1)
+    return path[:dot] if dot > 0 else path
+
+
+def error_file_path(source: str) -> str:
+    """acc's acs.err: in the source's folder as the source was named (the current folder for a bare name)."""
+    return source[:_name_start(source)] + "acs.err"
+
+
+def compile_to_file(source: str, output: str, include_dirs=(), error_file: bool = False, target: str = "vizdoom",
+                    hexen: bool | str = False) -> int:
+    """Compile ``source`` into ``output`` (written atomically); returns the exit status. With ``error_file``,
+    a failure also writes acs.err (error_file_path) and a success removes it, as acc does."""
+    err_path = error_file_path(source)
     try:
-        data = compile_file(source, include_dirs)
+        data = compile_file(source, include_dirs, target=target, hexen=hexen)
         _warn_ignored_tail(source)
+        if hexen == "warn" and _upgraded(data):
+            _say("\nThese scripts have been upgraded because they use new features.\n"
+                 "They will not be compatible with Hexen.")
         write_atomic(output, data)
     except AcsError as exc:
         _say(str(exc))
         if error_file:
-            _write_error_file(err_path, exc)
+            write_error_file(err_path, exc)
         return 1
     except OSError as exc:
-        _say(f"{output}: error: cannot write the object file: {exc.strerror or exc}")
+        message = f"{output}: error: cannot write the object file: {exc.strerror or exc}"
+        _say(message)
+        if error_file:
+            write_error_file(err_path, AcsError(f"cannot write the object file {output}: {exc.strerror or exc}"))
         return 1
     if error_file and os.path.exists(err_path):
         try:
@@ -89,6 +151,12 @@ def compile_to_file(source: str, output: str, include_dirs=(), error_file: bool 
         except OSError:
             pass
     return 0
+
+
+def _upgraded(data: bytes) -> bool:
+    """Whether an object came out in ZDoom's layout rather than Hexen's (its tag sits before the directory)."""
+    dirofs = int.from_bytes(data[4:8], "little")
+    return data[:4] in (b"ACSE", b"ACSe") or data[dirofs - 4:dirofs] in (b"ACSE", b"ACSe")
 
 
 def _warn_ignored_tail(source: str) -> None:
@@ -106,17 +174,39 @@ def _warn_ignored_tail(source: str) -> None:
              f"the {len(data) - stop - 1} bytes after it were ignored")
 
 
-def _write_error_file(path: str, exc: AcsError) -> None:
-    # acc's first line, which editors such as Doom Builder look for, then the gcc-style message.
-    lines = []
-    if exc.line is not None:
-        lines.append(f'Line {exc.line} in file "{exc.file}" ...')
-        lines.append(f"{exc.file}:{exc.line}: {exc.message}")
-    else:
-        lines.append(str(exc))
+def error_file_text(exc: AcsError) -> str:
+    """acs.err as acc 1.58 writes it (error.c, its default GCC style), for an error with a position:
+
+        Line 7 in file "items.acs" ...
+        items.acs:7: unknown function 'GiveInventroy' (did you mean 'GiveInventory'?)
+        > GiveInventroy(
+        >             ^
+
+    The first line is the one older editors look for; the second is ``file:line: message``; the last two are
+    acc's view of the source: the line as read up to the character after the faulty token (control characters,
+    tabs included, shown as spaces) and a caret under that token's end. An error without a position (a file
+    that cannot be read) is the message alone."""
+    if exc.line is None:
+        where = f'"{exc.file}": ' if exc.file else ""
+        return f"{where}{exc.message}\n"
+    line = exc.source_line or ""
+    start = max(exc.col - 1, 0)
+    end = start + 1
+    if start < len(line) and (line[start].isalnum() or line[start] == "_"):
+        while end < len(line) and (line[end].isalnum() or line[end] == "_"):
+            end += 1
+    read = "".join(c if c >= " " else " " for c in line[:min(end + 1, len(line))])
+    caret = "^".rjust(max(len(read), 1))
+    return (f'Line {exc.line} in file "{exc.file}" ...\n'
+            f"{exc.file}:{exc.line}: {exc.message}\n"
+            f"> {read}\n"
+            f">{caret}\n")
+
+
+def write_error_file(path: str, exc: AcsError) -> None:
     try:
-        with open(path, "w", encoding="utf-8", errors="backslashreplace") as file:
-            file.write("\n".join(lines) + "\n")
+        with open(path, "w", encoding="utf-8", errors="backslashreplace", newline="") as file:
+            file.write(error_file_text(exc))
     except OSError:
         pass
 

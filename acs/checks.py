@@ -118,6 +118,7 @@ class Findings:
     encrypt_strings: bool = False
     string_constants: set = field(default_factory=set)  # a library's #defines of strings (pushed tagged)
     target: str = "vizdoom"       # the engine target the program was checked for
+    hexen_case: bool = False      # acc's -h: a switch dispatches with CASEGOTO, one per case, last case first
 
 
 # Statements that cannot hold a case label (only compound, if, loop and switch statements nest others).
@@ -161,10 +162,14 @@ class _Body:
         self.switches: list[set] = []  # case values of each switch around the statement
 
 
-def check(program: ast.Program, target: str = "vizdoom") -> Findings:
+def check(program: ast.Program, target: str = "vizdoom", hexen: bool = False) -> Findings:
     """Check a parsed program for an engine ``target`` (builtins.TARGETS); raises AcsError at the first
-    problem."""
-    return Checker(program.tokens, target).check(program)
+    problem. ``hexen``: acc's -h, Hexen-compatible p-code (never compact; switches as CASEGOTO chains)."""
+    checker = Checker(program.tokens, target)
+    checker.compact = not hexen
+    findings = checker.check(program)
+    findings.hexen_case = hexen
+    return findings
 
 
 class Checker:

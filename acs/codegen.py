@@ -455,7 +455,12 @@ class Generator:
                 default = address
             else:
                 cases.append((value, address))
-        if cases:
+        if self.findings.hexen_case:  # acc's -h: Hexen's CASEGOTO, in the reverse order of the labels
+            for value, address in reversed(cases):
+                out.op(OP.CASEGOTO)
+                out.int32(value)
+                out.int32(address)
+        elif cases:
             cases.sort()
             out.op(OP.CASEGOTOSORTED)
             out.align4()

@@ -113,13 +113,26 @@ def write_object(module: Module) -> bytes:
 
 
 def _needs_new_format(module: Module) -> bool:
-    return bool(module.functions or module.script_names or module.map_values_given or module.imports
-                or any(var.size for var in module.map_variables) or module.encrypt_strings
-                or any(s.flags or not 0 <= s.number < 1000 for s in module.scripts)
-                # Hexen's layout has no SVCT, so the engine would give the script 20 locals only.
-                or any(s.var_count > DEFAULT_SCRIPT_VARIABLES for s in module.scripts)
-                or any(s.array_sizes for s in module.scripts)
-                or any(f.array_sizes for f in module.functions))
+    return bool(hexen_incompatibilities(module))
+
+
+def hexen_incompatibilities(module: Module) -> list[str]:
+    """What keeps ``module`` out of Hexen's layout (acc's -h refuses these; an empty list: none)."""
+    reasons = {
+        "functions": module.functions,
+        "named scripts": module.script_names,
+        "map variable initializers": module.map_values_given,
+        "#import": module.imports,
+        "map arrays": any(var.size for var in module.map_variables),
+        "#encryptstrings": module.encrypt_strings,
+        "NET or CLIENTSIDE scripts, or script numbers outside 0..999":
+            any(s.flags or not 0 <= s.number < 1000 for s in module.scripts),
+        # Hexen's layout has no SVCT, so the engine would give the script 20 locals only.
+        f"scripts with more than {DEFAULT_SCRIPT_VARIABLES} variables":
+            any(s.var_count > DEFAULT_SCRIPT_VARIABLES for s in module.scripts),
+        "local arrays": any(s.array_sizes for s in module.scripts) or any(f.array_sizes for f in module.functions),
+    }
+    return [what for what, present in reasons.items() if present]
 
 
 def _close_old(writer: _Writer, module: Module) -> None:

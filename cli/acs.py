@@ -15,6 +15,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     compile_parser.add_argument("output", nargs="?", help="the object file (default: the source with .o)")
     compile_parser.add_argument("-i", "--include", dest="include_dirs", action="append", default=[],
                                 metavar="DIR", help="also look for #include and #import files here (repeatable)")
+    compile_parser.add_argument("--target", choices=("vizdoom", "zdoom"), default="vizdoom",
+                                help="the engine the lump is for: vizdoom (default; refuses what ViZDoom's engine "
+                                     "cannot run) or zdoom (everything acc 1.58 compiles, with acc's bytes, for "
+                                     "GZDoom and Zandronum; what wadgym-acc does)")
     dis_parser = sub.add_parser("dis", help="list a compiled lump's chunks, scripts, strings and p-codes",
                                 description="Disassemble a BEHAVIOR lump, or every map's BEHAVIOR in a WAD.")
     dis_parser.add_argument("file", help="a compiled lump (.o) or a WAD")
@@ -26,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
         from wadgym.acs.__main__ import compile_to_file
 
         output = args.output or os.path.splitext(args.source)[0] + ".o"
-        return compile_to_file(args.source, output, args.include_dirs)
+        return compile_to_file(args.source, output, args.include_dirs, target=args.target)
     if args.acs_command == "dis":
         return _disassemble(args.file)
     args._acs_parser.print_help()

@@ -70,9 +70,73 @@ def test_error_exit_stderr_and_acs_err(project, capsys):
 
 def test_bad_arguments(project, capsys):
     assert acc_main([]) == 1
-    assert acc_main(["-h", "map.acs"]) == 1
+    assert acc_main(["-x", "map.acs"]) == 1
+    assert acc_main(["--target", "gzdoom", "map.acs"]) == 1
     assert acc_main(["a.acs", "b.o", "c.o"]) == 1
     assert "usage: wadgym-acc" in capsys.readouterr().err
+
+
+def test_help_names_the_default_target_and_why_d_is_refused(capsys):
+    assert acc_main(["--help"]) == 0
+    out = capsys.readouterr().out
+    assert "--target zdoom   (the default, as acc)" in out and "-d[FILE]         refused" in out
+
+
+def test_debug_file_option_is_refused_with_the_reason(project, capsys):
+    assert acc_main(["-ddebug.txt", "map.acs"]) == 1
+    assert "-d (acc's debug listing) is not written by wadgym-acc" in capsys.readouterr().err
+    assert not (project / "map.o").exists() and not (project / "debug.txt").exists()
+
+
+def test_wadgym_acc_defaults_to_the_zdoom_target_and_wadgym_acs_compile_to_vizdoom(project, capsys):
+    (project / "spec.acs").write_text('#include "zcommon.acs"\nscript 1 KILL { ConsoleCommand("echo"); }\n')
+    assert acc_main(["spec.acs"]) == 0
+    assert (project / "spec.o").read_bytes() == compile_source((project / "spec.acs").read_text(), target="zdoom")
+    assert acc_main(["--target", "vizdoom", "spec.acs", "viz.o"]) == 1
+    assert "KILL scripts are not supported by ViZDoom's engine" in (project / "acs.err").read_text()
+    assert wadgym_main(["acs", "compile", "spec.acs", "cli.o"]) == 1
+    assert wadgym_main(["acs", "compile", "--target", "zdoom", "spec.acs", "cli.o"]) == 0
+    assert (project / "cli.o").read_bytes() == (project / "spec.o").read_bytes()
+
+
+def test_hexen_options_as_acc(project, capsys):
+    data = os.path.join(os.path.dirname(__file__), "data", "zdoom")
+    for name in ("hexen", "hexenup"):
+        shutil.copy(os.path.join(data, f"{name}.acs"), project)
+    assert acc_main(["-h", "hexen.acs"]) == 0
+    assert acc_main(["-h", "hexenup.acs"]) == 1
+    assert "not compatible with Hexen's p-code" in (project / "acs.err").read_text()
+    capsys.readouterr()
+    assert acc_main(["-hh", "hexenup.acs"]) == 0
+    assert "These scripts have been upgraded because they use new features." in capsys.readouterr().err
+    for name in ("hexen", "hexenup"):
+        with open(os.path.join(data, f"{name}.o"), "rb") as acc_output:
+            assert (project / f"{name}.o").read_bytes() == acc_output.read()
+
+
+def test_acs_err_has_accs_shape_and_lines(project):
+    """acc's acs.err for a missing semicolon (data/errors): the same location lines; the message is ours."""
+    errors = os.path.join(os.path.dirname(__file__), "data", "errors")
+    shutil.copy(os.path.join(errors, "semicolon.acs"), project)
+    assert acc_main(["semicolon.acs"]) == 1
+    with open(os.path.join(errors, "semicolon.err"), newline="") as file:
+        accs = file.read().split("\n")
+    ours = (project / "acs.err").read_bytes().decode().split("\n")
+    assert len(ours) == len(accs) == 5 and ours[-1] == ""
+    assert ours[0] == accs[0] == 'Line 7 in file "semicolon.acs" ...'
+    assert ours[1].startswith("semicolon.acs:7: ") and accs[1].startswith("semicolon.acs:7: ")
+    assert ours[2:] == accs[2:] == [">  Delay(", ">      ^", ""]
+
+
+def test_acs_err_is_written_beside_the_source_not_in_the_current_folder(project):
+    (project / "maps").mkdir()
+    (project / "maps" / "bad.acs").write_text("script 1 OPEN\n{\n  nope();\n}\n")
+    assert acc_main([os.path.join("maps", "bad.acs")]) == 1
+    assert not (project / "acs.err").exists()
+    lines = (project / "maps" / "acs.err").read_text().splitlines()
+    name = os.path.join("maps", "bad.acs")
+    assert lines[0] == f'Line 3 in file "{name}" ...' and lines[1].startswith(f"{name}:3: unknown function 'nope'")
+    assert lines[2:] == [">   nope(", ">      ^"]
 
 
 def test_console_script_and_module_run(project):

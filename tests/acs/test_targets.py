@@ -1,0 +1,72 @@
+"""Engine targets: ``zdoom`` compiles what acc 1.58 compiles (acc's bytes), ``vizdoom`` refuses what ViZDoom's
+engine cannot run; acc's -h/-hh (Hexen p-code). The .o files beside the sources were made by acc (data/README.md)."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+from wadgym.acs import AcsError, compile_file, compile_source
+
+DATA = os.path.join(os.path.dirname(__file__), "data", "zdoom")
+
+
+def _acc_object(name: str) -> bytes:
+    with open(os.path.join(DATA, f"{name}.o"), "rb") as file:
+        return file.read()
+
+
+def test_zdoom_target_gives_accs_bytes_for_what_vizdoom_lacks():
+    source = os.path.join(DATA, "zdoomonly.acs")
+    assert compile_file(source, target="zdoom") == _acc_object("zdoomonly")
+    with pytest.raises(AcsError, match="special number 300 is out of range"):
+        compile_file(source)
+
+
+@pytest.mark.parametrize("name, refused", [
+    ("ConsoleCommand(\"echo\");", "refuses console commands"),
+    ("int p = PlayerIsSpectator(0);", "CALLFUNC 101 is from Zandronum"),
+    ("Floor_Stop(1);", "line special 275 comes from newer ZDoom/GZDoom"),
+    ("int c = APROP_Counter0;", "know properties 0..43 only"),
+    ("CreateTranslation(1, 0:1=#[1, 2, 3]);", "colourised (#) and tinted (@) translation ranges"),
+])
+def test_each_zdoom_only_name_compiles_for_zdoom_and_is_refused_with_its_reason_for_vizdoom(name, refused):
+    source = f'#include "zcommon.acs"\nscript 1 OPEN {{ {name} }}\n'
+    assert compile_source(source, target="zdoom")
+    with pytest.raises(AcsError, match=re.escape(refused)):
+        compile_source(source, target="vizdoom")
+
+
+def test_a_special_over_255_and_a_callfunc_over_32767_declared_by_the_file():
+    source = "special 300:Wide(1);\nspecial -40000:Far(0);\nscript 1 OPEN { Wide(2); Far(); }\n"
+    assert compile_source(source, target="zdoom")
+    with pytest.raises(AcsError, match="out of range"):
+        compile_source(source)
+
+
+def test_event_scripts_take_three_arguments():
+    with pytest.raises(AcsError, match="exactly three arguments"):
+        compile_source("script 1 (int a) EVENT { }\n", target="zdoom")
+
+
+def test_hexen_pcode_as_acc_h():
+    source = os.path.join(DATA, "hexen.acs")
+    for target in ("zdoom", "vizdoom"):
+        assert compile_file(source, target=target, hexen=True) == _acc_object("hexen")
+    assert compile_file(source, target="zdoom") != _acc_object("hexen")
+
+
+def test_hexen_pcode_refuses_newer_features_and_hh_upgrades_them_as_acc():
+    source = os.path.join(DATA, "hexenup.acs")
+    with pytest.raises(AcsError, match=r"not compatible with Hexen's p-code \(-h\): the scripts use functions"):
+        compile_file(source, target="zdoom", hexen=True)
+    assert compile_file(source, target="zdoom", hexen="warn") == _acc_object("hexenup")
+
+
+def test_bad_target_or_hexen_values_are_a_valueerror_naming_the_valid_ones():
+    with pytest.raises(ValueError, match="valid: vizdoom, zdoom"):
+        compile_source("script 1 OPEN { }", target="gzdoom")
+    with pytest.raises(ValueError, match="acc's -hh"):
+        compile_source("script 1 OPEN { }", hexen="yes")
