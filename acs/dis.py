@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from wadgym.files import read_wad
 
 from . import builtins
-from .format import DEFAULT_SCRIPT_VARIABLES, SCRIPT_FLAGS, SCRIPT_TYPES
+from .format import ACC_ONLY_SCRIPT_TYPES, DEFAULT_SCRIPT_VARIABLES, SCRIPT_FLAGS, SCRIPT_TYPES
 from .pcodes import ACC_ONLY_OPERANDS, ACC_ONLY_PCODES, NO_FALLTHROUGH, PCD, PCODE_COUNT, PCODES, Arg, decode_opcode
 
 # Listing names: the words that declare a script's type and flags, as ACS source writes them.
 _TYPE_NAMES = {number: word if word == "closed" else word.upper() for word, number in SCRIPT_TYPES.items()}
+_TYPE_NAMES.update({number: f"{word.upper()}*" for word, number in ACC_ONLY_SCRIPT_TYPES.items()})  # * not in ViZDoom
 _FLAG_NAMES = {bit: word.upper() for word, bit in SCRIPT_FLAGS.items()}
 _MIN_LUMP = 32            # the engine ignores shorter BEHAVIOR lumps
 

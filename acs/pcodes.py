@@ -219,6 +219,9 @@ _OPERANDS: dict[str, tuple[Arg, ...]] = {
     # The engine skips three words though only two are used; acc writes three.
     "SETMUSICDIRECT": (_S, _I, _I),
     "LOCALSETMUSICDIRECT": (_S, _I, _I),
+    # Not in the engine's interpreter, but acc writes them (the zdoom target): their const: arguments inline.
+    "SETSTYLEDIRECT": (_I,),
+    "TEAM2FRAGPOINTS": (_I, _I, _I),  # acc's CONSOLECOMMANDDIRECT
 }
 
 # In the engine's enum but absent from its interpreter: running one prints "Unknown P-Code" and

@@ -70,3 +70,11 @@ def test_bad_target_or_hexen_values_are_a_valueerror_naming_the_valid_ones():
         compile_source("script 1 OPEN { }", target="gzdoom")
     with pytest.raises(ValueError, match="acc's -hh"):
         compile_source("script 1 OPEN { }", hexen="yes")
+
+
+def test_the_disassembler_names_accs_script_types_and_operands():
+    from wadgym.acs.dis import disassemble
+
+    listing = disassemble(_acc_object("zdoomonly"))
+    assert "KILL*" in listing and "REOPEN*" in listing and "EVENT*" in listing
+    assert "SETSTYLEDIRECT 1" in listing and "LSPEC5EX 275" in listing and "TRANSLATIONRANGE5" in listing
