@@ -8,7 +8,8 @@ binary (1.58, with its zcommon.acs beside it). acc compiles each file in the fil
 build does; a file counts when acc exits 0 and writes an object. wadgym then compiles the same file with
 ``--target`` (zdoom by default: what `wadgym-acc` does) and the two objects are compared byte for byte.
 
-Printed from this one run: files found, how many acc compiles, identical, different, refused (AcsError), and
+Files with the same bytes as an earlier one count once. Printed from this one run: distinct files found, how
+many acc compiles, identical, different, refused (AcsError), and
 time per file: wadgym's CPU time compiling in its own process (best of --repeat) against acc's process time
 (user + system from the child's rusage, best of --repeat), as the median and the worst ratio over the files acc
 compiles, with the sizes. CPU times, not wall time: this bench runs on shared machines. --list names every
@@ -20,6 +21,7 @@ Nothing here is committed corpus: fetch public mods into a folder and point this
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import resource
 import statistics
@@ -52,10 +54,25 @@ def _includes_zcommon(path: str) -> bool:
         return b'"zcommon.acs"' in file.read().lower()
 
 
-def run_acc(acc: str, source: str, output: str) -> tuple[bool, float]:
-    """(compiled, child CPU seconds) for one acc process in the source's folder."""
+def unique(files: list[str]) -> tuple[list[str], int]:
+    """The files whose bytes no earlier file has (projects copy scenarios and libraries), and how many were
+    dropped."""
+    seen: set[bytes] = set()
+    kept = []
+    for path in files:
+        with open(path, "rb") as file:
+            digest = hashlib.sha256(file.read()).digest()
+        if digest not in seen:
+            seen.add(digest)
+            kept.append(path)
+    return kept, len(files) - len(kept)
+
+
+def run_acc(acc: str | list[str], source: str, output: str) -> tuple[bool, float]:
+    """(compiled, child CPU seconds) for one acc process (or another command line) in the source's folder."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    result = subprocess.run([acc, os.path.basename(source), output], cwd=os.path.dirname(source) or ".",
+    command = [acc] if isinstance(acc, str) else acc
+    result = subprocess.run([*command, os.path.basename(source), output], cwd=os.path.dirname(source) or ".",
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -84,11 +101,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--target", default="zdoom", choices=("zdoom", "vizdoom"))
     parser.add_argument("--repeat", type=int, default=3, help="timing runs per file (best counts)")
     parser.add_argument("--list", action="store_true", help="name each file that differs or is refused")
+    parser.add_argument("--process", action="store_true",
+                        help="also time the wadgym-acc command (python -m wadgym.acs) as a process per file")
     args = parser.parse_args(argv)
     acc = os.path.abspath(args.acc)
-    files = acs_files(args.corpus)
+    files, duplicates = unique(acs_files(args.corpus))
     counts = {"identical": 0, "different": 0, "refused": 0}
     ratios: list[tuple[float, float, float, int, str]] = []
+    processes: list[float] = []
+    projects: dict[str, list[int]] = {}  # top-level folder -> [files acc compiles, identical]
     with tempfile.TemporaryDirectory() as scratch:
         output = os.path.join(scratch, "acc.o")
         for source in files:
@@ -103,6 +124,8 @@ def main(argv: list[str] | None = None) -> int:
                 acc_cpu = min(acc_cpu, run_acc(acc, os.path.abspath(source), output)[1])
             data, refusal, ours = run_wadgym(source, args.target)
             name = os.path.relpath(source, args.corpus)
+            project = projects.setdefault(name.split(os.sep)[0], [0, 0])
+            project[0] += 1
             if data is None:
                 counts["refused"] += 1
                 if args.list:
@@ -112,13 +135,22 @@ def main(argv: list[str] | None = None) -> int:
                 ours = min(ours, run_wadgym(source, args.target)[2])
             if data == expected:
                 counts["identical"] += 1
+                project[1] += 1
             else:
                 counts["different"] += 1
                 if args.list:
                     print(f"different  {name} ({len(data)} bytes, acc {len(expected)})")
             ratios.append((ours / max(acc_cpu, 1e-6), ours, acc_cpu, os.path.getsize(source), name))
+            if args.process:
+                command = [sys.executable, "-m", "wadgym.acs", "--target", args.target]
+                processes.append(min(run_acc(command, os.path.abspath(source), output)[1]
+                                     for _ in range(args.repeat)) / max(acc_cpu, 1e-6))
     compiled = sum(counts.values())
-    print(f"corpus {args.corpus}: {len(files)} .acs files, acc compiles {compiled}; "
+    if args.list:
+        for folder, (accs, same) in sorted(projects.items()):
+            print(f"project    {folder}: acc compiles {accs}, identical {same}")
+    print(f"corpus {args.corpus}: {len(files)} distinct ACS files ({duplicates} byte-identical copies left out), "
+          f"acc compiles {compiled}; "
           f"wadgym --target {args.target}: {counts['identical']} identical, {counts['different']} different, "
           f"{counts['refused']} refused")
     if ratios:
@@ -129,6 +161,9 @@ def main(argv: list[str] | None = None) -> int:
               f"{median:.2f}x (wadgym {statistics.median(r[1] for r in ratios) * 1000:.1f} ms, acc "
               f"{statistics.median(r[2] for r in ratios) * 1000:.1f} ms); worst {worst[0]:.2f}x on {worst[4]} "
               f"({worst[3]} bytes: wadgym {worst[1] * 1000:.1f} ms, acc {worst[2] * 1000:.1f} ms)")
+        if processes:
+            print(f"the wadgym-acc command as a process / acc's process: median {statistics.median(processes):.1f}x, "
+                  f"worst {max(processes):.1f}x (Python's start and imports included)")
         largest = max(ratios, key=lambda r: r[3])
         print(f"largest file {largest[4]} ({largest[3]} bytes): wadgym {largest[1] * 1000:.1f} ms, acc "
               f"{largest[2] * 1000:.1f} ms ({largest[0]:.2f}x)")
