@@ -46,7 +46,9 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         _say(f"wadgym-acc: {exc}\n{USAGE}")
         return 1
-    return compile_to_file(options["source"], options["output"], options["include_dirs"], error_file=True,
+    # acc looks in the including file's folder, then the -i folders, then the current folder.
+    include_dirs = [*options["include_dirs"], "."]
+    return compile_to_file(options["source"], options["output"], include_dirs, error_file=True,
                            target=options["target"], hexen=options["hexen"])
 
 

@@ -68,6 +68,14 @@ def test_error_exit_stderr_and_acs_err(project, capsys):
     assert not (project / "acs.err").exists()
 
 
+def test_the_current_folder_is_searched_after_the_i_folders_as_acc_does(project):
+    (project / "maps").mkdir()
+    (project / "shared.acs").write_text("#define SHARED 7\n")
+    (project / "maps" / "level.acs").write_text('#include "shared.acs"\nint v = SHARED;\n')
+    assert acc_main([os.path.join("maps", "level.acs")]) == 0
+    assert (project / "maps" / "level.o").exists()
+
+
 def test_bad_arguments(project, capsys):
     assert acc_main([]) == 1
     assert acc_main(["-x", "map.acs"]) == 1
