@@ -189,7 +189,7 @@ def error_file_text(exc: AcsError) -> str:
     tabs included, shown as spaces) and a caret under that token's end. An error without a position (a file
     that cannot be read) is the message alone."""
     if exc.line is None:
-        where = f'"{exc.file}": ' if exc.file else ""
+        where = f"{exc.file}: " if exc.file and exc.file not in exc.message else ""
         return f"{where}{exc.message}\n"
     line = exc.source_line or ""
     start = max(exc.col - 1, 0)

@@ -186,3 +186,8 @@ def test_object_files_get_the_usual_permissions(project):
     (project / "plain.acs").write_text("script 1 OPEN { }\n")
     assert acc_main([str(project / "plain.acs")]) == 0
     assert (project / "plain.o").stat().st_mode & 0o777 == 0o666 & ~mask
+
+
+def test_acs_err_without_a_position_is_the_message_alone_as_acc(project):
+    assert acc_main(["missing.acs"]) == 1
+    assert (project / "acs.err").read_text() == "cannot read 'missing.acs': No such file or directory\n"
