@@ -190,4 +190,5 @@ def test_object_files_get_the_usual_permissions(project):
 
 def test_acs_err_without_a_position_is_the_message_alone_as_acc(project):
     assert acc_main(["missing.acs"]) == 1
-    assert (project / "acs.err").read_text() == "cannot read 'missing.acs': No such file or directory\n"
+    text = (project / "acs.err").read_text()
+    assert text.startswith("cannot read 'missing.acs': ") and text.count("\n") == 1
