@@ -1,6 +1,6 @@
 """Long fuzz run of wadgym's ACS compiler: random bytes, mutated scenario scripts, token soup, random text.
 
-    python bench/acs_fuzz.py --seconds 600          # or --iterations N; --seed S to reproduce
+    python bench/acs_fuzz.py --seconds 600          # or --iterations N; --seed S to reproduce; --target zdoom
 
 Prints iterations per input kind, how many compiled, the distinct error messages, the slowest input, and
 every crash (an exception other than AcsError, an AcsError wrapping a Python exception, or a compiled lump
@@ -53,10 +53,10 @@ def error_shape(message: str) -> str:
     return re.sub(r"'[^']*'|\"[^\"]*\"|\b\d+\b", "_", first)
 
 
-def run_one(source) -> tuple[str, str | None]:
+def run_one(source, target: str = "vizdoom") -> tuple[str, str | None]:
     """('ok' | 'error' | 'crash', detail)."""
     try:
-        lump = compile_source(source, filename="fuzz.acs")
+        lump = compile_source(source, filename="fuzz.acs", target=target)
     except AcsError as error:
         if is_compiler_bug(error):
             return "crash", "".join(traceback.format_exception(error.__cause__ or error))
@@ -76,6 +76,7 @@ def main(argv=None) -> int:
     parser.add_argument("--iterations", type=int, help="run this many inputs instead of --seconds")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--show-errors", type=int, default=25, help="distinct error shapes to print")
+    parser.add_argument("--target", default="vizdoom", choices=("vizdoom", "zdoom"), help="the engine target")
     args = parser.parse_args(argv)
 
     corpus = shipped_scripts() + list(SEED_SCRIPTS)
@@ -90,7 +91,7 @@ def main(argv=None) -> int:
         kind = kinds[iteration % len(kinds)]
         source = make_input(kind, rng, corpus)
         t0 = time.perf_counter()
-        outcome, detail = run_one(source)
+        outcome, detail = run_one(source, args.target)
         elapsed = time.perf_counter() - t0
         if elapsed > slowest[0]:
             slowest = (elapsed, source)
@@ -111,7 +112,8 @@ def main(argv=None) -> int:
         print(f"    {n:7d}  {shape}")
     print(f"  slowest input: {slowest[0] * 1000:.1f} ms ({len(slowest[1] or '')} chars)")
     for iteration_number, kind, source, detail in crashes[:10]:
-        print(f"\nCRASH at input {iteration_number} ({kind}); reproduce with compile_source({source!r})\n{detail}")
+        print(f"\nCRASH at input {iteration_number} ({kind}); reproduce with "
+              f"compile_source({source!r}, target={args.target!r})\n{detail}")
     return 1 if crashes else 0
 
 

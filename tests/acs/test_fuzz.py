@@ -18,9 +18,9 @@ CORPUS = SHIPPED_SCRIPTS + list(SEED_SCRIPTS)
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def check_compiles_or_reports(source):
+def check_compiles_or_reports(source, target="vizdoom"):
     try:
-        lump = compile_source(source, filename="fuzz.acs")
+        lump = compile_source(source, filename="fuzz.acs", target=target)
     except AcsError as error:
         assert not is_compiler_bug(error), f"compiler crashed on {source!r}: {error}"
         assert str(error).startswith("fuzz.acs:"), str(error)
@@ -45,6 +45,13 @@ def test_mutated_scripts(source, rng):
 @given(st.randoms(use_true_random=False))
 def test_token_soup(rng):
     check_compiles_or_reports(token_soup(rng))
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(CORPUS), st.randoms(use_true_random=False), st.booleans())
+def test_zdoom_target(source, rng, soup):
+    """The zdoom target (the names ViZDoom lacks become built-ins, LSPEC5EX, EVENT scripts...) too."""
+    check_compiles_or_reports(token_soup(rng) if soup else mutate(rng, source), target="zdoom")
 
 
 @FUZZ
