@@ -25,6 +25,11 @@ acc compile to the same bytes.
 
 ``resolve(key, headers)`` is how the compiler finds what a name means among these, given the headers
 included so far (``BUILTIN_INCLUDES``: zcommon.acs brings zspecial.acs and zdefs.acs).
+
+These module tables are the ``vizdoom`` target's. ``for_target(target)`` gives a target's ``Builtins``:
+``VIZDOOM`` (these tables) or ``ZDOOM``, acc 1.58's full set for GZDoom and Zandronum: every special and
+CALLFUNC function with acc's argument counts (the UNSUPPORTED ones included), every internal function of
+acc's symbol.c, every zdefs.acs constant, and nothing refused.
 """
 
 from __future__ import annotations
@@ -1002,8 +1007,8 @@ PARSER_FORMS = {
     "hudmessagebold": "HudMessageBold(...): as HudMessage, ending with ENDHUDMESSAGEBOLD",
     "strparam": "StrParam(specifiers): as Print, ending with SAVESTRING (returns a string)",
     "strcpy": "StrCpy(a:array, ...): STRCPYTO*CHRANGE",
-    "createtranslation": "CreateTranslation(tid, ranges...): STARTTRANSLATION, TRANSLATIONRANGE1..3, "
-                         "ENDTRANSLATION (acc's TRANSLATIONRANGE4/5 forms are not in this engine)",
+    "createtranslation": "CreateTranslation(tid, ranges...): STARTTRANSLATION, TRANSLATIONRANGE1..3 (and, for "
+                         "the zdoom target, acc's # and @ forms: TRANSLATIONRANGE4/5), ENDTRANSLATION",
     "morphactor": "MorphActor(tid[, class, ...7 args]): MORPHACTOR with omitted arguments pushed as 0/\"\"",
     "acs_executewait": "ACS_ExecuteWait(script, ...): ACS_Execute then SCRIPTWAIT on the same script",
     "acs_namedexecutewait": "ACS_NamedExecuteWait(name, ...): ACS_NamedExecute then SCRIPTWAITNAMED",
