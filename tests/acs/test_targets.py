@@ -78,3 +78,53 @@ def test_the_disassembler_names_accs_script_types_and_operands():
     listing = disassemble(_acc_object("zdoomonly"))
     assert "KILL*" in listing and "REOPEN*" in listing and "EVENT*" in listing
     assert "SETSTYLEDIRECT 1" in listing and "LSPEC5EX 275" in listing and "TRANSLATIONRANGE5" in listing
+
+
+HEXEN_PROGRAM = """
+#include "zcommon.acs"
+global int 1:picked;
+global int 60:done;
+
+script 1 ENTER
+{
+    int i;
+    for (i = 0; i < 4; i++)
+    {
+        switch (i)
+        {
+        case 1:
+            picked += 10;
+            break;
+        case 3:
+            picked += 1000;
+            break;
+        default:
+            picked += 100;
+        }
+    }
+    done = 1;
+}
+"""
+
+
+def test_hexen_pcode_runs_in_vizdoom(tmp_path):
+    """acc -h's output (Hexen's layout, CASEGOTO chains, 4-byte p-codes) is a lump ViZDoom runs."""
+    import vizdoom as vzd
+
+    from wadgym.envs.engine import start_game
+    from wadgym.wads import Level, MapBuilder, build_wad, write_wad
+
+    behavior = compile_source(HEXEN_PROGRAM, target="vizdoom", hexen=True)
+    assert behavior[:4] == b"ACS\0" and b"ACSE" not in behavior and b"ACSe" not in behavior
+    m = MapBuilder()
+    m.add_room(0, 0, 512, 512)
+    m.add_player_start(256, 256)
+    path = tmp_path / "hexen.wad"
+    write_wad(path, build_wad([Level(map=m, name="MAP01", behavior=behavior)]))
+    game = start_game(path, variables=[vzd.GameVariable.USER1, vzd.GameVariable.USER60], seed=1)
+    try:
+        game.advance_action(5)
+        picked, done = game.get_state().game_variables
+    finally:
+        game.close()
+    assert (picked, done) == (1210, 1)
