@@ -192,3 +192,14 @@ def test_acs_err_without_a_position_is_the_message_alone_as_acc(project):
     assert acc_main(["missing.acs"]) == 1
     text = (project / "acs.err").read_text()
     assert text.startswith("cannot read 'missing.acs': ") and text.count("\n") == 1
+
+
+def test_the_wadgym_acc_command_starts_without_gymnasium(project):
+    """A map editor starts wadgym-acc once per compile: the command registers no env, so gymnasium and numpy
+    stay unimported; any other process that imports wadgym has the envs registered."""
+    probe = ("import sys; sys.argv[0] = {name!r}; import wadgym.acs.__main__; "
+             "print('gymnasium' in sys.modules, 'numpy' in sys.modules)")
+    for name, expected in (("/usr/bin/wadgym-acc", "False False"), ("script.py", "True True")):
+        out = subprocess.run([sys.executable, "-c", probe.format(name=name)], capture_output=True, text=True,
+                             check=True, cwd=project).stdout.split("\n")[0]
+        assert out == expected, name
