@@ -11,6 +11,7 @@ overrides entries (KEY:VALUE; --hp KEY=VALUE does the same). Ctrl-C saves a chec
 If an env fails, training stops (exit status 1), meta.json records the error and the latest
 checkpoint stays the point to resume from. The envs are stepped by wadgym's vector env (one process,
 threads stepping the envs) unless --vec-env says otherwise; config.yml records which, and --resume keeps it.
+From Python, the same run: wadgym.agents.train(wadgym.agents.TrainConfig(env=..., timesteps=...)).
 """
 
 from __future__ import annotations

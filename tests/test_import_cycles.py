@@ -17,10 +17,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent  # the repository root is the `wadgym` package
 PACKAGE = "wadgym"
-NOT_PACKAGE = {"tests", "bench", "examples", "docs", "site"}  # folders at the root that are not shipped code
 
 # The layers, top to bottom: a module may import its own layer and the layers below it. wads and acs
-# stand side by side (neither imports the other's layer above); files.py serves every layer.
+# stand side by side (neither imports the other: build_wad takes the compiler as an argument);
+# files.py serves every layer. The package's own __init__ and __main__ stand above them all.
 LAYERS = {"cli": 3, "agents": 2, "envs": 1, "wads": 0, "acs": 0, "files": -1}
 # Third-party modules a layer must never import: the map and compiler layers know no engine, no
 # Gymnasium, no torch.
@@ -28,15 +28,18 @@ FORBIDDEN = {"wads": {"vizdoom", "gymnasium", "torch"}, "acs": {"vizdoom", "gymn
 
 
 def module_files() -> dict[str, Path]:
-    """Dotted name -> source file of every module of the package."""
+    """Dotted name -> source file of every module of the package: the .py files of the root and of the
+    folders below it that are packages (an __init__.py all the way down: not tests/, bench/, examples/)."""
     modules = {}
-    for path in sorted(ROOT.rglob("*.py")):
-        parts = path.relative_to(ROOT).with_suffix("").parts
-        if parts[0] in NOT_PACKAGE or any(part.startswith(".") for part in parts):
-            continue
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        modules[".".join((PACKAGE, *parts))] = path
+    folders = [ROOT]
+    while folders:
+        folder = folders.pop()
+        for path in sorted(folder.iterdir()):
+            if path.is_dir() and (path / "__init__.py").is_file() and not path.name.startswith("."):
+                folders.append(path)
+            elif path.suffix == ".py":
+                parts = path.relative_to(ROOT).with_suffix("").parts
+                modules[".".join((PACKAGE, *(parts[:-1] if parts[-1] == "__init__" else parts)))] = path
     return modules
 
 
