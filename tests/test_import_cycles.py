@@ -219,6 +219,21 @@ def test_no_argparse_below_cli():
     assert not wrong, "argparse imported below cli/:\n" + "\n".join(wrong)
 
 
+def test_no_namespace_read_below_cli():
+    """Nor is a Namespace handed down without the import: no `args.<option>` read below cli/ (the way
+    this codebase named the parsed arguments)."""
+    wrong = []
+    for module in MODULES:
+        if layer(module) in ("cli", None):
+            continue
+        tree = ast.parse(MODULES[module].read_text())
+        called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}  # args.append(...): a list
+        wrong += [f"{MODULES[module].relative_to(ROOT)}:{node.lineno}: {ast.unparse(node)}" for node in ast.walk(tree)
+                  if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "args"
+                  and id(node) not in called]
+    assert not wrong, "command-line arguments read below cli/:\n" + "\n".join(wrong)
+
+
 def test_no_module_imports_private_names_of_another():
     """`from wadgym.x import _name` reaches into another module's insides: what modules share is public."""
     wrong = []

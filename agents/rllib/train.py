@@ -309,7 +309,7 @@ def train(run_dir: Path, config: dict[str, Any], resume: bool = False, save_freq
 
     from wadgym.agents import lifecycle, runfolder
 
-    run_dir = Path(run_dir).resolve()  # the trainer actor writes checkpoints there
+    given, run_dir = Path(run_dir), Path(run_dir).resolve()  # the trainer actor writes checkpoints there
     saved = lifecycle.resume_point(run_dir) if resume else None
     if resume and saved is None:
         raise ValueError(f"{run_dir} has no checkpoint to resume from")
@@ -347,7 +347,7 @@ def train(run_dir: Path, config: dict[str, Any], resume: bool = False, save_freq
         loop.save(run_dir / "model" if status == "finished" else None)
         lifecycle.finish_session(run_dir, meta, session, loop.start_steps, loop.timesteps, wall, status)
         loop.plot(config["env"])
-        return TrainResult(run_dir=run_dir, status=status, timesteps=loop.timesteps, wall_time_s=wall,
+        return TrainResult(run_dir=given, status=status, timesteps=loop.timesteps, wall_time_s=wall,
                            device=meta["device"], steps_per_second=meta["steps_per_second"] or 0.0)
     finally:
         shut_down(trainer, group, started_here)
