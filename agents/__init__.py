@@ -1,1 +1,96 @@
-"""agents"""
+"""Training and evaluating agents on wadgym's envs: `wadgym train` from Python.
+
+    from wadgym.agents import TrainConfig, train
+
+    result = train(TrainConfig(env="DoomItems-v1", timesteps=50_000))
+    print(result.run_dir, result.timesteps, result.evaluation["trained"]["score_mean"])
+
+`train(config)` does what `wadgym train` does with the same options (TrainConfig's fields are the
+command's options; see wadgym.agents.config): it resolves the configuration (bad input is a ValueError
+before any folder or engine exists), trains into a run folder with the backend the configuration names
+(Stable-Baselines3: agents.sb3; Ray RLlib: agents.rllib; a multi-agent env: self-play, agents.selfplay),
+evaluates the trained agent against a random one, and returns a TrainResult. A failure while training
+raises TrainingFailed (meta.json says why; the latest checkpoint stays the point to resume from with
+TrainConfig(resume=run_dir)); Ctrl-C stops training at a checkpoint (result.status "interrupted").
+
+Nothing heavy is imported until `train` is called: `import wadgym.agents` needs no training extra.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+from wadgym.agents.config import RLlibConfig, TrainConfig
+from wadgym.agents.lifecycle import TrainingFailed, TrainResult
+
+__all__ = ["RLlibConfig", "TrainConfig", "TrainResult", "TrainingFailed", "resolve_config", "train"]
+
+
+def train(config: TrainConfig) -> TrainResult:
+    """Train as `config` says, into a new run folder (config.run_dir, else runs/<env>_<time>) or, with
+    config.resume, on in that run's folder with its own configuration; then, when training finished and
+    config.eval_episodes > 0, evaluate it (metrics.json; result.evaluation).
+
+    Raises ValueError for bad input (nothing is created then), TrainingFailed when training fails."""
+    from wadgym.agents import lifecycle, runfolder
+    from wadgym.agents.selfplay import is_multi
+
+    if not isinstance(config, TrainConfig):
+        raise TypeError(f"train takes a TrainConfig, not {type(config).__name__}")
+    if is_multi(config.env):  # a multi-agent env: one shared policy trained by self-play
+        from wadgym.agents.selfplay import train as train_selfplay
+
+        return train_selfplay(config)
+    if config.resume:
+        run_dir = runfolder.require_run(config.resume)
+        settings = runfolder.load_config(run_dir)
+    else:
+        settings = resolve_config(config)  # bad input fails here, before any folder exists
+        run_dir = Path(config.run_dir) if config.run_dir else runfolder.new_run_dir(settings["env"])
+        lifecycle.prepare_run_dir(run_dir, settings)
+    if settings.get("backend") == "rllib":
+        from wadgym.agents.rllib.train import train as backend_train
+
+        result = backend_train(run_dir, settings, resume=bool(config.resume), save_freq=config.save_freq,
+                               progress=config.progress, address=config.rllib.address)
+    else:
+        from wadgym.agents.sb3 import train as backend_train
+
+        result = backend_train(run_dir, settings, resume=bool(config.resume), save_freq=config.save_freq,
+                               progress=config.progress)
+    if result.status == "finished" and config.eval_episodes > 0:
+        metrics = lifecycle.evaluate_run(run_dir, config.eval_episodes, config.eval_seed)
+        result = dataclasses.replace(result, evaluation=metrics["eval"])
+    return result
+
+
+def resolve_config(config: TrainConfig) -> dict[str, Any]:
+    """The whole configuration of a new run, as plain data (what its config.yml stores): env, seed,
+    device, the resolved hyperparameters, the backend's settings. Every value is checked, the env made
+    once and closed (bad env kwargs fail here), so that a ValueError comes before anything starts."""
+    from wadgym.agents.config import resolve_hyperparams
+    from wadgym.agents.system import select_device
+    from wadgym.agents.vec import VEC_ENVS, make_env
+
+    if config.vec_env is not None and config.vec_env not in VEC_ENVS:
+        raise ValueError(f"vec_env={config.vec_env!r} is not valid; choose one of {', '.join(VEC_ENVS)}")
+    hyperparams = resolve_hyperparams(config)
+    select_device(config.device)  # fail now, not after the envs started
+    rllib = None
+    if config.backend == "rllib":
+        from wadgym.agents.rllib.train import settings
+
+        rllib = settings(config.rllib, hyperparams)  # sets n_envs to env runners x envs per runner
+    make_env(config.env, hyperparams["env_kwargs"]).close()  # bad env kwargs: a ValueError here, not in a worker
+    return {
+        "env": config.env,
+        "algo": "ppo",
+        "seed": config.seed,
+        "device": config.device,
+        "hyperparams_file": config.hyperparams_file(),
+        "hyperparams": hyperparams,
+        **({"backend": "rllib", "rllib": rllib} if rllib is not None else {}),
+        "vec_env": config.vec_env or "thread",
+    }

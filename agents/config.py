@@ -1,4 +1,6 @@
-"""Training configuration in rl-baselines3-zoo's format: per-env-id hyperparameters in YAML.
+"""Training configuration: what a training run is asked to do (TrainConfig, RLlibConfig: typed values, what
+`wadgym train`'s options become in wadgym.cli.train and what wadgym.agents.train takes), and the
+hyperparameters in rl-baselines3-zoo's format: per-env-id entries in YAML.
 
 A resolved configuration is plain data (the YAML values, overrides applied) and is what a run
 folder stores; `ppo_kwargs` turns it into the objects PPO's constructor takes.
@@ -6,13 +8,103 @@ folder stores; `ppo_kwargs` turns it into the objects PPO's constructor takes.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
+import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
+from wadgym.envs.registration import DEFAULT_ENV  # the env `wadgym train` trains by default
 
-from wadgym.envs.registration import DEFAULT_ENV  # noqa: F401  (the env `wadgym train` trains by default)
+BACKENDS = ("sb3", "rllib")
+
+
+@dataclasses.dataclass(frozen=True)
+class RLlibConfig:
+    """The RLlib backend's size and place (TrainConfig(backend="rllib", rllib=RLlibConfig(...))); None
+    takes the default.
+
+    num_env_runners: env runner processes, one CPU each (default 2).
+    envs_per_runner: envs each env runner steps (default n_envs / num_env_runners, at least 1); the
+        run's n_envs becomes num_env_runners x envs_per_runner.
+    num_gpus: GPU learners, one GPU each; 0 trains one learner on a CPU (default: 1 when the cluster has
+        a GPU and the device is not cpu, else 0).
+    address: HOST:PORT of a running Ray cluster to join (`ray start --head` prints it); None starts a
+        Ray instance of this process on this machine.
+    """
+
+    num_env_runners: int | None = None
+    envs_per_runner: int | None = None
+    num_gpus: int | None = None
+    address: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainConfig:
+    """One training run, as `wadgym train`'s options describe it (each field is the option of that name).
+
+    env: a registered env id, or a task file (my_task.py) defining one DoomEnv subclass.
+    timesteps, n_envs: total env steps and parallel envs; None takes n_timesteps and n_envs from the
+        hyperparameters.
+    seed: seeds the envs, the network and the sampling. device: "auto" (CUDA when available), "cpu",
+        "cuda" or "cuda:N".
+    conf_file: a YAML file of hyperparameters per env id, as rl-zoo's (None: the shipped ppo.yml).
+    hyperparams: overrides of the file's entry, as YAML values, e.g. {"n_epochs": 4, "learning_rate":
+        "lin_1e-4"}. env_kwargs: gym.make keyword arguments, over the entry's env_kwargs.
+    vec_env: how the envs are stepped: "thread" (default: threads of this process), "subproc" or "dummy".
+    run_dir: the run folder (None: runs/<env>_<time>). resume: a run folder to continue from its latest
+        checkpoint with its own configuration (then env, hyperparameters and the like are not read).
+    save_freq: a checkpoint every this many env steps. eval_episodes, eval_seed: the final evaluation
+        (trained vs random on seeds eval_seed, eval_seed + 1, ...); 0 episodes skips it.
+    progress: show a progress bar.
+    backend: "sb3" (Stable-Baselines3 on this machine) or "rllib" (Ray RLlib, sized by `rllib`).
+    """
+
+    env: str = DEFAULT_ENV
+    timesteps: int | float | None = None
+    n_envs: int | None = None
+    seed: int = 0
+    device: str = "auto"
+    conf_file: str | os.PathLike | None = None
+    hyperparams: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    env_kwargs: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    vec_env: str | None = None
+    run_dir: str | os.PathLike | None = None
+    resume: str | os.PathLike | None = None
+    save_freq: int = 25_000
+    eval_episodes: int = 20
+    eval_seed: int = 0
+    progress: bool = True
+    backend: str = "sb3"
+    rllib: RLlibConfig = dataclasses.field(default_factory=RLlibConfig)
+
+    def __post_init__(self):
+        if isinstance(self.env, os.PathLike):
+            object.__setattr__(self, "env", os.fspath(self.env))
+        if not isinstance(self.env, str) or not self.env:
+            raise ValueError(f"TrainConfig: env={self.env!r} is not an env id or a task file")
+        if self.backend not in BACKENDS:
+            raise ValueError(f"TrainConfig: backend={self.backend!r} is not valid; choose {' or '.join(BACKENDS)}")
+        for name in ("hyperparams", "env_kwargs"):
+            if not isinstance(getattr(self, name), Mapping):
+                raise ValueError(f"TrainConfig: {name} must be a dict, not {type(getattr(self, name)).__name__}")
+        if not isinstance(self.rllib, RLlibConfig):
+            raise ValueError(f"TrainConfig: rllib must be an RLlibConfig, not {type(self.rllib).__name__}")
+
+    def overrides(self) -> dict[str, Any]:
+        """The hyperparameter overrides: `hyperparams`, then timesteps and n_envs when given."""
+        overrides = dict(self.hyperparams)
+        if self.timesteps is not None:
+            overrides["n_timesteps"] = self.timesteps  # checked with the other hyperparameters
+        if self.n_envs is not None:
+            overrides["n_envs"] = self.n_envs
+        return overrides
+
+    def hyperparams_file(self) -> str:
+        """The hyperparameter file, as config.yml records it."""
+        return str(self.conf_file) if self.conf_file else "wadgym/agents/hyperparams/ppo.yml"
+
 
 DEFAULT_HYPERPARAMS = Path(__file__).parent / "hyperparams" / "ppo.yml"
 
@@ -65,6 +157,8 @@ def load_hyperparams(env_id: str, path: str | Path | None = None) -> dict[str, A
 
 def read_yaml(path: str | Path) -> Any:
     """A YAML file's contents; unparsable YAML is a ValueError naming the file, line and problem."""
+    import yaml
+
     try:
         with open(path) as f:
             return yaml.safe_load(f)
@@ -92,6 +186,12 @@ def check_keys(entry: dict[str, Any], where: str) -> None:
         raise ValueError(
             f"{where}: unknown hyperparameter(s) {', '.join(unknown)}; valid keys: {', '.join(sorted(valid_keys()))}"
         )
+
+
+def resolve_hyperparams(config: TrainConfig) -> dict[str, Any]:
+    """The hyperparameters `config` gives: the entry for its env in its conf_file (else the shipped
+    ppo.yml) with its overrides and env kwargs; all checked (a ValueError names what is wrong)."""
+    return resolve(config.env, config.conf_file, config.overrides(), dict(config.env_kwargs))
 
 
 def resolve(

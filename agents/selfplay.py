@@ -8,12 +8,15 @@ against a random one (alternating seats) and against itself, and counts items pe
 
 from __future__ import annotations
 
-import sys
+import dataclasses
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from wadgym.agents.config import TrainConfig
+from wadgym.agents.lifecycle import TrainResult
 
 
 def is_multi(env_id: str) -> bool:
@@ -39,56 +42,43 @@ def make_game_factory(env_id: str, env_kwargs: dict[str, Any]):
 # -- training ------------------------------------------------------------------------------------------
 
 
-def train(args) -> int:
-    """`wadgym train --env <multi-agent id>`: self-play PPO into a run folder, then the head-to-head evaluation."""
+def train(config: TrainConfig) -> TrainResult:
+    """`wadgym train --env <multi-agent id>` (wadgym.agents.train of such an env): self-play PPO into a run
+    folder, then the head-to-head evaluation. Bad input is a ValueError, a failure TrainingFailed."""
     import torch
     from stable_baselines3 import PPO
 
-    from wadgym.agents import runfolder
+    from wadgym.agents import lifecycle, runfolder
     from wadgym.agents.callbacks import RunCallback, save_model
-    from wadgym.agents.config import ppo_kwargs
+    from wadgym.agents.config import ppo_kwargs, resolve_hyperparams
     from wadgym.agents.slots import AgentSlots
     from wadgym.agents.system import select_device
-    from wadgym.agents.train import (
-        _append_command,
-        _finish_meta,
-        _start_meta,
-        hyperparams_file,
-        hyperparams_of,
-        prepare_run_dir,
-    )
     from wadgym.agents.vec import monitored, observe
 
-    if args.resume:
-        print("wadgym train: --resume is not supported for multi-agent envs yet", file=sys.stderr)
-        return 2
-    try:
-        hp = hyperparams_of(args)
-        device = select_device(args.device)
-        make_game_factory(args.env, hp["env_kwargs"])().close()  # bad env kwargs: a ValueError now
-    except ValueError as exc:
-        print(f"wadgym train: {exc}", file=sys.stderr)
-        return 2
-    config = {"env": args.env, "algo": "ppo", "selfplay": True, "seed": args.seed, "device": args.device,
-              "hyperparams_file": hyperparams_file(args), "hyperparams": hp}
-    run_dir = Path(args.run_dir) if args.run_dir else runfolder.new_run_dir(args.env)
-    prepare_run_dir(run_dir, config)
+    if config.resume:
+        raise ValueError("--resume is not supported for multi-agent envs yet")
+    hp = resolve_hyperparams(config)
+    device = select_device(config.device)
+    make_game_factory(config.env, hp["env_kwargs"])().close()  # bad env kwargs: a ValueError now
+    settings = {"env": config.env, "algo": "ppo", "selfplay": True, "seed": config.seed, "device": config.device,
+                "hyperparams_file": config.hyperparams_file(), "hyperparams": hp}
+    run_dir = Path(config.run_dir) if config.run_dir else runfolder.new_run_dir(config.env)
+    lifecycle.prepare_run_dir(run_dir, settings)
     if device == "cpu" and hp.get("torch_threads", "auto") != "auto":
         torch.set_num_threads(int(hp["torch_threads"]))
-    _append_command(run_dir)
-    meta, session = _start_meta(run_dir, device, False)
-    print(f"self-play PPO on {args.env}: {hp['n_timesteps']} agent steps, {hp['n_envs']} games, device {device}, "
-          f"seed {args.seed}; run folder {run_dir}", flush=True)
-    slots = AgentSlots(make_game_factory(args.env, hp["env_kwargs"]), hp["n_envs"], args.seed)
+    meta, session = lifecycle.start_session(run_dir, device, False)
+    print(f"self-play PPO on {config.env}: {hp['n_timesteps']} agent steps, {hp['n_envs']} games, device {device}, "
+          f"seed {config.seed}; run folder {run_dir}", flush=True)
+    slots = AgentSlots(make_game_factory(config.env, hp["env_kwargs"]), hp["n_envs"], config.seed)
     venv = observe(monitored(slots, runfolder.monitor_file(run_dir)), hp["frame_stack"])
-    callback = RunCallback(run_dir, args.save_freq)
+    callback = RunCallback(run_dir, config.save_freq)
     start = time.perf_counter()
     status, failure = "finished", None
     try:
-        model = PPO(hp["policy"], venv, device=device, seed=args.seed, tensorboard_log=str(run_dir / "tb"),
+        model = PPO(hp["policy"], venv, device=device, seed=config.seed, tensorboard_log=str(run_dir / "tb"),
                     verbose=0, **ppo_kwargs(hp))
         callback.install_signal_handlers()
-        model.learn(hp["n_timesteps"], callback=callback, progress_bar=not args.no_progress, tb_log_name="PPO")
+        model.learn(hp["n_timesteps"], callback=callback, progress_bar=config.progress, tb_log_name="PPO")
         if callback.stop_signal is not None:
             status = "interrupted"
     except Exception as exc:  # noqa: BLE001 - recorded, then reported
@@ -98,21 +88,20 @@ def train(args) -> int:
         venv.close()
     wall = time.perf_counter() - start
     if status == "failed":
-        _finish_meta(run_dir, meta, session, 0, 0, wall, status, failure)
-        print(f"wadgym train: training failed: {failure['error']}", file=sys.stderr)
-        return 1
+        lifecycle.finish_session(run_dir, meta, session, 0, 0, wall, status, failure)
+        raise lifecycle.TrainingFailed(f"training failed: {failure['error']}")
     callback.save_checkpoint()
     if status == "finished":
         save_model(model, run_dir / "model.zip")
-    _finish_meta(run_dir, meta, session, 0, model.num_timesteps, wall, status)
-    print(f"trained {model.num_timesteps} agent steps in {wall:.0f} s ({model.num_timesteps / wall:.0f} steps/s); "
-          f"run folder: {run_dir}", flush=True)
-    if status == "finished" and args.eval_episodes > 0:
-        result = evaluate(run_dir, args.eval_episodes, args.eval_seed)
-        runfolder.write_json(run_dir / "metrics.json", {"env": args.env, "timesteps": model.num_timesteps,
-                                                        "wall_time_s": wall, "eval": result})
-        print(format_evaluation(result))
-    return 0 if status == "finished" else 130
+    lifecycle.finish_session(run_dir, meta, session, 0, model.num_timesteps, wall, status)
+    result = TrainResult(run_dir=run_dir, status=status, timesteps=model.num_timesteps, wall_time_s=wall,
+                         device=device, steps_per_second=model.num_timesteps / wall, selfplay=True)
+    if status == "finished" and config.eval_episodes > 0:
+        evaluation = evaluate(run_dir, config.eval_episodes, config.eval_seed)
+        runfolder.write_json(run_dir / "metrics.json", {"env": config.env, "timesteps": model.num_timesteps,
+                                                        "wall_time_s": wall, "eval": evaluation})
+        result = dataclasses.replace(result, evaluation=evaluation)
+    return result
 
 
 # -- evaluation ----------------------------------------------------------------------------------------
@@ -212,29 +201,30 @@ def format_evaluation(result: dict[str, Any]) -> str:
 # -- rollout -------------------------------------------------------------------------------------------
 
 
-def rollout(args, env_kwargs: dict[str, Any]) -> int:
-    """`wadgym rollout <multi-agent id>`: episodes with random (or --policy RUN) players; --video writes the
-    players' views side by side."""
+def rollout(env_id: str, env_kwargs: dict[str, Any], episodes: int = 3, seed: int | None = None,
+            video: str | Path | None = None, policy: str | Path | None = None) -> int:
+    """`wadgym rollout <multi-agent id>`: episodes with random (or `policy`, a run folder) players; `video`
+    gets the players' views side by side."""
     from wadgym.agents import runfolder
 
-    run = Path(args.policy) if args.policy != "random" else None
+    run = Path(policy) if policy not in (None, "random") else None
     frame_stack = int(runfolder.load_config(run)["hyperparams"].get("frame_stack") or 0) if run else 0
-    render = {"render_mode": "rgb_array"} if args.video else {}
-    venv = game_vec_env(args.env_id, {**env_kwargs, **render}, frame_stack)
-    frames: list | None = [] if args.video else None
+    render = {"render_mode": "rgb_array"} if video else {}
+    venv = game_vec_env(env_id, {**env_kwargs, **render}, frame_stack)
+    frames: list | None = [] if video else None
     try:
         seats = [seat(run, venv.action_space) for _ in venv.unwrapped.agents]
         print(f"{'episode':>7} {'seed':>6} {'length':>7}  items per player")
-        for episode in range(args.episodes):
-            seed = None if args.seed is None else args.seed + episode
-            r = play(venv, seats, seed, frames)
-            print(f"{episode:>7} {str(seed):>6} {r['length']:>7}  {' '.join(map(str, r['items']))}")
+        for episode in range(episodes):
+            episode_seed = None if seed is None else seed + episode
+            r = play(venv, seats, episode_seed, frames)
+            print(f"{episode:>7} {str(episode_seed):>6} {r['length']:>7}  {' '.join(map(str, r['items']))}")
         fps = float(venv.unwrapped.games[0].metadata["render_fps"])
     finally:
         venv.close()
-    if args.video:
+    if video:
         from wadgym.agents.episodes import write_video
 
-        write_video(Path(args.video), frames, fps)
-        print(f"wrote {args.video} ({len(frames)} frames, players side by side)")
+        write_video(Path(video), frames, fps)
+        print(f"wrote {video} ({len(frames)} frames, players side by side)")
     return 0

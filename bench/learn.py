@@ -16,6 +16,7 @@ are rewritten from it. `--table-only` rewrites them without training.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import shlex
 import subprocess
@@ -73,18 +74,14 @@ def git_commit() -> str:
 
 def train_one(env_id: str, seed: int, budget: str, run_dir: Path) -> dict[str, Any]:
     """`wadgym train` in-process (no final evaluation: the benchmark's own follows)."""
-    from wadgym.agents import train
-    from wadgym.cli import train as cli_train
+    from wadgym.agents import TrainConfig, train
 
-    parser = argparse.ArgumentParser()
-    cli_train.add_arguments(parser)
-    args = parser.parse_args(["--env", env_id, "--seed", str(seed), "--conf-file", str(hyperparams_file(budget)),
-                              "--run-dir", str(run_dir), "--eval-episodes", "0", "--no-progress"])
-    _, result = train.new_run(args)
-    if result.get("interrupted"):  # a stopped run is no benchmark row: its policy did not get its budget
-        raise SystemExit(f"training of {env_id} seed {seed} was stopped at {result['timesteps']} steps; no row "
+    result = train(TrainConfig(env=env_id, seed=seed, conf_file=hyperparams_file(budget), run_dir=run_dir,
+                               eval_episodes=0, progress=False))
+    if result.interrupted:  # a stopped run is no benchmark row: its policy did not get its budget
+        raise SystemExit(f"training of {env_id} seed {seed} was stopped at {result.timesteps} steps; no row "
                          f"recorded (continue with: wadgym train --resume {run_dir}, then bench/learn.py --adopt)")
-    return result
+    return dataclasses.asdict(result)
 
 
 def evaluate(run_dir: Path, episodes: int) -> dict[str, Any]:

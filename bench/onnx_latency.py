@@ -33,14 +33,10 @@ def latency(call, inputs: np.ndarray, calls: int) -> tuple[float, float]:
 
 
 def tiny_run() -> Path:
-    from wadgym.agents import train
-    from wadgym.cli import train as cli_train
+    from wadgym.agents import TrainConfig, train
 
-    parser = argparse.ArgumentParser()
-    cli_train.add_arguments(parser)
     run_dir = Path(tempfile.mkdtemp(prefix="wadgym-onnx-")) / "run"
-    args = parser.parse_args(["--timesteps", "1024", "--device", "cpu", "--no-progress", "--run-dir", str(run_dir)])
-    return train.new_run(args)[0]
+    return train(TrainConfig(timesteps=1024, device="cpu", progress=False, run_dir=run_dir)).run_dir
 
 
 def main() -> int:

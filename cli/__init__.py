@@ -2,9 +2,11 @@
 
 Each subcommand module (wadgym.cli.build, .acs, .rollout, .train, .eval, .runs, .export, .doctor) holds
 that command's argument wiring: `add_arguments(parser)` and `run(args) -> int`, which turns the arguments
-into calls of the code in wadgym.acs, .wads, .envs and .agents and their errors into messages and exit
-statuses. Only the module of the command being run is imported, so `wadgym build` works on an install
-without the training extras and `wadgym --help` stays fast.
+into typed values (plain ones, or a dataclass such as wadgym.agents.TrainConfig: no argparse object goes
+below this package) passed to the code in wadgym.acs, .wads, .envs and .agents, and their errors into
+messages and exit statuses. Only the module of the command being run is imported, so `wadgym build` works
+on an install without the training extras and `wadgym --help` stays fast. `python -m wadgym` and
+`python -m wadgym.cli` run it too.
 """
 
 from __future__ import annotations

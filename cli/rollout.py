@@ -34,7 +34,8 @@ def run(args: argparse.Namespace) -> int:
         from wadgym.envs.kwargs import parse_assignments
 
         try:
-            return selfplay_rollout(args, parse_assignments(args.env_kwarg, "-k"))
+            return selfplay_rollout(args.env_id, parse_assignments(args.env_kwarg, "-k"), episodes=args.episodes,
+                                    seed=args.seed, video=args.video, policy=args.policy)
         except ValueError as error:
             print(f"wadgym rollout: error: {error}", file=sys.stderr)
             return 2

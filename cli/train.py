@@ -11,14 +11,18 @@ overrides entries (KEY:VALUE; --hp KEY=VALUE does the same). Ctrl-C saves a chec
 If an env fails, training stops (exit status 1), meta.json records the error and the latest
 checkpoint stays the point to resume from. The envs are stepped by wadgym's vector env (one process,
 threads stepping the envs) unless --vec-env says otherwise; config.yml records which, and --resume keeps it.
+From Python, the same run: wadgym.agents.train(wadgym.agents.TrainConfig(env=..., timesteps=...)).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-BACKENDS = ("sb3", "rllib")
+if TYPE_CHECKING:
+    from wadgym.agents import TrainConfig, TrainResult
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -53,6 +57,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_rllib_arguments(parser: argparse.ArgumentParser) -> None:
     """`wadgym train`'s options for choosing and sizing the RLlib backend (wadgym.agents.rllib)."""
+    from wadgym.agents.config import BACKENDS
+
     group = parser.add_argument_group("RLlib backend (--backend rllib; needs pip install 'wadgym[rllib]')")
     group.add_argument("--backend", choices=BACKENDS, default="sb3",
                        help="sb3: Stable-Baselines3 on this machine (default); rllib: Ray RLlib, here or on a cluster")
@@ -69,38 +75,70 @@ def add_rllib_arguments(parser: argparse.ArgumentParser) -> None:
                             "default: a Ray instance of this process on this machine")
 
 
+def train_config(args: argparse.Namespace) -> TrainConfig:
+    """The TrainConfig of `wadgym train`'s arguments: the KEY=VALUE options read as YAML values (a
+    ValueError names the option and what is wrong)."""
+    from wadgym.agents.config import RLlibConfig, TrainConfig
+    from wadgym.envs.kwargs import parse_assignments
+
+    return TrainConfig(
+        env=args.env, timesteps=args.timesteps, n_envs=args.n_envs, seed=args.seed, device=args.device,
+        conf_file=args.conf_file,
+        hyperparams={**parse_assignments(args.hp, "--hp"), **zoo_overrides(args.hyperparams)},
+        env_kwargs=parse_assignments(args.env_kwargs, "--env-kwargs"),
+        vec_env=args.vec_env, run_dir=args.run_dir, resume=args.resume, save_freq=args.save_freq,
+        eval_episodes=args.eval_episodes, eval_seed=args.eval_seed, progress=not args.no_progress,
+        backend=args.backend,
+        rllib=RLlibConfig(num_env_runners=args.num_env_runners, envs_per_runner=args.envs_per_runner,
+                          num_gpus=args.num_gpus, address=args.address))
+
+
+def zoo_overrides(items: list[str] | None) -> dict[str, Any]:
+    """rl-zoo's `-params KEY:VALUE ...` (KEY=VALUE too). A file given there, as wadgym's --hyperparams FILE
+    once took one, is refused with the new spelling."""
+    from wadgym.envs.kwargs import parse_assignments
+
+    for item in items or ():
+        if not any(sep in item for sep in ":=") and (Path(item).suffix in (".yml", ".yaml") or Path(item).is_file()):
+            raise ValueError(f"--hyperparams {item}: -params/--hyperparams now takes rl-zoo's KEY:VALUE overrides "
+                             f"(e.g. -params n_epochs:4); name a hyperparameter file with -conf/--conf-file {item}")
+    return parse_assignments(items, "-params", separators=":=")
+
+
 def run(args: argparse.Namespace) -> int:
-    from wadgym.agents import runfolder, train
-    from wadgym.agents.selfplay import is_multi
+    from wadgym.agents import TrainingFailed, train
 
-    if is_multi(args.env):  # a multi-agent env: one shared policy trained by self-play
-        from wadgym.agents.selfplay import train as train_selfplay
-
-        return train_selfplay(args)
     try:
-        if args.resume:
-            run_dir = runfolder.require_run(args.resume)
-            result = train.start(run_dir, runfolder.load_config(run_dir), args, resume=True)
-        else:
-            run_dir, result = train.new_run(args)
+        result = train(train_config(args))
     except ValueError as exc:
         print(f"wadgym train: {exc}", file=sys.stderr)
         return 2
-    except train.TrainingFailed as exc:
+    except TrainingFailed as exc:
         print(f"wadgym train: {exc}", file=sys.stderr)
         return 1
-    if result["interrupted"]:
-        print(f"stopped at {result['timesteps']} steps; checkpoint in {run_dir}/checkpoints; "
+    return report(result)
+
+
+def report(result: TrainResult) -> int:
+    """Print what training did; the exit status: 0 when it finished, 130 when a signal stopped it."""
+    run_dir = result.run_dir
+    if result.selfplay:
+        print(f"trained {result.timesteps} agent steps in {result.wall_time_s:.0f} s "
+              f"({result.steps_per_second:.0f} steps/s); run folder: {run_dir}", flush=True)
+        if result.evaluation is not None:
+            from wadgym.agents.selfplay import format_evaluation
+
+            print(format_evaluation(result.evaluation))
+        return 130 if result.interrupted else 0
+    if result.interrupted:
+        print(f"stopped at {result.timesteps} steps; checkpoint in {run_dir}/checkpoints; "
               f"continue with: wadgym train --resume {run_dir}")
         return 130
-    print(f"trained {result['timesteps']} steps in {result['wall_time_s']:.0f} s on {result['device']} "
-          f"({result['steps_per_second']:.0f} steps/s); run folder: {run_dir}")
-    if args.eval_episodes > 0:
-        metrics = train.evaluate_run(run_dir, args.eval_episodes, args.eval_seed)
+    print(f"trained {result.timesteps} steps in {result.wall_time_s:.0f} s on {result.device} "
+          f"({result.steps_per_second:.0f} steps/s); run folder: {run_dir}")
+    if result.evaluation is not None:
         from wadgym.agents.evaluate import format_comparison
 
-        print(format_comparison(metrics["eval"]))
+        print(format_comparison(result.evaluation))
     print(f"learning curve: {run_dir / 'learning_curve.png'}; TensorBoard: tensorboard --logdir {run_dir / 'tb'}")
     return 0
-
-

@@ -13,7 +13,6 @@ build of that WAD (any other `*.tmp` here once it is an hour old).
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import functools
 import hashlib
 import json
@@ -118,15 +117,3 @@ def _remove_leftovers(path: Path) -> None:
             mine = leftover.name.startswith((f".{path.name}.", f".{record_path(path).name}."))
             if mine or now - leftover.stat().st_mtime > STALE_SECONDS:
                 leftover.unlink()
-
-
-def scenario_description(scenario: str, params, seed: int) -> dict:
-    return {"scenario": scenario, "params": dataclasses.asdict(params), "seed": int(seed)}
-
-
-def scenario_wad(scenario: str, params, seed: int = 0, directory: str | os.PathLike | None = None) -> Path:
-    """The cached WAD of a registered scenario built with (params, seed)."""
-    from wadgym.envs.scenarios import build_scenario_wad
-
-    return cached_wad(scenario, scenario_description(scenario, params, seed),
-                      lambda: build_scenario_wad(scenario, params, seed), directory)

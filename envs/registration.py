@@ -11,6 +11,7 @@ import os
 
 import gymnasium as gym
 
+from .scenarios import register_family
 from .vector import make_vector_env
 
 ITEMS = "wadgym.envs.items:ItemsEnv"
@@ -53,6 +54,8 @@ def register_envs() -> None:
         if env_id not in gym.registry:
             gym.register(env_id, entry_point=entry_point, kwargs=kwargs, max_episode_steps=max_episode_steps,
                          vector_entry_point=functools.partial(make_vector_env, env_id))  # gym.make_vec's default
+    for name, module in family_modules().items():  # `wadgym build items`, build_scenario_wad("items", ...)
+        register_family(name, module)
 
 
 def env_id_for(env: str) -> str:

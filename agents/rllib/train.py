@@ -11,7 +11,6 @@ runner fails (status failed, the runner's traceback in meta.json).
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
 import shutil
@@ -19,6 +18,9 @@ import signal
 import time
 from pathlib import Path
 from typing import Any
+
+from wadgym.agents.config import RLlibConfig
+from wadgym.agents.lifecycle import TrainResult
 
 # SB3 PPO hyperparameter -> RLlib PPO setting; what RLlib cannot do is refused (UNSUPPORTED).
 RENAMED = {"batch_size": "minibatch_size", "n_epochs": "num_epochs", "clip_range": "clip_param",
@@ -40,30 +42,32 @@ RAY_TOKEN = Path.home() / ".ray" / "auth_token"  # where `ray start --head` keep
 PLACEMENT_TIMEOUT_S = 60
 
 
-def settings(args: argparse.Namespace, hp: dict[str, Any]) -> dict[str, Any]:
-    """The `rllib` section of config.yml from the command line; sets hp["n_envs"] to runners x envs.
-    Bad values are ValueErrors, raised before anything starts."""
+def settings(options: RLlibConfig, hp: dict[str, Any]) -> dict[str, Any]:
+    """The `rllib` section of config.yml from the backend's options (TrainConfig.rllib); sets hp["n_envs"]
+    to runners x envs. Bad values are ValueErrors (naming `wadgym train`'s option), raised before anything
+    starts."""
     import importlib.util
 
     if importlib.util.find_spec("ray") is None:  # the CLI turns this into "pip install 'wadgym[rllib]'"
         raise ModuleNotFoundError("No module named 'ray'", name="ray")
-    if args.address:
-        check_address(args.address)
-    runners = args.num_env_runners if args.num_env_runners is not None else DEFAULT_ENV_RUNNERS
+    if options.address:
+        check_address(options.address)
+    runners = options.num_env_runners if options.num_env_runners is not None else DEFAULT_ENV_RUNNERS
     if runners < 1:
         raise ValueError(f"--num-env-runners must be >= 1, got {runners}")
-    per_runner = args.envs_per_runner if args.envs_per_runner is not None else max(1, math.ceil(hp["n_envs"] / runners))
+    per_runner = (options.envs_per_runner if options.envs_per_runner is not None
+                  else max(1, math.ceil(hp["n_envs"] / runners)))
     if per_runner < 1:
         raise ValueError(f"--envs-per-runner must be >= 1, got {per_runner}")
-    if args.num_gpus is not None and args.num_gpus < 0:
-        raise ValueError(f"--num-gpus must be >= 0, got {args.num_gpus}")
+    if options.num_gpus is not None and options.num_gpus < 0:
+        raise ValueError(f"--num-gpus must be >= 0, got {options.num_gpus}")
     hp["n_envs"] = runners * per_runner
     ppo_settings(hp)  # refuse what RLlib cannot do now, not after the cluster started
     if int(hp.get("frame_stack") or 0) > 1 and hp["env_kwargs"].get("color"):
         raise ValueError("--backend rllib stacks one-channel frames only (RLlib's frame-stacking connectors): "
                          "use color=False, or frame_stack 1 with color=True")
     return {"num_env_runners": runners, "envs_per_runner": per_runner,
-            "num_gpus": "auto" if args.num_gpus is None else args.num_gpus}
+            "num_gpus": "auto" if options.num_gpus is None else options.num_gpus}
 
 
 def ppo_settings(hp: dict[str, Any]) -> dict[str, Any]:
@@ -288,12 +292,14 @@ def placement_by_node(group) -> dict[str, Any]:
     return {str(index): node for index, node in placement_group_table(group).get("bundles_to_node_id", {}).items()}
 
 
-def train(run_dir: Path, config: dict[str, Any], args: argparse.Namespace, resume: bool) -> dict[str, Any]:
-    """Train (or resume) the RLlib run in `run_dir`: the same files and result dict as agents.train.train.
-    Nothing stays running: the trainer, env runners, engines and a Ray instance started here end with it."""
+def train(run_dir: Path, config: dict[str, Any], resume: bool = False, save_freq: int = 25_000,
+          progress: bool = True, address: str | None = None) -> TrainResult:
+    """Train (or resume) the RLlib run in `run_dir` (its resolved configuration `config`) on the Ray
+    cluster at `address` (None: a Ray instance of this process): the same files and result as the SB3
+    backend (agents.sb3.train). Nothing stays running: the trainer, env runners, engines and a Ray
+    instance started here end with it."""
     import sys
 
-    address = getattr(args, "address", None)
     # `ray start --head` turns on token authentication when ~/.ray/auth_token exists, but a client only
     # sends the token with RAY_AUTH_MODE=token (Ray 2.60), which Ray reads when it is first imported.
     if (address and "ray" not in sys.modules and "RAY_AUTH_MODE" not in os.environ
@@ -301,23 +307,14 @@ def train(run_dir: Path, config: dict[str, Any], args: argparse.Namespace, resum
         os.environ["RAY_AUTH_MODE"] = "token"
     import ray
 
-    from wadgym.agents import runfolder
-    from wadgym.agents.train import (
-        TrainingFailed,
-        _append_command,
-        _failure_message,
-        _finish_meta,
-        _resume_point,
-        _start_meta,
-    )
+    from wadgym.agents import lifecycle, runfolder
 
-    run_dir = Path(run_dir).resolve()  # the trainer actor writes checkpoints there
-    saved = _resume_point(run_dir) if resume else None
+    given, run_dir = Path(run_dir), Path(run_dir).resolve()  # the trainer actor writes checkpoints there
+    saved = lifecycle.resume_point(run_dir) if resume else None
     if resume and saved is None:
         raise ValueError(f"{run_dir} has no checkpoint to resume from")
     hp, rllib = config["hyperparams"], config["rllib"]
-    started_here = connect(getattr(args, "address", None),
-                           rllib["num_env_runners"] + torch_threads(hp))
+    started_here = connect(address, rllib["num_env_runners"] + torch_threads(hp))
     trainer = group = None
     try:
         num_gpus = gpus_for(rllib["num_gpus"], config["device"])
@@ -328,31 +325,30 @@ def train(run_dir: Path, config: dict[str, Any], args: argparse.Namespace, resum
               f"{hp['n_timesteps']} steps, {rllib['num_env_runners']} env runners x {rllib['envs_per_runner']} envs, "
               f"{num_gpus or 'no'} GPU learner(s), {len(cluster_nodes())} node(s), seed {config['seed']}; "
               f"run folder {run_dir}", flush=True)
-        _append_command(run_dir)
-        meta, session = _start_meta(run_dir, "cpu", resume)
+        meta, session = lifecycle.start_session(run_dir, "cpu", resume)
         start_time, start_steps = time.perf_counter(), int(meta.get("timesteps") or 0)
         try:
             trainer = remote_trainer(group, bundles[0], ppo_config, torch_threads(hp), saved)
             device = ray.get(trainer.learner_device.remote())
         except ray.exceptions.RayError as error:  # an env that cannot be made, a module that cannot be built
             failure = failure_of(error, reports_of(failures))
-            _finish_meta(run_dir, meta, session, start_steps, start_steps, time.perf_counter() - start_time,
-                         "failed", failure)
-            raise TrainingFailed(_failure_message(run_dir, start_steps, failure["error"])) from None
-        record_cluster(meta, session, device, group, getattr(args, "address", None))
+            lifecycle.finish_session(run_dir, meta, session, start_steps, start_steps,
+                                     time.perf_counter() - start_time, "failed", failure)
+            raise lifecycle.TrainingFailed(lifecycle.failure_message(run_dir, start_steps, failure["error"])) from None
+        record_cluster(meta, session, device, group, address)
         runfolder.write_json(run_dir / "meta.json", meta)
-        loop = TrainingLoop(run_dir, trainer, failures, hp["n_timesteps"], args.save_freq, not args.no_progress)
+        loop = TrainingLoop(run_dir, trainer, failures, hp["n_timesteps"], save_freq, progress)
         failure = loop.run()
         wall = time.perf_counter() - loop.start_time
         if failure is not None:
-            _finish_meta(run_dir, meta, session, loop.start_steps, loop.timesteps, wall, "failed", failure)
-            raise TrainingFailed(_failure_message(run_dir, loop.timesteps, failure["error"]))
+            lifecycle.finish_session(run_dir, meta, session, loop.start_steps, loop.timesteps, wall, "failed", failure)
+            raise lifecycle.TrainingFailed(lifecycle.failure_message(run_dir, loop.timesteps, failure["error"]))
         status = "interrupted" if loop.stop_signal is not None else "finished"
         loop.save(run_dir / "model" if status == "finished" else None)
-        _finish_meta(run_dir, meta, session, loop.start_steps, loop.timesteps, wall, status)
+        lifecycle.finish_session(run_dir, meta, session, loop.start_steps, loop.timesteps, wall, status)
         loop.plot(config["env"])
-        return {"interrupted": status == "interrupted", "timesteps": loop.timesteps, "wall_time_s": wall,
-                "device": meta["device"], "steps_per_second": meta["steps_per_second"] or 0.0}
+        return TrainResult(run_dir=given, status=status, timesteps=loop.timesteps, wall_time_s=wall,
+                           device=meta["device"], steps_per_second=meta["steps_per_second"] or 0.0)
     finally:
         shut_down(trainer, group, started_here)
 

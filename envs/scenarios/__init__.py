@@ -9,23 +9,31 @@ A scenario module defines
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import importlib.util
 import os
 import sys
+from pathlib import Path
 from types import ModuleType
 
-# Scenarios that are not a task family (demos); every registered family's module is a scenario too.
+# Scenarios that are not a task family (demos).
 DEMOS: dict[str, str] = {
     "rooms": "wadgym.envs.scenarios.rooms",
 }
+# Every registered task family's module is a scenario too: wadgym.envs.registration adds them here
+# (register_family) as it registers their envs, so that this package needs nothing from above it.
+FAMILIES: dict[str, str] = {}
+
+
+def register_family(name: str, module: str) -> None:
+    """Make the task family module `module` (dotted) the scenario called `name` ("items")."""
+    FAMILIES[name] = module
 
 
 def scenarios() -> dict[str, str]:
     """Scenario name -> module: the demos and the registered families ("items" -> wadgym.envs.items)."""
-    from wadgym.envs.registration import family_modules
-
-    return {**DEMOS, **family_modules()}
+    return {**DEMOS, **FAMILIES}
 
 
 def get_scenario(name: str) -> ModuleType:
@@ -98,6 +106,14 @@ def build_scenario_wad(scenario: str | ModuleType, params=None, seed: int = 0) -
     from wadgym.wads import build_wad
 
     return build_wad(build_scenario_levels(scenario, params, seed), compiler=compile_acs)
+
+
+def scenario_wad(scenario: str, params, seed: int = 0, directory: str | os.PathLike | None = None) -> Path:
+    """The cached WAD (wadgym.envs.cache) of the registered scenario `scenario` built with (params, seed)."""
+    from wadgym.envs.cache import cached_wad
+
+    description = {"scenario": scenario, "params": dataclasses.asdict(params), "seed": int(seed)}
+    return cached_wad(scenario, description, lambda: build_scenario_wad(scenario, params, seed), directory)
 
 
 def compile_acs(text: str, filename: str) -> bytes:

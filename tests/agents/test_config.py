@@ -89,7 +89,7 @@ def test_normalize_key_follows_the_zoo():
 def test_train_reads_key_value_arguments_as_every_command_does(tiny_hyperparams, env_id):
     import argparse
 
-    from wadgym.agents import train
+    from wadgym.agents import resolve_config
     from wadgym.cli import train as cli_train
 
     parser = argparse.ArgumentParser()
@@ -97,7 +97,7 @@ def test_train_reads_key_value_arguments_as_every_command_does(tiny_hyperparams,
     args = parser.parse_args(["--env", env_id, "--conf-file", str(tiny_hyperparams), "--env-kwargs",
                               "resolution=(30, 40)", "color=true", "--hp", "learning_rate=1e-4", "normalize=true",
                               "n_timesteps=1e3"])
-    hp = train.resolve_config(args)["hyperparams"]
+    hp = resolve_config(cli_train.train_config(args))["hyperparams"]
     assert hp["env_kwargs"] == {"resolution": (30, 40), "color": True}
     assert hp["learning_rate"] == 1e-4 and config.ppo_kwargs(hp)["learning_rate"] == 1e-4
     assert config.normalize_kwargs(hp) == {} and hp["n_timesteps"] == 1000

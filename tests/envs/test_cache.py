@@ -17,18 +17,18 @@ import gymnasium as gym
 import pytest
 
 from wadgym.envs import cache, items
-from wadgym.envs.scenarios import build_scenario_wad
+from wadgym.envs.scenarios import build_scenario_wad, scenario_wad
 
 
 def test_built_once_then_reused(tmp_path):
     params = dataclasses.replace(items.PRESETS["default"], n_items=6)
-    path = cache.scenario_wad("items", params, seed=1, directory=tmp_path)
+    path = scenario_wad("items", params, seed=1, directory=tmp_path)
     stamp = path.stat().st_mtime_ns
-    assert cache.scenario_wad("items", params, seed=1, directory=tmp_path) == path
+    assert scenario_wad("items", params, seed=1, directory=tmp_path) == path
     assert path.stat().st_mtime_ns == stamp  # not rebuilt
     assert path.read_bytes() == build_scenario_wad("items", params, seed=1)
-    other = cache.scenario_wad("items", dataclasses.replace(params, n_items=7), seed=1, directory=tmp_path)
-    assert other != path and cache.scenario_wad("items", params, seed=2, directory=tmp_path) not in (path, other)
+    other = scenario_wad("items", dataclasses.replace(params, n_items=7), seed=1, directory=tmp_path)
+    assert other != path and scenario_wad("items", params, seed=2, directory=tmp_path) not in (path, other)
     visible = sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith("."))  # the rest: lock files
     assert visible == sorted(n for p in tmp_path.glob("items-*.wad") for n in (p.name, p.name + ".json"))
     assert json.loads(cache.record_path(path).read_text())["size"] == path.stat().st_size
@@ -77,7 +77,7 @@ def test_unwritable_cache_folder_is_reported(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
     with pytest.raises(OSError):
-        cache.scenario_wad("items", items.PRESETS["default"], directory=blocker / "sub")
+        scenario_wad("items", items.PRESETS["default"], directory=blocker / "sub")
     assert not os.path.exists(blocker / "sub")
 
 
@@ -108,12 +108,12 @@ DAMAGE = {
 def cached_items(tmp_path):
     """(params, path of its cached WAD, the right bytes, another WAD's bytes) in a cache of the test's own."""
     params = dataclasses.replace(items.PRESETS["default"], n_items=6)
-    path = cache.scenario_wad("items", params, seed=1, directory=tmp_path)
+    path = scenario_wad("items", params, seed=1, directory=tmp_path)
     return params, path, path.read_bytes(), build_scenario_wad("items", params, seed=2)
 
 
 def _assert_rebuilt(params, path, expected, folder):
-    assert cache.scenario_wad("items", params, seed=1, directory=folder) == path
+    assert scenario_wad("items", params, seed=1, directory=folder) == path
     assert path.is_file() and path.read_bytes() == expected and cache.verified(path)
 
 

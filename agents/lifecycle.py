@@ -1,0 +1,162 @@
+"""A training run's life in its folder, the same for every trainer (SB3 in agents.sb3, RLlib in
+agents.rllib.train, self-play in agents.selfplay):
+
+    prepare_run_dir(run_dir, config)      the folder and its config.yml, refused if it holds a run
+    resume_point(run_dir)                 the checkpoint (or final model) a --resume continues from
+    meta, session = start_session(run_dir, device, resume)
+                                          command.txt gets this command line; meta.json this session's start
+    ... train ...
+    finish_session(run_dir, meta, session, from_steps, to_steps, wall, status, failure=None)
+                                          meta.json: the session appended, the run's status, steps and speed
+    raise TrainingFailed(failure_message(run_dir, steps, error))   when it failed
+    evaluate_run(run_dir, episodes, seed) trained vs random into metrics.json (a finished SB3 or RLlib run)
+
+Each trainer returns a TrainResult. Nothing here imports a trainer, and no trainer imports another.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from pathlib import Path
+from typing import Any
+
+STATUSES = ("finished", "interrupted", "failed")
+
+
+class TrainingFailed(Exception):
+    """Training stopped on an error: meta.json records it, model.zip is not written, checkpoints are kept."""
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainResult:
+    """What a training session did (wadgym.agents.train's return value).
+
+    run_dir: the run folder; status: "finished" or "interrupted" (a signal stopped it; the latest
+    checkpoint is where --resume continues); timesteps: the run's env steps (agent steps in self-play)
+    at the end; wall_time_s and steps_per_second: this session's; device: where the network trained;
+    evaluation: the final evaluation (what metrics.json holds under "eval"), None when there was none;
+    selfplay: whether one shared policy played every player of a multi-agent env.
+    """
+
+    run_dir: Path
+    status: str
+    timesteps: int
+    wall_time_s: float
+    device: str
+    steps_per_second: float
+    evaluation: dict[str, Any] | None = None
+    selfplay: bool = False
+
+    @property
+    def interrupted(self) -> bool:
+        return self.status == "interrupted"
+
+
+def prepare_run_dir(run_dir: Path, config: dict[str, Any]) -> None:
+    """Create `run_dir` (if needed) and write config.yml; a ValueError if it is a file or holds a run."""
+    from wadgym.agents import runfolder
+
+    if run_dir.exists() and not run_dir.is_dir():
+        raise ValueError(f"--run-dir {run_dir} is a file, not a folder")
+    if (run_dir / "config.yml").exists():
+        raise ValueError(f"{run_dir} already holds a run; use --resume {run_dir} or another --run-dir")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    runfolder.write_yaml(run_dir / "config.yml", config)
+
+
+def resume_point(run_dir: Path) -> Path | None:
+    """The latest checkpoint, else the final model (checkpoints deleted by hand), else None."""
+    from wadgym.agents import runfolder
+
+    latest = runfolder.latest_checkpoint(run_dir)
+    if latest is not None:
+        return latest[1]
+    finals = [path for path in (run_dir / "model.zip", run_dir / "model") if path.exists()]  # SB3, RLlib
+    return finals[0] if finals else None
+
+
+def append_command(run_dir: Path) -> None:
+    """command.txt: this process's command line after those of the run's earlier sessions."""
+    from wadgym.agents import runfolder
+    from wadgym.agents.system import command_line
+
+    path = run_dir / "command.txt"
+    previous = path.read_text() if path.is_file() else ""
+    runfolder.write_text_atomic(path, previous + command_line() + "\n")
+
+
+def start_session(run_dir: Path, device: str, resume: bool) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A session starts: its command line into command.txt; meta.json as it stands now, and the
+    session's own record (code, versions, device). The run's top-level versions, git and device stay
+    those of its first session."""
+    from wadgym.agents import runfolder
+    from wadgym.agents.system import device_description, git_info, system_info
+
+    append_command(run_dir)
+    meta = runfolder.read_json(run_dir / "meta.json") if resume and (run_dir / "meta.json").is_file() else {}
+    session = {"started": time.strftime("%Y-%m-%dT%H:%M:%S"), "versions": system_info(), "git": git_info(),
+               "device": device_description(device)}
+    for key in ("versions", "git", "device", "started"):
+        meta.setdefault(key, session[key])
+    meta.setdefault("sessions", [])
+    runfolder.write_json(run_dir / "meta.json", meta)
+    return meta, session
+
+
+def finish_session(run_dir: Path, meta: dict[str, Any], session: dict[str, Any], from_steps: int, to_steps: int,
+                   wall: float, status: str, failure: dict[str, str] | None = None) -> None:
+    """Append the session to meta.json; status is "finished", "interrupted" or "failed" (then with the
+    failure: {"error": its last line, "traceback": ...})."""
+    from wadgym.agents import runfolder
+    from wadgym.agents.system import command_line
+
+    if status not in STATUSES:
+        raise ValueError(f"status {status!r} is not one of {', '.join(STATUSES)}")
+    session.update(command=command_line(), from_steps=from_steps, to_steps=to_steps, wall_time_s=round(wall, 2),
+                   status=status, **({"error": failure["error"]} if failure else {}))
+    meta["sessions"].append(session)
+    for key in ("error", "traceback"):  # a failure of an earlier session was resumed from
+        meta.pop(key, None)
+    meta.update(timesteps=to_steps, status=status, finished=status == "finished", **(failure or {}),
+                wall_time_s=round(sum(s["wall_time_s"] for s in meta["sessions"]), 2),
+                ended=time.strftime("%Y-%m-%dT%H:%M:%S"),
+                steps_per_second=round((to_steps - from_steps) / wall, 1) if wall > 0 else None)
+    runfolder.write_json(run_dir / "meta.json", meta)
+
+
+def failure_message(run_dir: Path, steps: int, error: str) -> str:
+    """What a failed session tells its user: the error, and where to continue from."""
+    from wadgym.agents import runfolder
+
+    latest = runfolder.latest_checkpoint(run_dir)
+    kept = (f"the latest checkpoint ({latest[1]}, {latest[0]} steps) is kept; continue from it with: "
+            f"wadgym train --resume {run_dir}" if latest else "no checkpoint had been saved")
+    return (f"training failed at step {steps}: {error}\n"
+            f"  model.zip was not written; {kept}; meta.json holds the error and its traceback")
+
+
+def evaluate_run(run_dir: Path, episodes: int, seed: int) -> dict[str, Any]:
+    """Trained vs random on fixed seeds (held-out levels where the env has them); the result goes into
+    metrics.json, and the random policy's level into the learning curve."""
+    from wadgym.agents import runfolder
+    from wadgym.agents.evaluate import compare_with_random, default_split
+    from wadgym.agents.plots import plot_learning_curve
+    from wadgym.agents.policy import SavedPolicy
+
+    meta = runfolder.read_json(run_dir / "meta.json")
+    policy = SavedPolicy(run_dir)
+    comparison = compare_with_random(policy, episodes, seed, levels=default_split(policy.env_id, policy.env_kwargs))
+    metrics = {
+        "env": comparison["env"],
+        "timesteps": meta.get("timesteps"),
+        "wall_time_s": meta.get("wall_time_s"),
+        "steps_per_second": meta.get("steps_per_second"),
+        "device": meta.get("device"),
+        "eval": comparison,
+    }
+    runfolder.write_json(run_dir / "metrics.json", metrics)
+    plot_learning_curve(runfolder.read_episodes(run_dir), run_dir / "learning_curve.png",
+                        title=f"{comparison['env']} PPO ({run_dir.name})",
+                        random_level=comparison["random"]["score_mean"], score_name=comparison["score_name"])
+    return metrics

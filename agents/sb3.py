@@ -1,0 +1,136 @@
+"""Train PPO (Stable-Baselines3) into a run folder: the SB3 backend of wadgym.agents.train.
+
+The configuration is resolved before (wadgym.agents.resolve_config: what config.yml stores); the run
+folder's life (command line, meta.json, resume point, failure message) is wadgym.agents.lifecycle's.
+Ctrl-C saves a checkpoint and a resumed run continues it; if an env fails, training stops, meta.json
+records the error and the latest checkpoint stays the point to resume from.
+
+The envs are stepped by wadgym's vector env (one process, threads stepping the envs) unless the
+configuration's vec_env says otherwise; config.yml records which, and a resumed run keeps it.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from wadgym.agents.lifecycle import TrainResult
+
+
+def train(run_dir: Path, config: dict[str, Any], resume: bool = False, save_freq: int = 25_000,
+          progress: bool = True) -> TrainResult:
+    """Train (or resume) the run in `run_dir` (its resolved configuration `config`); writes model, meta,
+    the session's Monitor file (every episode) and learning curve, a checkpoint every `save_freq` steps.
+    An error while training raises lifecycle.TrainingFailed once the envs are closed and meta.json says why."""
+    import torch
+
+    from wadgym.agents import lifecycle, runfolder
+    from wadgym.agents.callbacks import RunCallback
+    from wadgym.agents.plots import plot_learning_curve
+    from wadgym.agents.system import select_device
+    from wadgym.agents.vec import close_vec_env
+    from wadgym.envs.registration import score_name
+
+    hp = config["hyperparams"]
+    device = select_device(config["device"])
+    saved = lifecycle.resume_point(run_dir) if resume else None
+    if resume and saved is None:
+        raise ValueError(f"{run_dir} has no checkpoint to resume from")
+    print(f"{'resuming' if resume else 'training'} PPO on {config['env']}: {hp['n_timesteps']} steps, "
+          f"{hp['n_envs']} envs, device {device}, seed {config['seed']}; run folder {run_dir}", flush=True)
+    if device == "cpu" and hp.get("torch_threads", "auto") != "auto":
+        torch.set_num_threads(int(hp["torch_threads"]))
+    meta, session = lifecycle.start_session(run_dir, device, resume)
+
+    with tempfile.TemporaryDirectory(prefix="wadgym-workers-") as failure_dir:
+        model = _make_model(run_dir, config, device, saved, failure_dir)
+        try:
+            callback = RunCallback(run_dir, save_freq)
+            start_steps, start_time = model.num_timesteps, time.perf_counter()
+            failure = _learn(model, callback, hp["n_timesteps"] - model.num_timesteps, progress, failure_dir)
+            wall = time.perf_counter() - start_time
+            if failure is None:
+                status = "interrupted" if callback.stop_signal is not None else "finished"
+                _save_results(run_dir, model, callback, final=status == "finished")
+        finally:  # whatever happened, no worker or engine outlives this (workers ignore SIGTERM: close them)
+            close_vec_env(model.get_env())
+    if failure is not None:  # the latest checkpoint stays the resume point: the model may be what failed
+        lifecycle.finish_session(run_dir, meta, session, start_steps, model.num_timesteps, wall, "failed", failure)
+        raise lifecycle.TrainingFailed(lifecycle.failure_message(run_dir, model.num_timesteps, failure["error"]))
+    lifecycle.finish_session(run_dir, meta, session, start_steps, model.num_timesteps, wall, status)
+    plot_learning_curve(runfolder.read_episodes(run_dir), run_dir / "learning_curve.png",
+                        title=f"{config['env']} PPO ({run_dir.name})", score_name=score_name(config["env"]))
+    return TrainResult(run_dir=run_dir, status=status, timesteps=model.num_timesteps, wall_time_s=wall,
+                       device=device, steps_per_second=meta["steps_per_second"] or 0.0)
+
+
+def _learn(model, callback, steps: int, progress_bar: bool, failure_dir: str) -> dict[str, str] | None:
+    """PPO.learn for `steps` more steps; None when it ends (done, or stopped by a signal), else the
+    failure: {"error": its last line, "traceback": the env worker's when a worker failed, else ours}."""
+    from wadgym.agents.vec import worker_deaths, worker_failures
+
+    callback.install_signal_handlers()
+    try:
+        if steps > 0:
+            model.learn(steps, callback=callback, progress_bar=progress_bar, tb_log_name="PPO",
+                        reset_num_timesteps=False)
+        else:  # a resumed run that had already reached its steps: nothing to learn, still save
+            callback.init_callback(model)
+    except KeyboardInterrupt:  # a second Ctrl-C: stop at once, still save
+        callback.stop_signal = callback.stop_signal or 2
+    except Exception:  # a worker's failure reaches us as a closed pipe (EOFError): its report says what
+        reports = worker_failures(failure_dir)
+        text = (reports[0] if reports else traceback.format_exc()).strip()
+        if not reports:  # a worker killed outright (the OOM killer's SIGKILL) wrote nothing: say how it ended
+            text = "\n".join([text, *worker_deaths(model.get_env())])
+        return {"error": text.splitlines()[-1], "traceback": text}
+    finally:
+        callback.restore_process_state()
+    return None
+
+
+def _make_model(run_dir: Path, config: dict[str, Any], device: str, saved: Path | None, failure_dir: str):
+    """A new PPO on fresh vectorised envs, or the saved one (with its VecNormalize statistics) to resume;
+    either starts from the envs' first (seeded) reset."""
+    from stable_baselines3 import PPO
+
+    from wadgym.agents import runfolder
+    from wadgym.agents.config import normalize_kwargs, ppo_kwargs
+    from wadgym.agents.vec import make_vec_env
+
+    hp = config["hyperparams"]
+    venv, observations = make_vec_env(
+        config["env"], hp["env_kwargs"], hp["n_envs"], config["seed"], hp["frame_stack"], normalize_kwargs(hp),
+        normalize_stats=runfolder.vecnormalize_path(saved) if saved is not None else None, failure_dir=failure_dir,
+        vec_env=config.get("vec_env", "subproc"),  # runs from before --vec-env used SubprocVecEnv
+        monitor=runfolder.monitor_file(run_dir))
+    if saved is not None:
+        # the schedules from the run's configuration: a checkpoint's pickled ones may name classes of an older wadgym
+        schedules = {key: value for key, value in ppo_kwargs(hp).items() if key in ("learning_rate", "clip_range")}
+        model = PPO.load(saved, env=venv, device=device, tensorboard_log=str(run_dir / "tb"), custom_objects=schedules)
+    else:
+        model = PPO(hp["policy"], venv, device=device, seed=config["seed"], tensorboard_log=str(run_dir / "tb"),
+                    verbose=0, **ppo_kwargs(hp))
+    # What PPO.learn does when it has no observations (or is told to reset): a second reset would count
+    # the first frames twice in VecNormalize, and a loaded model's saved observations are stale.
+    model._last_obs = observations
+    model._last_episode_starts = np.ones(venv.num_envs, dtype=bool)
+    if model.get_vec_normalize_env() is not None:
+        model._last_original_obs = model.get_vec_normalize_env().get_original_obs()
+    return model
+
+
+def _save_results(run_dir: Path, model, callback, final: bool) -> None:
+    """A checkpoint always; the final model (and VecNormalize statistics) when training finished."""
+    from wadgym.agents.callbacks import save_model, save_vecnormalize
+
+    callback.save_checkpoint()
+    if final:
+        save_model(model, run_dir / "model.zip")
+        if model.get_vec_normalize_env() is not None:
+            save_vecnormalize(model.get_vec_normalize_env(), run_dir / "vecnormalize.pkl")

@@ -1,0 +1,95 @@
+"""Training from Python: wadgym.agents.train(TrainConfig(...)) does what `wadgym train` does with the same
+options, and needs no command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+import wadgym.agents
+from wadgym.agents import TrainConfig, TrainingFailed, TrainResult
+
+
+def test_train_from_python_then_resume(tmp_path, tiny_hyperparams, env_id):
+    run_dir = tmp_path / "run"
+    config = TrainConfig(env=env_id, conf_file=tiny_hyperparams, timesteps=128, seed=1, device="cpu",
+                         hyperparams={"n_epochs": 1}, env_kwargs={"resolution": (30, 40)}, run_dir=run_dir,
+                         eval_episodes=1, progress=False)
+    result = wadgym.agents.train(config)
+    assert isinstance(result, TrainResult) and result.status == "finished" and not result.interrupted
+    assert result.run_dir == run_dir and result.timesteps >= 128 and result.device == "cpu"
+    assert (run_dir / "model.zip").is_file()
+    stored = yaml.safe_load((run_dir / "config.yml").read_text())
+    assert stored["env"] == env_id and stored["seed"] == 1 and stored["hyperparams"]["n_timesteps"] == 128
+    assert stored["hyperparams"]["env_kwargs"] == {"resolution": [30, 40]} and stored["vec_env"] == "thread"
+    metrics = json.loads((run_dir / "metrics.json").read_text())
+    assert result.evaluation == metrics["eval"] and result.evaluation["episodes"] == 1
+
+    # resume: the run's own configuration (its step budget is reached: nothing to learn, a new session)
+    again = wadgym.agents.train(TrainConfig(resume=run_dir, eval_episodes=0, progress=False))
+    assert again.status == "finished" and again.timesteps == result.timesteps and again.evaluation is None
+    meta = json.loads((run_dir / "meta.json").read_text())
+    assert [s["status"] for s in meta["sessions"]] == ["finished", "finished"]
+    assert len((run_dir / "command.txt").read_text().splitlines()) == 2
+
+
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        ({"hyperparams": {"n_epoch": 3}}, "unknown hyperparameter(s) n_epoch"),
+        ({"env": "NoSuchEnv-v0"}, "no hyperparameters for env 'NoSuchEnv-v0'"),
+        ({"vec_env": "threads"}, "vec_env='threads' is not valid"),
+        ({"env_kwargs": {"frame_skip": 0}}, "frame_skip"),
+        ({"resume": "no/such/run"}, "not a wadgym run folder"),
+    ],
+)
+def test_bad_configuration_is_a_value_error_before_any_folder(fields, message, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        wadgym.agents.train(TrainConfig(**fields))
+    assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        ({"backend": "tf"}, "backend='tf' is not valid; choose sb3 or rllib"),
+        ({"hyperparams": ["n_epochs=3"]}, "hyperparams must be a dict"),
+        ({"env": None}, "is not an env id"),
+    ],
+)
+def test_train_config_refuses_what_cannot_be_a_run(fields, message):
+    with pytest.raises(ValueError, match=message):
+        TrainConfig(**fields)
+
+
+def test_train_takes_a_train_config():
+    with pytest.raises(TypeError, match="TrainConfig"):
+        wadgym.agents.train({"env": "DoomItems-v1"})
+    assert issubclass(TrainingFailed, Exception)
+
+
+def test_importing_the_agents_package_needs_no_training_extra():
+    """`import wadgym.agents` (as `wadgym rollout` does) loads no training package until train is called."""
+    code = ("import sys\n"
+            "for name in ('yaml', 'torch', 'stable_baselines3', 'tensorboard', 'matplotlib'):\n"
+            "    sys.modules[name] = None\n"
+            "import wadgym.agents\n"
+            "assert callable(wadgym.agents.train), wadgym.agents.train\n"
+            "print(wadgym.agents.TrainConfig(env='DoomItems-v0').env)\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "DoomItems-v0"
+
+
+def test_python_m_wadgym_runs_the_command_line():
+    from wadgym import __version__
+
+    result = subprocess.run([sys.executable, "-m", "wadgym", "--version"], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"wadgym {__version__}"

@@ -1,0 +1,247 @@
+"""The package's imports flow one way: no import cycle, `cli -> agents -> envs -> {wads, acs}`, and no
+argparse below cli/.
+
+Read from the source (ast), never by importing it: every `import` and `from ... import` in a module
+counts, at module level or inside a function (this codebase imports lazily a lot, and a lazy import
+is still a dependency). An edge goes to the module imported, not to the packages above it that Python
+runs first: `from wadgym.agents import runfolder` depends on wadgym.agents.runfolder, and on
+wadgym.agents (its __init__) only for a name that is not a submodule.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent  # the repository root is the `wadgym` package
+PACKAGE = "wadgym"
+
+# The layers, top to bottom: a module may import its own layer and the layers below it. wads and acs
+# stand side by side (neither imports the other: build_wad takes the compiler as an argument);
+# files.py serves every layer. The package's own __init__ and __main__ stand above them all.
+LAYERS = {"cli": 3, "agents": 2, "envs": 1, "wads": 0, "acs": 0, "files": -1}
+# Third-party modules a layer must never import: the map and compiler layers know no engine, no
+# Gymnasium, no torch.
+FORBIDDEN = {"wads": {"vizdoom", "gymnasium", "torch"}, "acs": {"vizdoom", "gymnasium", "torch"}}
+
+
+def module_files() -> dict[str, Path]:
+    """Dotted name -> source file of every module of the package: the .py files of the root and of the
+    folders below it that are packages (an __init__.py all the way down: not tests/, bench/, examples/)."""
+    modules = {}
+    folders = [ROOT]
+    while folders:
+        folder = folders.pop()
+        for path in sorted(folder.iterdir()):
+            if path.is_dir() and (path / "__init__.py").is_file() and not path.name.startswith("."):
+                folders.append(path)
+            elif path.suffix == ".py":
+                parts = path.relative_to(ROOT).with_suffix("").parts
+                modules[".".join((PACKAGE, *(parts[:-1] if parts[-1] == "__init__" else parts)))] = path
+    return modules
+
+
+MODULES = module_files()
+
+
+def is_package(module: str) -> bool:
+    return MODULES[module].name == "__init__.py"
+
+
+def type_checking_only(tree: ast.AST) -> set[ast.AST]:
+    """The import nodes under `if TYPE_CHECKING:` (never run, so no dependency)."""
+    skipped = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for child in node.body:
+                skipped.update(ast.walk(child))
+    return skipped
+
+
+def imports_of(module: str) -> list[tuple[str, int]]:
+    """(imported name, line) for every import in `module`, relative ones made absolute; a `from X import
+    name` gives X.name where that is a module of the package, else X."""
+    tree = ast.parse(MODULES[module].read_text(), filename=str(MODULES[module]))
+    skipped = type_checking_only(tree)
+    found = []
+    for node in ast.walk(tree):
+        if node in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            found += [(alias.name, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.split(".") if is_package(module) else module.split(".")[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                source = ".".join(base + ([node.module] if node.module else []))
+            else:
+                source = node.module
+            for alias in node.names:
+                found.append((f"{source}.{alias.name}" if f"{source}.{alias.name}" in MODULES else source,
+                              node.lineno))
+    return found
+
+
+def graph() -> dict[str, dict[str, int]]:
+    """module -> {module of the package it imports: the line of its first import}."""
+    edges: dict[str, dict[str, int]] = {}
+    for module in MODULES:
+        edges[module] = {}
+        for name, line in imports_of(module):
+            while name and name not in MODULES:  # `import wadgym.envs.items as x` names a module; attributes do not
+                name = name.rpartition(".")[0]
+            if name and name != module and name.startswith(PACKAGE):
+                edges[module].setdefault(name, line)
+    return edges
+
+
+def cycles(edges: dict[str, dict[str, int]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in edges[node]:
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in edges:
+        if node not in index:
+            visit(node)
+    return found
+
+
+def layer(module: str) -> str | None:
+    """The layer a module belongs to (its first folder under the package), None for the package's
+    own __init__ and __main__, which stand above every layer."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in LAYERS else None
+
+
+def describe(component: list[str], edges: dict[str, dict[str, int]]) -> str:
+    inside = set(component)
+    lines = [f"  {a} -> {b} ({MODULES[a].relative_to(ROOT)}:{line})"
+             for a in component for b, line in edges[a].items() if b in inside]
+    return "import cycle among " + ", ".join(component) + ":\n" + "\n".join(lines)
+
+
+def test_the_walk_sees_every_kind_of_import():
+    """The walk finds module-level, function-level and relative imports (else the checks below prove nothing)."""
+    edges = graph()
+    assert len(MODULES) > 50
+    assert "wadgym.envs.registration" in edges["wadgym"]  # module level, in the package's __init__
+    assert "wadgym.agents.vec" in edges["wadgym.cli.train"]  # inside add_arguments()
+    assert "wadgym.agents.runfolder" in edges["wadgym.agents.sb3"]  # `from wadgym.agents import runfolder`
+    assert "wadgym.envs.engine" in edges["wadgym.envs.doom_env"]  # `from .engine import ...`
+
+
+def test_cycles_are_found():
+    """The cycle finder on a graph with a known cycle, and on one without."""
+    edges = {"a": {"b": 1}, "b": {"c": 1}, "c": {"a": 1, "d": 1}, "d": {}}
+    assert cycles(edges) == [["a", "b", "c"]]
+    edges["c"].pop("a")
+    assert cycles(edges) == []
+
+
+def test_no_import_cycles():
+    edges = graph()
+    found = cycles(edges)
+    assert not found, "\n".join(describe(component, edges) for component in found)
+
+
+def test_imports_flow_down_the_layers():
+    """cli -> agents -> envs -> {wads, acs}; files.py below them all."""
+    wrong = []
+    for module, targets in graph().items():
+        here = layer(module)
+        for target, line in targets.items():
+            there = layer(target)
+            if here is None or there is None or here == there:
+                continue
+            if LAYERS[there] >= LAYERS[here]:
+                wrong.append(f"{MODULES[module].relative_to(ROOT)}:{line}: {here}/ imports {target} ({there}/)")
+    assert not wrong, "imports against the layers:\n" + "\n".join(wrong)
+
+
+# Inside envs/, the env machinery in one direction: the registration table on top (the families it names,
+# then the env base), the engine and the scenarios below that, the WAD cache at the bottom.
+ENVS_ORDER = {"registration": 3, "doom_env": 2, "engine": 1, "scenarios": 1, "cache": 0}
+
+
+def test_envs_machinery_flows_one_way():
+    wrong = []
+    for module, targets in graph().items():
+        parts = module.split(".")
+        if parts[1:2] != ["envs"]:
+            continue
+        here = parts[2] if len(parts) > 2 else None
+        for target, line in targets.items():
+            there = target.split(".")[2] if target.startswith(f"{PACKAGE}.envs.") else None
+            if there == "registration" and here != "registration":  # data for the layers above, not below
+                wrong.append(f"{MODULES[module].relative_to(ROOT)}:{line}: imports the registration table")
+            elif here in ENVS_ORDER and there in ENVS_ORDER and here != there and ENVS_ORDER[there] >= ENVS_ORDER[here]:
+                wrong.append(f"{MODULES[module].relative_to(ROOT)}:{line}: envs.{here} imports {target}")
+    assert not wrong, "envs/ imports against its order:\n" + "\n".join(wrong)
+
+
+@pytest.mark.parametrize("folder", sorted(FORBIDDEN))
+def test_maps_and_compiler_import_no_engine(folder):
+    wrong = [f"{MODULES[m].relative_to(ROOT)}:{line}: {name}" for m in MODULES if layer(m) == folder
+             for name, line in imports_of(m) if name.split(".")[0] in FORBIDDEN[folder]]
+    assert not wrong, f"{folder}/ imports what it must not:\n" + "\n".join(wrong)
+
+
+def test_no_argparse_below_cli():
+    """The command line is parsed in cli/ and turned into typed values there; nothing below sees argparse."""
+    wrong = [f"{MODULES[m].relative_to(ROOT)}:{line}" for m in MODULES if layer(m) not in ("cli", None)
+             for name, line in imports_of(m) if name.split(".")[0] == "argparse"]
+    assert not wrong, "argparse imported below cli/:\n" + "\n".join(wrong)
+
+
+def test_no_namespace_read_below_cli():
+    """Nor is a Namespace handed down without the import: no `args.<option>` read below cli/ (the way
+    this codebase named the parsed arguments)."""
+    wrong = []
+    for module in MODULES:
+        if layer(module) in ("cli", None):
+            continue
+        tree = ast.parse(MODULES[module].read_text())
+        called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}  # args.append(...): a list
+        wrong += [f"{MODULES[module].relative_to(ROOT)}:{node.lineno}: {ast.unparse(node)}" for node in ast.walk(tree)
+                  if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "args"
+                  and id(node) not in called]
+    assert not wrong, "command-line arguments read below cli/:\n" + "\n".join(wrong)
+
+
+def test_no_module_imports_private_names_of_another():
+    """`from wadgym.x import _name` reaches into another module's insides: what modules share is public."""
+    wrong = []
+    for path in MODULES.values():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith(PACKAGE)):
+                private = [alias.name for alias in node.names  # dunders (__version__) are public
+                           if alias.name.startswith("_") and not alias.name.endswith("__")]
+                if private:
+                    wrong.append(f"{path.relative_to(ROOT)}:{node.lineno}: {', '.join(private)}")
+    assert not wrong, "private names imported from another module:\n" + "\n".join(wrong)
