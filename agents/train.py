@@ -36,18 +36,33 @@ def new_run(args: argparse.Namespace) -> tuple[Path, dict[str, Any]]:
 
 
 def start(run_dir: Path, config: dict[str, Any], args: argparse.Namespace, resume: bool) -> dict[str, Any]:
-    """Print the plan, then train (see train) with the checkpoint frequency and progress bar of `args`."""
+    """Print the plan, then train (see train) with the checkpoint frequency and progress bar of `args`;
+    with --track, into an MLflow run as well (agents.tracking), uploaded at the end whatever happened."""
+    tracker = None
+    if getattr(args, "track", False):
+        from wadgym.agents import tracking
+
+        tracker = tracking.begin(run_dir, config, getattr(args, "tracking_uri", None), resume)
+    try:
+        return _start(run_dir, config, args, resume, tracker)
+    finally:
+        if tracker is not None:
+            tracker.end()
+
+
+def _start(run_dir: Path, config: dict[str, Any], args: argparse.Namespace, resume: bool, tracker) -> dict[str, Any]:
     from wadgym.agents.system import select_device
 
     if config.get("backend") == "rllib":
         from wadgym.agents.rllib.train import train as train_rllib
 
-        return train_rllib(run_dir, config, args, resume)
+        return train_rllib(run_dir, config, args, resume, tracker=tracker)
     hp = config["hyperparams"]
     print(f"{'resuming' if resume else 'training'} PPO on {config['env']}: {hp['n_timesteps']} steps, "
           f"{hp['n_envs']} envs, device {select_device(config['device'])}, seed {config['seed']}; "
           f"run folder {run_dir}", flush=True)
-    return train(run_dir, config, save_freq=args.save_freq, progress_bar=not args.no_progress, resume=resume)
+    return train(run_dir, config, save_freq=args.save_freq, progress_bar=not args.no_progress, resume=resume,
+                 callbacks=[tracker.sb3_callback()] if tracker is not None else ())
 
 
 def hyperparams_of(args: argparse.Namespace) -> dict[str, Any]:
@@ -90,6 +105,13 @@ def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
 
         rllib = settings(args, hyperparams)  # sets n_envs to env runners x envs per runner
     make_env(args.env, hyperparams["env_kwargs"]).close()  # bad env kwargs: a ValueError here, not in a worker
+    init_from = None
+    if getattr(args, "init_from", None):
+        from wadgym.agents.tracking import resolve_init_from
+
+        if rllib is not None:
+            raise ValueError("--init-from takes the weights of an SB3 run; --backend rllib cannot start from them")
+        init_from = resolve_init_from(args.init_from, getattr(args, "tracking_uri", None))
     return {
         "env": args.env,
         "algo": "ppo",
@@ -99,6 +121,7 @@ def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
         "hyperparams": hyperparams,
         **({"backend": "rllib", "rllib": rllib} if rllib is not None else {}),
         "vec_env": args.vec_env or "thread",
+        **({"init_from": init_from} if init_from else {}),
     }
 
 
@@ -118,9 +141,9 @@ def prepare_run_dir(run_dir: Path, config: dict[str, Any]) -> None:
 
 
 def train(run_dir: Path, config: dict[str, Any], save_freq: int = 25_000, progress_bar: bool = True,
-          resume: bool = False) -> dict[str, Any]:
+          resume: bool = False, callbacks=()) -> dict[str, Any]:
     """Train (or resume) the run in `run_dir`; writes model, meta, the session's Monitor file (every
-    episode) and learning curve.
+    episode) and learning curve. `callbacks`: more SB3 callbacks (experiment tracking).
     An error while training raises TrainingFailed once the envs are closed and meta.json says why."""
     import torch
 
@@ -146,7 +169,8 @@ def train(run_dir: Path, config: dict[str, Any], save_freq: int = 25_000, progre
         try:
             callback = RunCallback(run_dir, save_freq)
             start_steps, start_time = model.num_timesteps, time.perf_counter()
-            failure = _learn(model, callback, hp["n_timesteps"] - model.num_timesteps, progress_bar, failure_dir)
+            failure = _learn(model, callback, hp["n_timesteps"] - model.num_timesteps, progress_bar, failure_dir,
+                             callbacks)
             wall = time.perf_counter() - start_time
             if failure is None:
                 status = "interrupted" if callback.stop_signal is not None else "finished"
@@ -163,7 +187,7 @@ def train(run_dir: Path, config: dict[str, Any], save_freq: int = 25_000, progre
             "device": device, "steps_per_second": meta["steps_per_second"] or 0.0}
 
 
-def _learn(model, callback, steps: int, progress_bar: bool, failure_dir: str) -> dict[str, str] | None:
+def _learn(model, callback, steps: int, progress_bar: bool, failure_dir: str, callbacks=()) -> dict[str, str] | None:
     """PPO.learn for `steps` more steps; None when it ends (done, or stopped by a signal), else the
     failure: {"error": its last line, "traceback": the env worker's when a worker failed, else ours}."""
     from wadgym.agents.vec import worker_deaths, worker_failures
@@ -171,7 +195,7 @@ def _learn(model, callback, steps: int, progress_bar: bool, failure_dir: str) ->
     callback.install_signal_handlers()
     try:
         if steps > 0:
-            model.learn(steps, callback=callback, progress_bar=progress_bar, tb_log_name="PPO",
+            model.learn(steps, callback=[callback, *callbacks], progress_bar=progress_bar, tb_log_name="PPO",
                         reset_num_timesteps=False)
         else:  # a resumed run that had already reached its steps: nothing to learn, still save
             callback.init_callback(model)
@@ -220,6 +244,8 @@ def _make_model(run_dir: Path, config: dict[str, Any], device: str, saved: Path 
     else:
         model = PPO(hp["policy"], venv, device=device, seed=config["seed"], tensorboard_log=str(run_dir / "tb"),
                     verbose=0, **ppo_kwargs(hp))
+        if config.get("init_from"):  # fine-tuning, curricula: another run's weights (agents.tracking)
+            _init_weights(model, config["init_from"], device)
     # What PPO.learn does when it has no observations (or is told to reset): a second reset would count
     # the first frames twice in VecNormalize, and a loaded model's saved observations are stale.
     model._last_obs = observations
@@ -227,6 +253,20 @@ def _make_model(run_dir: Path, config: dict[str, Any], device: str, saved: Path 
     if model.get_vec_normalize_env() is not None:
         model._last_original_obs = model.get_vec_normalize_env().get_original_obs()
     return model
+
+
+def _init_weights(model, init_from: dict[str, Any], device: str) -> None:
+    """The policy (and optimizer state) of the run `init_from` names; a ValueError when they do not fit."""
+    from wadgym.agents.tracking import parent_model
+    from wadgym.agents.vec import close_vec_env
+
+    try:
+        with parent_model(init_from) as path:
+            model.set_parameters(str(path), exact_match=True, device=device)
+    except (ValueError, RuntimeError, KeyError, OSError) as exc:
+        close_vec_env(model.get_env())
+        raise ValueError(f"--init-from {init_from.get('run')}: its weights do not fit this run's policy "
+                         f"({str(exc).strip().splitlines()[0][:300]})") from None
 
 
 def _save_results(run_dir: Path, model, callback, final: bool) -> None:

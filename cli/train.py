@@ -48,7 +48,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--eval-episodes", type=int, default=20, help="final evaluation episodes; 0 skips (default 20)")
     parser.add_argument("--eval-seed", type=int, default=0, help="final evaluation uses seeds EVAL_SEED.. (default 0)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_tracking_arguments(parser)
     add_rllib_arguments(parser)
+
+
+def add_tracking_arguments(parser: argparse.ArgumentParser) -> None:
+    """`wadgym train`'s options for MLflow tracking and lineage (wadgym.agents.tracking)."""
+    group = parser.add_argument_group("experiment tracking (MLflow; needs pip install 'wadgym[track]')")
+    group.add_argument("--track", action="store_true",
+                       help="log the run to MLflow: params, code diff, metrics, model (default store: "
+                            "runs/mlflow.db beside the runs)")
+    group.add_argument("--tracking-uri", metavar="URI",
+                       help="MLflow store: http://HOST:5000 of a team's server, or sqlite:///PATH "
+                            "(default: $MLFLOW_TRACKING_URI, else runs/mlflow.db)")
+    group.add_argument("--init-from", metavar="RUN",
+                       help="start from the weights of RUN (a run folder or an MLflow run id) and record it "
+                            "as the parent")
+    group.add_argument("--reproduce", metavar="RUN",
+                       help="train again with the stored configuration of RUN (a run folder or an MLflow run "
+                            "id) and say whether the code here differs from what it ran")
 
 
 def add_rllib_arguments(parser: argparse.ArgumentParser) -> None:
@@ -73,7 +91,12 @@ def run(args: argparse.Namespace) -> int:
     from wadgym.agents import runfolder, train
     from wadgym.agents.selfplay import is_multi
 
-    if is_multi(args.env):  # a multi-agent env: one shared policy trained by self-play
+    try:
+        check_tracking(args)
+    except ValueError as exc:
+        print(f"wadgym train: {exc}", file=sys.stderr)
+        return 2
+    if is_multi(args.env) and not args.reproduce:  # a multi-agent env: one shared policy trained by self-play
         from wadgym.agents.selfplay import train as train_selfplay
 
         return train_selfplay(args)
@@ -81,6 +104,8 @@ def run(args: argparse.Namespace) -> int:
         if args.resume:
             run_dir = runfolder.require_run(args.resume)
             result = train.start(run_dir, runfolder.load_config(run_dir), args, resume=True)
+        elif args.reproduce:
+            run_dir, result = reproduce(args)
         else:
             run_dir, result = train.new_run(args)
     except ValueError as exc:
@@ -100,7 +125,48 @@ def run(args: argparse.Namespace) -> int:
         from wadgym.agents.evaluate import format_comparison
 
         print(format_comparison(metrics["eval"]))
+        if args.track:  # the evaluation joins the run's MLflow record
+            from wadgym.agents import tracking
+
+            try:
+                tracking.sync(run_dir, quiet=True)
+            except Exception as exc:  # noqa: BLE001 - the store went away: the folder has it
+                print(f"wadgym train: the evaluation is not uploaded to MLflow ({exc}); "
+                      f"upload it with: wadgym track-sync {run_dir}", file=sys.stderr)
     print(f"learning curve: {run_dir / 'learning_curve.png'}; TensorBoard: tensorboard --logdir {run_dir / 'tb'}")
     return 0
 
 
+
+
+def check_tracking(args: argparse.Namespace) -> None:
+    """Tracking options that cannot work fail here, before any run folder or engine: an unreachable
+    store (ValueError), options that --reproduce or --resume would ignore."""
+    from pathlib import Path
+
+    from wadgym.agents import runfolder, tracking
+
+    if not (args.track or args.reproduce or args.init_from):
+        return
+    if args.reproduce and args.resume:
+        raise ValueError("--reproduce and --resume: choose one (--resume continues a run, --reproduce trains anew)")
+    if args.init_from and (args.resume or args.reproduce):
+        raise ValueError("--init-from is for a new run: --resume and --reproduce take the weights and "
+                         "configuration of their own run")
+    if args.track:
+        root = Path(args.run_dir).parent if args.run_dir else runfolder.DEFAULT_ROOT
+        recorded = tracking.read_tracking(Path(args.resume)) if args.resume else {}
+        tracking.check_store(args.tracking_uri or recorded.get("tracking_uri") or tracking.tracking_uri(None, root))
+
+
+def reproduce(args: argparse.Namespace):
+    """`--reproduce RUN`: a new run folder with RUN's configuration, trained as a new run."""
+    from pathlib import Path
+
+    from wadgym.agents import runfolder, tracking, train
+
+    config, report = tracking.reproduce(args.reproduce, args.tracking_uri)
+    print(report, flush=True)
+    run_dir = Path(args.run_dir) if args.run_dir else runfolder.new_run_dir(config["env"])
+    train.prepare_run_dir(run_dir, config)
+    return run_dir, train.start(run_dir, config, args, resume=False)

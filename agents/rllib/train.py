@@ -288,8 +288,10 @@ def placement_by_node(group) -> dict[str, Any]:
     return {str(index): node for index, node in placement_group_table(group).get("bundles_to_node_id", {}).items()}
 
 
-def train(run_dir: Path, config: dict[str, Any], args: argparse.Namespace, resume: bool) -> dict[str, Any]:
-    """Train (or resume) the RLlib run in `run_dir`: the same files and result dict as agents.train.train.
+def train(run_dir: Path, config: dict[str, Any], args: argparse.Namespace, resume: bool,
+          tracker=None) -> dict[str, Any]:
+    """Train (or resume) the RLlib run in `run_dir`: the same files and result dict as agents.train.train;
+    each iteration's scalars also go to `tracker` (agents.tracking.Tracker) when given.
     Nothing stays running: the trainer, env runners, engines and a Ray instance started here end with it."""
     import sys
 
@@ -342,6 +344,7 @@ def train(run_dir: Path, config: dict[str, Any], args: argparse.Namespace, resum
         record_cluster(meta, session, device, group, getattr(args, "address", None))
         runfolder.write_json(run_dir / "meta.json", meta)
         loop = TrainingLoop(run_dir, trainer, failures, hp["n_timesteps"], args.save_freq, not args.no_progress)
+        loop.tracker = tracker
         failure = loop.run()
         wall = time.perf_counter() - loop.start_time
         if failure is not None:
@@ -423,6 +426,7 @@ class TrainingLoop:
         self.progress = progress
         self.stop_signal: int | None = None
         self.start_time = time.perf_counter()
+        self.tracker = None  # an agents.tracking.Tracker: the scalars go to MLflow as well
 
     def run(self) -> dict[str, str] | None:
         """None when training ended (done or stopped by a signal), else the failure."""
@@ -473,6 +477,8 @@ class TrainingLoop:
             scalars["rollout/ep_score_mean"] = float(np.mean(scores))
         for key, value in scalars.items():
             writer.add_scalar(key, value, self.timesteps)
+        if self.tracker is not None:
+            self.tracker.log_metrics(scalars, self.timesteps)
 
     def save(self, final: Path | None) -> Path:
         """A checkpoint (checkpoints/model_<steps>_steps/, older ones removed); with
