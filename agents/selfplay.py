@@ -73,6 +73,11 @@ def train(args) -> int:
               "hyperparams_file": hyperparams_file(args), "hyperparams": hp}
     run_dir = Path(args.run_dir) if args.run_dir else runfolder.new_run_dir(args.env)
     prepare_run_dir(run_dir, config)
+    tracker = None
+    if getattr(args, "track", False):  # MLflow (agents.tracking); the CLI checked the store already
+        from wadgym.agents import tracking
+
+        tracker = tracking.begin(run_dir, config, getattr(args, "tracking_uri", None))
     if device == "cpu" and hp.get("torch_threads", "auto") != "auto":
         torch.set_num_threads(int(hp["torch_threads"]))
     _append_command(run_dir)
@@ -88,7 +93,8 @@ def train(args) -> int:
         model = PPO(hp["policy"], venv, device=device, seed=args.seed, tensorboard_log=str(run_dir / "tb"),
                     verbose=0, **ppo_kwargs(hp))
         callback.install_signal_handlers()
-        model.learn(hp["n_timesteps"], callback=callback, progress_bar=not args.no_progress, tb_log_name="PPO")
+        model.learn(hp["n_timesteps"], callback=[callback, *([tracker.sb3_callback()] if tracker else [])],
+                    progress_bar=not args.no_progress, tb_log_name="PPO")
         if callback.stop_signal is not None:
             status = "interrupted"
     except Exception as exc:  # noqa: BLE001 - recorded, then reported
@@ -100,6 +106,8 @@ def train(args) -> int:
     if status == "failed":
         _finish_meta(run_dir, meta, session, 0, 0, wall, status, failure)
         print(f"wadgym train: training failed: {failure['error']}", file=sys.stderr)
+        if tracker is not None:
+            tracker.end()
         return 1
     callback.save_checkpoint()
     if status == "finished":
@@ -112,6 +120,8 @@ def train(args) -> int:
         runfolder.write_json(run_dir / "metrics.json", {"env": args.env, "timesteps": model.num_timesteps,
                                                         "wall_time_s": wall, "eval": result})
         print(format_evaluation(result))
+    if tracker is not None:
+        tracker.end()
     return 0 if status == "finished" else 130
 
 

@@ -39,8 +39,9 @@ LEVELS_FILE = "levels.json"
 MAX_UNTRACKED_BYTES = 1_000_000  # an untracked file larger than this is named in code.diff, not copied
 PARAM_VALUE_LIMIT = 6000  # MLflow's limit on a param's value
 # Fail fast when a server is gone (MLflow's defaults retry for minutes); the user's settings win.
+# MLflow's "View run at" line after each status change is left out: `begin` prints the run's page once.
 HTTP_SETTINGS = {"MLFLOW_HTTP_REQUEST_MAX_RETRIES": "2", "MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR": "1",
-                 "MLFLOW_HTTP_REQUEST_TIMEOUT": "20"}
+                 "MLFLOW_HTTP_REQUEST_TIMEOUT": "20", "MLFLOW_SUPPRESS_PRINTING_URL_TO_STDOUT": "true"}
 STATUS = {"finished": "FINISHED", "failed": "FAILED", "interrupted": "KILLED"}
 KIND_TAG = "wadgym.kind"  # "train" or "eval" (nested evaluation runs)
 
@@ -317,7 +318,8 @@ def begin(run_dir: Path, config: dict[str, Any], uri: str | None = None, resume:
     env_file = Path(config["env"])
     if env_file.suffix == ".py" and env_file.is_file():  # a task family given as a file
         mlflow_client.log_artifact(run_id, str(env_file), "code")
-    print(f"tracking: MLflow run {run_id} at {_display(uri)}", flush=True)
+    page = f"; page: {uri.rstrip('/')}/#/experiments/{mlflow_client.get_run(run_id).info.experiment_id}/runs/{run_id}"
+    print(f"tracking: MLflow run {run_id} at {_display(uri)}{page if not is_local(uri) else ''}", flush=True)
     return Tracker(run_dir, uri, run_id)
 
 
@@ -463,7 +465,16 @@ def _sync_metrics(mlflow_client, run_id: str, run_dir: Path, meta: dict[str, Any
     points.extend((key, value, steps, None) for key, value in evaluation_metrics(evaluation).items())
     _log_metrics(mlflow_client, run_id, points)
     if evaluation.get("trained") and evaluation.get("random"):
-        mlflow_client.log_table(run_id, data=evaluation_table(evaluation), artifact_file="evaluation.json")
+        _log_table(mlflow_client, run_id, evaluation_table(evaluation))
+
+
+def _log_table(mlflow_client, run_id: str, table: dict[str, list]) -> None:
+    """The evaluation as an MLflow table (the run page's Evaluation tab): evaluation.json."""
+    import warnings
+
+    with warnings.catch_warnings():  # MLflow's own use of pandas, deprecated in pandas 3: not the user's
+        warnings.simplefilter("ignore")
+        mlflow_client.log_table(run_id, data=table, artifact_file="evaluation.json")
 
 
 def evaluation_metrics(evaluation: dict[str, Any], prefix: str = "eval") -> dict[str, float]:
@@ -572,7 +583,7 @@ def log_evaluation(run_dir: Path, result: dict[str, Any], uri: str | None = None
     steps = int(mlflow_client.get_run(parent).data.metrics.get("timesteps", 0))
     _log_metrics(mlflow_client, run_id, [(key, value, steps, None)
                                          for key, value in evaluation_metrics(result).items()])
-    mlflow_client.log_table(run_id, data=evaluation_table(result), artifact_file="evaluation.json")
+    _log_table(mlflow_client, run_id, evaluation_table(result))
     mlflow_client.log_dict(run_id, result, "result.json")
     if video and Path(video).is_file():
         mlflow_client.log_artifact(run_id, str(video))
