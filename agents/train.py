@@ -37,11 +37,12 @@ def new_run(args: argparse.Namespace) -> tuple[Path, dict[str, Any]]:
 
 def start(run_dir: Path, config: dict[str, Any], args: argparse.Namespace, resume: bool) -> dict[str, Any]:
     """Print the plan, then train (see train) with the checkpoint frequency and progress bar of `args`;
-    with --track, into an MLflow run as well (agents.tracking), uploaded at the end whatever happened."""
-    tracker = None
-    if getattr(args, "track", False):
-        from wadgym.agents import tracking
+    with --track (or resuming a tracked run), into an MLflow run as well (agents.tracking), uploaded at the
+    end whatever happened."""
+    from wadgym.agents import tracking
 
+    tracker = None
+    if getattr(args, "track", False) or (resume and (Path(run_dir) / tracking.TRACKING_FILE).is_file()):
         tracker = tracking.begin(run_dir, config, getattr(args, "tracking_uri", None), resume)
     try:
         return _start(run_dir, config, args, resume, tracker)

@@ -125,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
         from wadgym.agents.evaluate import format_comparison
 
         print(format_comparison(metrics["eval"]))
-        if args.track:  # the evaluation joins the run's MLflow record
+        if (run_dir / "tracking.json").is_file():  # a tracked run: the evaluation joins its MLflow record
             from wadgym.agents import tracking
 
             try:
@@ -146,16 +146,16 @@ def check_tracking(args: argparse.Namespace) -> None:
 
     from wadgym.agents import runfolder, tracking
 
-    if not (args.track or args.reproduce or args.init_from):
+    recorded = tracking.read_tracking(Path(args.resume)) if args.resume else {}
+    if not (args.track or args.reproduce or args.init_from or recorded):
         return
     if args.reproduce and args.resume:
         raise ValueError("--reproduce and --resume: choose one (--resume continues a run, --reproduce trains anew)")
     if args.init_from and (args.resume or args.reproduce):
         raise ValueError("--init-from is for a new run: --resume and --reproduce take the weights and "
                          "configuration of their own run")
-    if args.track:
+    if args.track or recorded:  # resuming a tracked run tracks it
         root = Path(args.run_dir).parent if args.run_dir else runfolder.DEFAULT_ROOT
-        recorded = tracking.read_tracking(Path(args.resume)) if args.resume else {}
         tracking.check_store(args.tracking_uri or recorded.get("tracking_uri") or tracking.tracking_uri(None, root))
 
 

@@ -248,6 +248,18 @@ def test_eval_track_is_a_nested_run(server, server_run):
     assert "eval/trained/score_mean" in nested[0].data.metrics and nested[0].data.params["levels"] == "train"
 
 
+def test_resume_continues_the_same_mlflow_run(server, server_run):
+    """--resume of a tracked run (here one that had reached its steps: a session that only saves) logs to
+    the run it started, not a new one; no --track needed."""
+    record, before = tracked_run(server_run)
+    runs_before = client(server.uri).search_runs([before.info.experiment_id])
+    assert train("--resume", str(server_run), "--eval-episodes", "0") == 0
+    after_record, after = tracked_run(server_run)
+    assert after_record["run_id"] == record["run_id"] and after.info.status == "FINISHED"
+    assert len(client(server.uri).search_runs([before.info.experiment_id])) == len(runs_before)
+    assert after.info.end_time >= before.info.end_time
+
+
 def test_an_unreachable_server_fails_before_anything_starts(tmp_path, capsys):
     run_dir = tmp_path / "never"
     assert train("--track", "--tracking-uri", f"http://127.0.0.1:{free_port()}", "--run-dir", str(run_dir)) == 2
