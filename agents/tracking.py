@@ -178,6 +178,7 @@ def level_digests(env_id: str, env_kwargs: dict[str, Any]) -> dict[str, Any]:
     import hashlib
 
     from wadgym.agents.vec import make_env
+    from wadgym.envs.doom_env import MAX_WAD_LEVELS
 
     try:
         env = make_env(env_id, env_kwargs)
@@ -187,13 +188,15 @@ def level_digests(env_id: str, env_kwargs: dict[str, Any]) -> dict[str, Any]:
         base = env.unwrapped
         first, count = getattr(base, "start_level", None), getattr(base, "num_levels", None)
         record: dict[str, Any] = {"env": env_id, "env_kwargs": env_kwargs, "start_level": first, "num_levels": count}
-        if first is not None and count and hasattr(base, "level_wad"):
-            try:
+        if first is not None and count and count <= MAX_WAD_LEVELS and hasattr(base, "level_wad"):
+            try:  # the cached WAD the env plays (built when the env was made)
                 wad = Path(base.level_wad(first, count))
                 record["wad"] = {"name": wad.name, "sha256": hashlib.sha256(wad.read_bytes()).hexdigest(),
                                  "size": wad.stat().st_size}
-            except Exception as exc:  # noqa: BLE001 - more levels than one WAD holds
+            except Exception as exc:  # noqa: BLE001 - recorded, not fatal
                 record["wad"] = {"error": f"{type(exc).__name__}: {exc}"}
+        else:
+            record["wad"] = "each level's WAD is built when it is played (an unlimited or very large range)"
         return record
     finally:
         env.close()
