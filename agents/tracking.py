@@ -43,6 +43,8 @@ PARAM_VALUE_LIMIT = 6000  # MLflow's limit on a param's value
 HTTP_SETTINGS = {"MLFLOW_HTTP_REQUEST_MAX_RETRIES": "2", "MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR": "1",
                  "MLFLOW_HTTP_REQUEST_TIMEOUT": "20", "MLFLOW_SUPPRESS_PRINTING_URL_TO_STDOUT": "true"}
 STATUS = {"finished": "FINISHED", "failed": "FAILED", "interrupted": "KILLED"}
+# The MLflow UI shows an experiment of this kind as model training (runs, charts), not as GenAI traces.
+EXPERIMENT_TAGS = {"mlflow.experimentKind": "custom_model_development"}
 KIND_TAG = "wadgym.kind"  # "train" or "eval" (nested evaluation runs)
 
 
@@ -116,7 +118,7 @@ def experiment_id(mlflow_client, name: str, uri: str) -> str:
     if experiment is not None:
         return experiment.experiment_id
     try:
-        return mlflow_client.create_experiment(name, artifact_location=local_artifacts(uri))
+        return mlflow_client.create_experiment(name, artifact_location=local_artifacts(uri), tags=EXPERIMENT_TAGS)
     except Exception:  # noqa: BLE001 - created at the same moment by another run
         experiment = mlflow_client.get_experiment_by_name(name)
         if experiment is None:
