@@ -469,7 +469,7 @@ def _sync_metrics(mlflow_client, run_id: str, run_dir: Path, meta: dict[str, Any
     evaluation = metrics.get("eval") or {}
     points.extend((key, value, steps, None) for key, value in evaluation_metrics(evaluation).items())
     _log_metrics(mlflow_client, run_id, points)
-    if evaluation.get("trained") and evaluation.get("random"):
+    if isinstance(evaluation.get("trained"), dict) and isinstance(evaluation.get("random"), dict):
         _log_table(mlflow_client, run_id, evaluation_table(evaluation))
 
 
@@ -483,19 +483,22 @@ def _log_table(mlflow_client, run_id: str, table: dict[str, list]) -> None:
 
 
 def evaluation_metrics(evaluation: dict[str, Any], prefix: str = "eval") -> dict[str, float]:
-    """eval/<policy>/<score_mean ...> of a compare_with_random result (and the score ratio)."""
+    """eval/<policy>/<score_mean ...> of a compare_with_random result (and the score ratio); a self-play
+    evaluation's eval/vs_random/<trained_items ...> likewise: the numbers of each section."""
     values = {}
-    for policy in ("trained", "random", "scripted"):
-        for key, value in (evaluation.get(policy) or {}).items():
+    for section, numbers in evaluation.items():
+        if not isinstance(numbers, dict):
+            continue
+        for key, value in numbers.items():
             if _is_number(value):
-                values[f"{prefix}/{policy}/{key}"] = float(value)
+                values[f"{prefix}/{section}/{key}"] = float(value)
     if _is_number(evaluation.get("score_ratio")):
         values[f"{prefix}/score_ratio"] = float(evaluation["score_ratio"])
     return values
 
 
 def evaluation_table(evaluation: dict[str, Any]) -> dict[str, list]:
-    policies = [p for p in ("trained", "random", "scripted") if evaluation.get(p)]
+    policies = [p for p in ("trained", "random", "scripted") if isinstance(evaluation.get(p), dict)]
     columns = ("score_mean", "score_std", "return_mean", "return_std", "length_mean")
     return {"policy": policies, "levels": [evaluation.get("levels")] * len(policies),
             "episodes": [evaluation.get("episodes")] * len(policies),
