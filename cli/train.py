@@ -3,6 +3,7 @@
     wadgym train [--env ID] [-n/--timesteps N] [--n-envs K] [--seed S] [--device auto|cpu|cuda]
                  [-conf/--conf-file FILE] [-params/--hyperparams KEY:VALUE ...] [--hp KEY=VALUE ...]
                  [--env-kwargs KEY=VALUE ...] [--vec-env thread|subproc|dummy] [--run-dir DIR] [--resume RUN]
+                 [--track] [--tracking-uri URI] [--init-from RUN] [--reproduce RUN]
 
 With no arguments it trains the default env (wadgym.envs.registration.DEFAULT_ENV) on its default
 hyperparameters (agents/hyperparams/ppo.yml) and compares the trained agent with a random one. The
@@ -11,6 +12,7 @@ overrides entries (KEY:VALUE; --hp KEY=VALUE does the same). Ctrl-C saves a chec
 If an env fails, training stops (exit status 1), meta.json records the error and the latest
 checkpoint stays the point to resume from. The envs are stepped by wadgym's vector env (one process,
 threads stepping the envs) unless --vec-env says otherwise; config.yml records which, and --resume keeps it.
+--track logs the run to MLflow as well (docs/tracking.md; pip install 'wadgym[track]').
 """
 
 from __future__ import annotations
