@@ -25,10 +25,10 @@ define make_venv
 endef
 
 $(VENV)/.installed: pyproject.toml
-	$(call make_venv,$(VENV),train$(comma)test$(comma)multi$(comma)dev)
+	$(call make_venv,$(VENV),train$(comma)test$(comma)multi$(comma)track$(comma)dev)
 
 $(RLLIB_VENV)/.installed: pyproject.toml
-	$(call make_venv,$(RLLIB_VENV),rllib$(comma)test)
+	$(call make_venv,$(RLLIB_VENV),rllib$(comma)test$(comma)track)
 
 train: setup
 	$(BIN)/wadgym train

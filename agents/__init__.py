@@ -12,6 +12,9 @@ before any folder or engine exists), trains into a run folder with the backend t
 evaluates the trained agent against a random one, and returns a TrainResult. A failure while training
 raises TrainingFailed (meta.json says why; the latest checkpoint stays the point to resume from with
 TrainConfig(resume=run_dir)); Ctrl-C stops training at a checkpoint (result.status "interrupted").
+TrainConfig(track=True) logs the run to MLflow as well (agents.tracking; docs/tracking.md), and
+`train_resolved(settings, config)` trains a configuration resolved before (another run's config.yml, as
+`wadgym train --reproduce` does).
 
 Nothing heavy is imported until `train` is called: `import wadgym.agents` needs no training extra.
 """
@@ -19,22 +22,24 @@ Nothing heavy is imported until `train` is called: `import wadgym.agents` needs 
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
 from typing import Any
 
 from wadgym.agents.config import RLlibConfig, TrainConfig
 from wadgym.agents.lifecycle import TrainingFailed, TrainResult
 
-__all__ = ["RLlibConfig", "TrainConfig", "TrainResult", "TrainingFailed", "resolve_config", "train"]
+__all__ = ["RLlibConfig", "TrainConfig", "TrainResult", "TrainingFailed", "resolve_config", "train", "train_resolved"]
 
 
 def train(config: TrainConfig) -> TrainResult:
     """Train as `config` says, into a new run folder (config.run_dir, else runs/<env>_<time>) or, with
     config.resume, on in that run's folder with its own configuration; then, when training finished and
-    config.eval_episodes > 0, evaluate it (metrics.json; result.evaluation).
+    config.eval_episodes > 0, evaluate it (metrics.json; result.evaluation). With config.track (or resuming
+    a tracked run) the run goes to MLflow as well (agents.tracking), uploaded at the end whatever happened.
 
     Raises ValueError for bad input (nothing is created then), TrainingFailed when training fails."""
-    from wadgym.agents import lifecycle, runfolder
+    from wadgym.agents import runfolder
     from wadgym.agents.selfplay import is_multi
 
     if not isinstance(config, TrainConfig):
@@ -45,25 +50,61 @@ def train(config: TrainConfig) -> TrainResult:
         return train_selfplay(config)
     if config.resume:
         run_dir = runfolder.require_run(config.resume)
-        settings = runfolder.load_config(run_dir)
-    else:
-        settings = resolve_config(config)  # bad input fails here, before any folder exists
-        run_dir = Path(config.run_dir) if config.run_dir else runfolder.new_run_dir(settings["env"])
-        lifecycle.prepare_run_dir(run_dir, settings)
-    if settings.get("backend") == "rllib":
-        from wadgym.agents.rllib.train import train as backend_train
+        return _run(run_dir, runfolder.load_config(run_dir), config, resume=True)
+    return train_resolved(resolve_config(config), config)  # bad input fails in resolve_config, before any folder
 
-        result = backend_train(run_dir, settings, resume=bool(config.resume), save_freq=config.save_freq,
-                               progress=config.progress, address=config.rllib.address)
-    else:
-        from wadgym.agents.sb3 import train as backend_train
 
-        result = backend_train(run_dir, settings, resume=bool(config.resume), save_freq=config.save_freq,
-                               progress=config.progress)
-    if result.status == "finished" and config.eval_episodes > 0:
-        metrics = lifecycle.evaluate_run(run_dir, config.eval_episodes, config.eval_seed)
-        result = dataclasses.replace(result, evaluation=metrics["eval"])
-    return result
+def train_resolved(settings: dict[str, Any], config: TrainConfig | None = None) -> TrainResult:
+    """Train a new run whose configuration is already resolved: `settings` is what a run folder's config.yml
+    stores (resolve_config's result, or another run's configuration to train again, as `wadgym train
+    --reproduce` does), trained as `train` trains a new run. Of `config` (default TrainConfig()) only the
+    options of the session are read: run_dir, save_freq, progress, eval_episodes, eval_seed, rllib.address,
+    track and tracking_uri; the settings give the rest.
+
+    Raises ValueError for bad input (nothing is created then), TrainingFailed when training fails."""
+    from wadgym.agents import lifecycle, runfolder
+
+    config = TrainConfig() if config is None else config
+    if config.resume:
+        raise ValueError("train_resolved trains a new run; resume a run with train(TrainConfig(resume=...))")
+    if settings.get("selfplay"):
+        raise ValueError("train_resolved does not train self-play runs; train(TrainConfig(env=...)) does")
+    if config.track:  # an unreachable store fails now, before the run folder exists
+        from wadgym.agents import tracking
+
+        tracking.check_new_run_store(config.run_dir, config.tracking_uri)
+    run_dir = Path(config.run_dir) if config.run_dir else runfolder.new_run_dir(settings["env"])
+    lifecycle.prepare_run_dir(run_dir, settings)
+    return _run(run_dir, settings, config, resume=False)
+
+
+def _run(run_dir: Path, settings: dict[str, Any], config: TrainConfig, resume: bool) -> TrainResult:
+    """Train the run folder with the backend its settings name, tracked when asked (or when resuming a
+    tracked run), then evaluate it."""
+    from wadgym.agents import lifecycle, tracking
+
+    tracker = None
+    if config.track or (resume and (run_dir / tracking.TRACKING_FILE).is_file()):  # resuming a tracked run tracks it
+        tracker = tracking.begin(run_dir, settings, config.tracking_uri, resume)
+    try:
+        if settings.get("backend") == "rllib":
+            from wadgym.agents.rllib.train import train as backend_train
+
+            result = backend_train(run_dir, settings, resume=resume, save_freq=config.save_freq,
+                                   progress=config.progress, address=config.rllib.address, tracker=tracker)
+        else:
+            from wadgym.agents.sb3 import train as backend_train
+
+            result = backend_train(run_dir, settings, resume=resume, save_freq=config.save_freq,
+                                   progress=config.progress,
+                                   callbacks=[tracker.sb3_callback()] if tracker is not None else ())
+        if result.status == "finished" and config.eval_episodes > 0:
+            metrics = lifecycle.evaluate_run(run_dir, config.eval_episodes, config.eval_seed)
+            result = dataclasses.replace(result, evaluation=metrics["eval"])
+        return result
+    finally:
+        if tracker is not None:  # the evaluation joins the MLflow run; a store gone away: a message, the folder whole
+            tracker.end()
 
 
 def resolve_config(config: TrainConfig) -> dict[str, Any]:
@@ -84,6 +125,13 @@ def resolve_config(config: TrainConfig) -> dict[str, Any]:
 
         rllib = settings(config.rllib, hyperparams)  # sets n_envs to env runners x envs per runner
     make_env(config.env, hyperparams["env_kwargs"]).close()  # bad env kwargs: a ValueError here, not in a worker
+    init_from = None
+    if config.init_from:  # another run's weights: its model found now (agents.tracking)
+        from wadgym.agents.tracking import resolve_init_from
+
+        if rllib is not None:
+            raise ValueError("--init-from takes the weights of an SB3 run; --backend rllib cannot start from them")
+        init_from = resolve_init_from(os.fspath(config.init_from), config.tracking_uri)
     return {
         "env": config.env,
         "algo": "ppo",
@@ -93,4 +141,5 @@ def resolve_config(config: TrainConfig) -> dict[str, Any]:
         "hyperparams": hyperparams,
         **({"backend": "rllib", "rllib": rllib} if rllib is not None else {}),
         "vec_env": config.vec_env or "thread",
+        **({"init_from": init_from} if init_from else {}),
     }

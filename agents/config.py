@@ -59,6 +59,13 @@ class TrainConfig:
         (trained vs random on seeds eval_seed, eval_seed + 1, ...); 0 episodes skips it.
     progress: show a progress bar.
     backend: "sb3" (Stable-Baselines3 on this machine) or "rllib" (Ray RLlib, sized by `rllib`).
+    track: log the run to MLflow as well (agents.tracking; needs pip install 'wadgym[track]'): params, code
+        diff, metrics as it trains, model. Resuming a tracked run tracks it again, into the same MLflow run.
+    tracking_uri: the MLflow store: http://HOST:5000 of a server, or sqlite:///PATH (None: $MLFLOW_TRACKING_URI,
+        else runs/mlflow.db beside the run folders); also where init_from looks up an MLflow run id. Without
+        track it tracks nothing.
+    init_from: start a new SB3 run from the weights of another run (a run folder or an MLflow run id) and
+        record it as the parent (config.yml's init_from; the MLflow run's lineage tags).
     """
 
     env: str = DEFAULT_ENV
@@ -78,6 +85,9 @@ class TrainConfig:
     progress: bool = True
     backend: str = "sb3"
     rllib: RLlibConfig = dataclasses.field(default_factory=RLlibConfig)
+    track: bool = False
+    tracking_uri: str | None = None
+    init_from: str | os.PathLike | None = None
 
     def __post_init__(self):
         if isinstance(self.env, os.PathLike):
@@ -91,6 +101,8 @@ class TrainConfig:
                 raise ValueError(f"TrainConfig: {name} must be a dict, not {type(getattr(self, name)).__name__}")
         if not isinstance(self.rllib, RLlibConfig):
             raise ValueError(f"TrainConfig: rllib must be an RLlibConfig, not {type(self.rllib).__name__}")
+        if self.init_from is not None and self.resume is not None:
+            raise ValueError("TrainConfig: init_from is for a new run; resume continues a run from its own weights")
 
     def overrides(self) -> dict[str, Any]:
         """The hyperparameter overrides: `hyperparams`, then timesteps and n_envs when given."""

@@ -31,14 +31,30 @@ def describe(run: Path) -> dict[str, Any]:
     }
 
 
+SORT_KEYS = ("run", "date", "score", "steps", "env")
+
+
+def sort_rows(rows: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
+    """Rows by `key`: run, env ascending; date, score, steps highest (newest) first; missing values last."""
+    if key not in SORT_KEYS:
+        raise ValueError(f"--sort {key!r} is not valid; choose one of {', '.join(SORT_KEYS)}")
+    present = [r for r in rows if r.get(key) is not None]
+    missing = [r for r in rows if r.get(key) is None]
+    return sorted(present, key=lambda r: r[key], reverse=key in ("date", "score", "steps")) + missing
+
+
 def format_table(rows: list[dict[str, Any]]) -> str:
+    """The table; an "mlflow id" column last when the rows come from MLflow (they have an id)."""
     def cell(value, fmt="{}"):
         return "-" if value is None else fmt.format(value)
 
-    header = ("run", "env", "steps", "score/ep", "random", "score", "device", "date", "status", "backend")
+    ids = any("id" in r for r in rows)
+    header = ("run", "env", "steps", "score/ep", "random", "score", "device", "date", "status", "backend",
+              *(("mlflow id",) if ids else ()))
     body = [
         (r["run"], r["env"], cell(r["steps"]), cell(r["score"], "{:.2f}"), cell(r["random"], "{:.2f}"),
-         r["score_name"] or "-", r["device"], r["date"], r["status"], r["backend"])
+         r["score_name"] or "-", r["device"], r["date"], r["status"], r["backend"],
+         *((r.get("id", "-"),) if ids else ()))
         for r in rows
     ]
     widths = [max(len(str(x)) for x in column) for column in zip(header, *body)]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import tempfile
 import time
 import traceback
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +24,12 @@ from wadgym.agents.lifecycle import TrainResult
 
 
 def train(run_dir: Path, config: dict[str, Any], resume: bool = False, save_freq: int = 25_000,
-          progress: bool = True) -> TrainResult:
+          progress: bool = True, callbacks: Sequence[Any] = ()) -> TrainResult:
     """Train (or resume) the run in `run_dir` (its resolved configuration `config`); writes model, meta,
     the session's Monitor file (every episode) and learning curve, a checkpoint every `save_freq` steps.
+    `callbacks`: more SB3 callbacks for PPO.learn (experiment tracking: agents.tracking.Tracker.sb3_callback).
+    A new run whose configuration has init_from (agents.tracking.resolve_init_from) starts from that run's
+    weights.
     An error while training raises lifecycle.TrainingFailed once the envs are closed and meta.json says why."""
     import torch
 
@@ -52,7 +56,8 @@ def train(run_dir: Path, config: dict[str, Any], resume: bool = False, save_freq
         try:
             callback = RunCallback(run_dir, save_freq)
             start_steps, start_time = model.num_timesteps, time.perf_counter()
-            failure = _learn(model, callback, hp["n_timesteps"] - model.num_timesteps, progress, failure_dir)
+            failure = _learn(model, callback, hp["n_timesteps"] - model.num_timesteps, progress, failure_dir,
+                             callbacks)
             wall = time.perf_counter() - start_time
             if failure is None:
                 status = "interrupted" if callback.stop_signal is not None else "finished"
@@ -69,7 +74,8 @@ def train(run_dir: Path, config: dict[str, Any], resume: bool = False, save_freq
                        device=device, steps_per_second=meta["steps_per_second"] or 0.0)
 
 
-def _learn(model, callback, steps: int, progress_bar: bool, failure_dir: str) -> dict[str, str] | None:
+def _learn(model, callback, steps: int, progress_bar: bool, failure_dir: str,
+           callbacks: Sequence[Any] = ()) -> dict[str, str] | None:
     """PPO.learn for `steps` more steps; None when it ends (done, or stopped by a signal), else the
     failure: {"error": its last line, "traceback": the env worker's when a worker failed, else ours}."""
     from wadgym.agents.vec import worker_deaths, worker_failures
@@ -77,7 +83,7 @@ def _learn(model, callback, steps: int, progress_bar: bool, failure_dir: str) ->
     callback.install_signal_handlers()
     try:
         if steps > 0:
-            model.learn(steps, callback=callback, progress_bar=progress_bar, tb_log_name="PPO",
+            model.learn(steps, callback=[callback, *callbacks], progress_bar=progress_bar, tb_log_name="PPO",
                         reset_num_timesteps=False)
         else:  # a resumed run that had already reached its steps: nothing to learn, still save
             callback.init_callback(model)
@@ -116,6 +122,8 @@ def _make_model(run_dir: Path, config: dict[str, Any], device: str, saved: Path 
     else:
         model = PPO(hp["policy"], venv, device=device, seed=config["seed"], tensorboard_log=str(run_dir / "tb"),
                     verbose=0, **ppo_kwargs(hp))
+        if config.get("init_from"):  # fine-tuning, curricula: another run's weights (agents.tracking)
+            _init_weights(model, config["init_from"], device)
     # What PPO.learn does when it has no observations (or is told to reset): a second reset would count
     # the first frames twice in VecNormalize, and a loaded model's saved observations are stale.
     model._last_obs = observations
@@ -123,6 +131,20 @@ def _make_model(run_dir: Path, config: dict[str, Any], device: str, saved: Path 
     if model.get_vec_normalize_env() is not None:
         model._last_original_obs = model.get_vec_normalize_env().get_original_obs()
     return model
+
+
+def _init_weights(model, init_from: dict[str, Any], device: str) -> None:
+    """The policy (and optimizer state) of the run `init_from` names; a ValueError when they do not fit."""
+    from wadgym.agents.tracking import parent_model
+    from wadgym.agents.vec import close_vec_env
+
+    try:
+        with parent_model(init_from) as path:
+            model.set_parameters(str(path), exact_match=True, device=device)
+    except (ValueError, RuntimeError, KeyError, OSError) as exc:
+        close_vec_env(model.get_env())
+        raise ValueError(f"--init-from {init_from.get('run')}: its weights do not fit this run's policy "
+                         f"({str(exc).strip().splitlines()[0][:300]})") from None
 
 
 def _save_results(run_dir: Path, model, callback, final: bool) -> None:

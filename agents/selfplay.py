@@ -44,26 +44,45 @@ def make_game_factory(env_id: str, env_kwargs: dict[str, Any]):
 
 def train(config: TrainConfig) -> TrainResult:
     """`wadgym train --env <multi-agent id>` (wadgym.agents.train of such an env): self-play PPO into a run
-    folder, then the head-to-head evaluation. Bad input is a ValueError, a failure TrainingFailed."""
-    import torch
-    from stable_baselines3 import PPO
-
-    from wadgym.agents import lifecycle, runfolder
-    from wadgym.agents.callbacks import RunCallback, save_model
-    from wadgym.agents.config import ppo_kwargs, resolve_hyperparams
-    from wadgym.agents.slots import AgentSlots
+    folder, then the head-to-head evaluation; with config.track, into an MLflow run as well (agents.tracking),
+    uploaded at the end whatever happened. Bad input is a ValueError, a failure TrainingFailed."""
+    from wadgym.agents import lifecycle, runfolder, tracking
+    from wadgym.agents.config import resolve_hyperparams
     from wadgym.agents.system import select_device
-    from wadgym.agents.vec import monitored, observe
 
     if config.resume:
         raise ValueError("--resume is not supported for multi-agent envs yet")
+    if config.init_from:
+        raise ValueError("--init-from is not supported for multi-agent envs yet")
     hp = resolve_hyperparams(config)
     device = select_device(config.device)
     make_game_factory(config.env, hp["env_kwargs"])().close()  # bad env kwargs: a ValueError now
     settings = {"env": config.env, "algo": "ppo", "selfplay": True, "seed": config.seed, "device": config.device,
                 "hyperparams_file": config.hyperparams_file(), "hyperparams": hp}
+    if config.track:  # MLflow: an unreachable store fails before the run folder exists
+        tracking.check_new_run_store(config.run_dir, config.tracking_uri)
     run_dir = Path(config.run_dir) if config.run_dir else runfolder.new_run_dir(config.env)
     lifecycle.prepare_run_dir(run_dir, settings)
+    tracker = tracking.begin(run_dir, settings, config.tracking_uri) if config.track else None
+    try:
+        return _train(run_dir, settings, config, device, tracker)
+    finally:
+        if tracker is not None:
+            tracker.end()
+
+
+def _train(run_dir: Path, settings: dict[str, Any], config: TrainConfig, device: str, tracker) -> TrainResult:
+    """Self-play training of the prepared run folder, then its evaluation (see train)."""
+    import torch
+    from stable_baselines3 import PPO
+
+    from wadgym.agents import lifecycle, runfolder
+    from wadgym.agents.callbacks import RunCallback, save_model
+    from wadgym.agents.config import ppo_kwargs
+    from wadgym.agents.slots import AgentSlots
+    from wadgym.agents.vec import monitored, observe
+
+    hp = settings["hyperparams"]
     if device == "cpu" and hp.get("torch_threads", "auto") != "auto":
         torch.set_num_threads(int(hp["torch_threads"]))
     meta, session = lifecycle.start_session(run_dir, device, False)
@@ -78,7 +97,8 @@ def train(config: TrainConfig) -> TrainResult:
         model = PPO(hp["policy"], venv, device=device, seed=config.seed, tensorboard_log=str(run_dir / "tb"),
                     verbose=0, **ppo_kwargs(hp))
         callback.install_signal_handlers()
-        model.learn(hp["n_timesteps"], callback=callback, progress_bar=config.progress, tb_log_name="PPO")
+        model.learn(hp["n_timesteps"], callback=[callback, *([tracker.sb3_callback()] if tracker else [])],
+                    progress_bar=config.progress, tb_log_name="PPO")
         if callback.stop_signal is not None:
             status = "interrupted"
     except Exception as exc:  # noqa: BLE001 - recorded, then reported

@@ -1,7 +1,7 @@
 """The `wadgym` command line: one entry point, one module per subcommand in this package.
 
-Each subcommand module (wadgym.cli.build, .acs, .rollout, .train, .eval, .runs, .export, .doctor) holds
-that command's argument wiring: `add_arguments(parser)` and `run(args) -> int`, which turns the arguments
+Each subcommand module (wadgym.cli.build, .acs, .rollout, .train, .eval, .runs, .export, .doctor, .track)
+holds that command's argument wiring: `add_arguments(parser)` and `run(args) -> int`, which turns the arguments
 into typed values (plain ones, or a dataclass such as wadgym.agents.TrainConfig: no argparse object goes
 below this package) passed to the code in wadgym.acs, .wads, .envs and .agents, and their errors into
 messages and exit statuses. Only the module of the command being run is imported, so `wadgym build` works
@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "runs": ("wadgym.cli.runs", "list training runs"),
     "export": ("wadgym.cli.export", "export a run's policy (ONNX)"),
     "doctor": ("wadgym.cli.doctor", "check the installation: versions, CUDA, a headless game"),
+    "track-sync": ("wadgym.cli.track", "upload a run folder to MLflow (what is not there yet)"),
 }
 
 # Modules that only the training extras bring: a command needing one says how to install it.
@@ -38,6 +39,9 @@ def missing_extra(command: str, error: ModuleNotFoundError) -> str | None:
     if missing == "ray":
         return (f"wadgym {command} with RLlib needs Ray RLlib, which is not installed: pip install 'wadgym[rllib]' "
                 f"(it pins gymnasium; a venv of its own keeps others on the newest)")
+    if missing == "mlflow":
+        return (f"wadgym {command}: experiment tracking (--track, --tracking-uri, track-sync) needs MLflow, "
+                f"which is not installed: pip install 'wadgym[track]'")
     if missing in ("pettingzoo", "filelock"):
         return (f"wadgym {command}: multi-agent envs need PettingZoo (no module {missing!r}): "
                 "pip install 'wadgym[multi]'")

@@ -27,6 +27,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--deterministic", action="store_true", help="argmax actions instead of sampling")
     parser.add_argument("--device", default="cpu", help="device for the policy (default cpu)")
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    parser.add_argument("--track", action="store_true",
+                        help="log the evaluation to MLflow, nested in the run's MLflow run "
+                             "(pip install 'wadgym[track]')")
+    parser.add_argument("--tracking-uri", metavar="URI",
+                        help="MLflow store (default: the run's own, see train --track)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -55,6 +60,15 @@ def run(args: argparse.Namespace) -> int:
         print(f"video: {args.video}")
     if args.json:
         runfolder.write_json(Path(args.json), result)
+    if args.track:
+        from wadgym.agents import tracking
+
+        try:
+            run_id = tracking.log_evaluation(Path(args.run), result, args.tracking_uri, args.video)
+        except ValueError as exc:
+            print(f"wadgym eval: {exc}", file=sys.stderr)
+            return 2
+        print(f"tracked: MLflow run {run_id}, nested in the run's")
     return 0
 
 

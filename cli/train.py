@@ -3,6 +3,7 @@
     wadgym train [--env ID] [-n/--timesteps N] [--n-envs K] [--seed S] [--device auto|cpu|cuda]
                  [-conf/--conf-file FILE] [-params/--hyperparams KEY:VALUE ...] [--hp KEY=VALUE ...]
                  [--env-kwargs KEY=VALUE ...] [--vec-env thread|subproc|dummy] [--run-dir DIR] [--resume RUN]
+                 [--track] [--tracking-uri URI] [--init-from RUN] [--reproduce RUN]
 
 With no arguments it trains the default env (wadgym.envs.registration.DEFAULT_ENV) on its default
 hyperparameters (agents/hyperparams/ppo.yml) and compares the trained agent with a random one. The
@@ -11,6 +12,7 @@ overrides entries (KEY:VALUE; --hp KEY=VALUE does the same). Ctrl-C saves a chec
 If an env fails, training stops (exit status 1), meta.json records the error and the latest
 checkpoint stays the point to resume from. The envs are stepped by wadgym's vector env (one process,
 threads stepping the envs) unless --vec-env says otherwise; config.yml records which, and --resume keeps it.
+--track logs the run to MLflow as well (docs/tracking.md; pip install 'wadgym[track]').
 From Python, the same run: wadgym.agents.train(wadgym.agents.TrainConfig(env=..., timesteps=...)).
 """
 
@@ -52,7 +54,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--eval-episodes", type=int, default=20, help="final evaluation episodes; 0 skips (default 20)")
     parser.add_argument("--eval-seed", type=int, default=0, help="final evaluation uses seeds EVAL_SEED.. (default 0)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_tracking_arguments(parser)
     add_rllib_arguments(parser)
+
+
+def add_tracking_arguments(parser: argparse.ArgumentParser) -> None:
+    """`wadgym train`'s options for MLflow tracking and lineage (wadgym.agents.tracking)."""
+    group = parser.add_argument_group("experiment tracking (MLflow; needs pip install 'wadgym[track]')")
+    group.add_argument("--track", action="store_true",
+                       help="log the run to MLflow: params, code diff, metrics, model (default store: "
+                            "runs/mlflow.db beside the runs)")
+    group.add_argument("--tracking-uri", metavar="URI",
+                       help="MLflow store: http://HOST:5000 of a team's server, or sqlite:///PATH "
+                            "(default: $MLFLOW_TRACKING_URI, else runs/mlflow.db)")
+    group.add_argument("--init-from", metavar="RUN",
+                       help="start from the weights of RUN (a run folder or an MLflow run id) and record it "
+                            "as the parent")
+    group.add_argument("--reproduce", metavar="RUN",
+                       help="train again with the stored configuration of RUN (a run folder or an MLflow run "
+                            "id) and say whether the code here differs from what it ran")
 
 
 def add_rllib_arguments(parser: argparse.ArgumentParser) -> None:
@@ -90,7 +110,8 @@ def train_config(args: argparse.Namespace) -> TrainConfig:
         eval_episodes=args.eval_episodes, eval_seed=args.eval_seed, progress=not args.no_progress,
         backend=args.backend,
         rllib=RLlibConfig(num_env_runners=args.num_env_runners, envs_per_runner=args.envs_per_runner,
-                          num_gpus=args.num_gpus, address=args.address))
+                          num_gpus=args.num_gpus, address=args.address),
+        track=args.track, tracking_uri=args.tracking_uri, init_from=args.init_from)
 
 
 def zoo_overrides(items: list[str] | None) -> dict[str, Any]:
@@ -109,7 +130,12 @@ def run(args: argparse.Namespace) -> int:
     from wadgym.agents import TrainingFailed, train
 
     try:
-        result = train(train_config(args))
+        check_lineage(args)
+        config = train_config(args)
+        if args.reproduce:
+            result = reproduce(args.reproduce, config)
+        else:
+            result = train(config)
     except ValueError as exc:
         print(f"wadgym train: {exc}", file=sys.stderr)
         return 2
@@ -142,3 +168,23 @@ def report(result: TrainResult) -> int:
         print(format_comparison(result.evaluation))
     print(f"learning curve: {run_dir / 'learning_curve.png'}; TensorBoard: tensorboard --logdir {run_dir / 'tb'}")
     return 0
+
+
+def check_lineage(args: argparse.Namespace) -> None:
+    """Options that --reproduce or --resume would ignore fail here (ValueError), before anything starts."""
+    if args.reproduce and args.resume:
+        raise ValueError("--reproduce and --resume: choose one (--resume continues a run, --reproduce trains anew)")
+    if args.init_from and (args.resume or args.reproduce):
+        raise ValueError("--init-from is for a new run: --resume and --reproduce take the weights and "
+                         "configuration of their own run")
+
+
+def reproduce(source: str, config: TrainConfig) -> TrainResult:
+    """`--reproduce RUN`: RUN's stored configuration (a run folder or an MLflow run id, found with
+    --tracking-uri) trained anew into a new run folder, with this command's session options (run folder,
+    tracking, evaluation); first, whether the code here differs from what RUN ran."""
+    from wadgym.agents import tracking, train_resolved
+
+    settings, code = tracking.reproduce(source, config.tracking_uri)
+    print(code, flush=True)
+    return train_resolved(settings, config)

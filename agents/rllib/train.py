@@ -293,11 +293,12 @@ def placement_by_node(group) -> dict[str, Any]:
 
 
 def train(run_dir: Path, config: dict[str, Any], resume: bool = False, save_freq: int = 25_000,
-          progress: bool = True, address: str | None = None) -> TrainResult:
+          progress: bool = True, address: str | None = None, tracker=None) -> TrainResult:
     """Train (or resume) the RLlib run in `run_dir` (its resolved configuration `config`) on the Ray
     cluster at `address` (None: a Ray instance of this process): the same files and result as the SB3
-    backend (agents.sb3.train). Nothing stays running: the trainer, env runners, engines and a Ray
-    instance started here end with it."""
+    backend (agents.sb3.train); each iteration's scalars also go to `tracker` (an agents.tracking.Tracker)
+    when given. Nothing stays running: the trainer, env runners, engines and a Ray instance started here
+    end with it."""
     import sys
 
     # `ray start --head` turns on token authentication when ~/.ray/auth_token exists, but a client only
@@ -337,7 +338,7 @@ def train(run_dir: Path, config: dict[str, Any], resume: bool = False, save_freq
             raise lifecycle.TrainingFailed(lifecycle.failure_message(run_dir, start_steps, failure["error"])) from None
         record_cluster(meta, session, device, group, address)
         runfolder.write_json(run_dir / "meta.json", meta)
-        loop = TrainingLoop(run_dir, trainer, failures, hp["n_timesteps"], save_freq, progress)
+        loop = TrainingLoop(run_dir, trainer, failures, hp["n_timesteps"], save_freq, progress, tracker)
         failure = loop.run()
         wall = time.perf_counter() - loop.start_time
         if failure is not None:
@@ -406,7 +407,8 @@ class TrainingLoop:
     """Iterations until the step budget, a signal or a failure; the episodes (a Monitor file, as SB3
     training writes), TensorBoard and checkpoints as it goes."""
 
-    def __init__(self, run_dir: Path, trainer, failures, total: int, save_freq: int, progress: bool):
+    def __init__(self, run_dir: Path, trainer, failures, total: int, save_freq: int, progress: bool,
+                 tracker=None):
         import ray
 
         from wadgym.agents import runfolder
@@ -419,6 +421,7 @@ class TrainingLoop:
         self.progress = progress
         self.stop_signal: int | None = None
         self.start_time = time.perf_counter()
+        self.tracker = tracker  # an agents.tracking.Tracker: the scalars go to MLflow as well
 
     def run(self) -> dict[str, str] | None:
         """None when training ended (done or stopped by a signal), else the failure."""
@@ -469,6 +472,8 @@ class TrainingLoop:
             scalars["rollout/ep_score_mean"] = float(np.mean(scores))
         for key, value in scalars.items():
             writer.add_scalar(key, value, self.timesteps)
+        if self.tracker is not None:
+            self.tracker.log_metrics(scalars, self.timesteps)
 
     def save(self, final: Path | None) -> Path:
         """A checkpoint (checkpoints/model_<steps>_steps/, older ones removed); with

@@ -60,6 +60,7 @@ def test_bad_configuration_is_a_value_error_before_any_folder(fields, message, t
         ({"backend": "tf"}, "backend='tf' is not valid; choose sb3 or rllib"),
         ({"hyperparams": ["n_epochs=3"]}, "hyperparams must be a dict"),
         ({"env": None}, "is not an env id"),
+        ({"init_from": "runs/parent", "resume": "runs/child"}, "init_from is for a new run"),
     ],
 )
 def test_train_config_refuses_what_cannot_be_a_run(fields, message):

@@ -28,10 +28,11 @@ def train_args(hyperparams, run, *extra):
 
 @pytest.fixture(scope="module")
 def cluster_run(cluster, hyperparams, tmp_path_factory):
-    """A few iterations on the two-node cluster, one env runner per node, then the final evaluation."""
+    """A few iterations on the two-node cluster, one env runner per node, then the final evaluation;
+    tracked in MLflow's local store beside the run."""
     run = tmp_path_factory.mktemp("runs") / "two_nodes"
     rc = main(train_args(hyperparams, run, "--env", ENV_ID, "--address", cluster.address, "--num-env-runners", "2",
-                         "--envs-per-runner", "1", "--save-freq", "128", "--eval-episodes", "2"))
+                         "--envs-per-runner", "1", "--save-freq", "128", "--eval-episodes", "2", "--track"))
     assert rc == 0
     return run
 
@@ -46,6 +47,25 @@ def test_env_runners_on_both_nodes_collected_episodes(cluster, cluster_run):
     assert {e["node"] for e in episodes} == nodes  # recorded by the env runners themselves
     assert {str(e["env_runner"]) for e in episodes} == {"1", "2"}
     assert all(int(e["length"]) == 40 and e["score"] not in ("", None) for e in episodes)
+
+
+def test_the_run_is_tracked_in_mlflow(cluster_run, tmp_path):
+    """RLlib's scalars against env steps as it trained, every episode, the model folder, the params."""
+    from mlflow import MlflowClient
+
+    record = json.loads((cluster_run / "tracking.json").read_text())
+    assert record["tracking_uri"] == f"sqlite:///{(cluster_run.parent / 'mlflow.db').resolve()}" and record["synced"]
+    client = MlflowClient(record["tracking_uri"])
+    run = client.get_run(record["run_id"])
+    assert run.info.status == "FINISHED" and run.data.params["backend"] == "rllib"
+    assert run.data.params["rllib.num_env_runners"] == "2" and run.data.tags["wadgym.backend"] == "rllib"
+    steps = [m.step for m in client.get_metric_history(run.info.run_id, "time/steps_per_second")]
+    assert steps and steps == sorted(steps) and steps[-1] >= 256
+    episodes = client.get_metric_history(run.info.run_id, "episode/return")
+    assert len(episodes) == len(runfolder.read_episodes(cluster_run))
+    assert "eval/trained/score_mean" in run.data.metrics
+    artifacts = {f.path for f in client.list_artifacts(run.info.run_id, "model")}
+    assert "model/rllib_checkpoint.json" in artifacts
 
 
 def test_run_folder_is_complete(cluster_run):

@@ -1,0 +1,30 @@
+"""Upload a run folder to MLflow: the run trained while the tracking server was away, or trained without
+--track. What the MLflow run already holds is not uploaded again.
+
+    wadgym track-sync RUN [--tracking-uri URI]
+
+The store is --tracking-uri, else the one the run was tracked in (its tracking.json), else
+$MLFLOW_TRACKING_URI, else the local store beside the runs (<runs>/mlflow.db).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run", help="run folder (as made by `wadgym train`)")
+    parser.add_argument("--tracking-uri", metavar="URI",
+                        help="MLflow store: http://HOST:5000 or sqlite:///PATH (default: the run's own)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from wadgym.agents import tracking
+
+    try:
+        tracking.sync(args.run, args.tracking_uri)
+    except ValueError as exc:
+        print(f"wadgym track-sync: {exc}", file=sys.stderr)
+        return 2
+    return 0
