@@ -550,12 +550,12 @@ class ThreadVectorEnv(VectorEnv):
             if isinstance(mode, str) and mode == "same":
                 if env.observation_space != single:
                     raise RuntimeError(
-                        f"ThreadVectorEnv(..., observation_mode='same') however the sub-environments observation "
+                        f"{type(self).__name__}(..., observation_mode='same') however the sub-environments observation "
                         f"spaces are not equivalent. env {i} has {env.observation_space}, env 0 has {single}. If this "
                         f"is intentional, use `observation_mode='different'` instead.")
             elif not is_space_dtype_shape_equiv(env.observation_space, single):
-                raise RuntimeError(f"ThreadVectorEnv(..., observation_mode={mode!r}): env {i}'s observation space "
-                                   f"{env.observation_space} does not share the shape and dtype of {single}")
+                raise RuntimeError(f"{type(self).__name__}(..., observation_mode={mode!r}): env {i}'s observation "
+                                   f"space {env.observation_space} does not share the shape and dtype of {single}")
             if env.action_space != self.single_action_space:
                 raise RuntimeError(f"env {i} has action space {env.action_space}, env 0 has "
                                    f"{self.single_action_space}: every env must have env 0's")

@@ -82,7 +82,7 @@ class ThreadVecEnv(VecEnv):
             info["terminal_observation"] = threads.own(i, observation)
             observation, self.reset_infos[i] = env.reset()
         threads.write(i, observation)
-        self.buf_infos[i] = info
+        self.buf_infos[i] = snapshot(info)  # DummyVecEnv returns deep copies; made here, while other engines work
 
     # -- VecEnv ---------------------------------------------------------------------------------------
 
@@ -101,7 +101,7 @@ class ThreadVecEnv(VecEnv):
 
     def step_wait(self):
         self.threads.wait()
-        return self._observations(), self.buf_rews.copy(), self.buf_dones.copy(), deepcopy(self.buf_infos)
+        return self._observations(), self.buf_rews.copy(), self.buf_dones.copy(), list(self.buf_infos)
 
     def _observations(self):
         batch = self.threads.observations
@@ -136,3 +136,23 @@ class ThreadVecEnv(VecEnv):
 
     def env_is_wrapped(self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None) -> list[bool]:
         return [is_wrapped(self.envs[i], wrapper_class) for i in self._get_indices(indices)]
+
+
+IMMUTABLE = frozenset((int, float, bool, complex, str, bytes, type(None)))
+
+
+def snapshot(value):
+    """copy.deepcopy(value), faster for what infos hold: dicts, lists and tuples of numbers, strings and numpy
+    arrays and scalars (anything else by deepcopy)."""
+    kind = type(value)
+    if kind in IMMUTABLE or isinstance(value, np.generic):
+        return value
+    if kind is dict:
+        return {key: snapshot(item) for key, item in value.items()}
+    if kind is np.ndarray and value.dtype != object:
+        return value.copy(order="K")
+    if kind is list:
+        return [snapshot(item) for item in value]
+    if kind is tuple:
+        return tuple(snapshot(item) for item in value)
+    return deepcopy(value)
