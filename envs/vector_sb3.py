@@ -145,11 +145,20 @@ def snapshot(value):
     """copy.deepcopy(value), faster for what infos hold: dicts, lists and tuples of numbers, strings and numpy
     arrays and scalars (anything else by deepcopy)."""
     kind = type(value)
+    if kind is dict:  # the common case, its items inline
+        copied = {}
+        for key, item in value.items():
+            kind = type(item)
+            if kind in IMMUTABLE:
+                copied[key] = item
+            elif kind is np.ndarray and item.dtype.kind != "O":
+                copied[key] = item.copy(order="K")
+            else:
+                copied[key] = snapshot(item)
+        return copied
     if kind in IMMUTABLE or isinstance(value, np.generic):
         return value
-    if kind is dict:
-        return {key: snapshot(item) for key, item in value.items()}
-    if kind is np.ndarray and value.dtype != object:
+    if kind is np.ndarray and value.dtype.kind != "O":
         return value.copy(order="K")
     if kind is list:
         return [snapshot(item) for item in value]

@@ -141,8 +141,10 @@ def test_sb3_vec_env_matches_dummy_vec_env():
         assert ours.get_attr("spec")[0].id == "DoomItems-v1"
         assert ours.env_method("reference_action") == dummy.env_method("reference_action")
         assert ours.env_method("get_wrapper_attr", "frame_skip", indices=[1]) == [4]
-        ours.set_attr("step_penalty", 0.5, indices=0)
-        assert ours.get_attr("step_penalty") == [0.5, 0.0]
+        for venv in (ours, dummy):  # on the outer wrapper (Monitor), as DummyVecEnv sets it
+            venv.set_attr("step_penalty", 0.5, indices=0)
+        assert ours.get_attr("step_penalty") == dummy.get_attr("step_penalty") == [0.5, 0.0]
+        assert ours.envs[0].unwrapped.step_penalty == dummy.envs[0].unwrapped.step_penalty
         assert ours.env_is_wrapped(Monitor) == [True, True]
     finally:
         ours.close()
