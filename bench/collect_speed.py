@@ -1,6 +1,6 @@
 """Collection speed: env steps/s of N DoomItems-v0 games with random actions, five ways, in one run.
 
-    python bench/collect_speed.py [--n-envs 1 4 8 16] [--rounds 4] [--seconds 2]
+    python bench/collect_speed.py [--n-envs 1 4 8 16] [--rounds 4] [--seconds 2] [--baseline REF]
 
 - bare engines, one per process: N processes, each running a bare DoomGame loop (make_action, get_state,
   the screen; new_episode every max_episode_steps) with the env's settings: the ceiling, no Python
@@ -8,7 +8,10 @@
 - wadgym's vector env (wadgym.envs.vector: the games stepped by threads of one process), through
   Gymnasium's API (gym.make_vec) and through SB3's (ThreadVecEnv);
 - SB3's SubprocVecEnv (a worker process per env, observations pickled through pipes);
-- SB3's DummyVecEnv (the envs stepped one after another).
+- SB3's DummyVecEnv (the envs stepped one after another);
+- with `--baseline REF`: wadgym's vector env as it was at git revision REF (its envs/vector.py and
+  envs/vector_sb3.py), both APIs, so that a change is measured against its predecessor in one run
+  (printed: each API's steps/s ratio to its baseline).
 
 For each N every configuration is started once; then each round runs all of them for `--seconds` each,
 in an order that rotates, so that a busy machine slows all of them alike. Printed: the median over
@@ -24,8 +27,10 @@ import argparse
 import multiprocessing
 import os
 import statistics
+import subprocess
 import sys
 import time
+import types
 import warnings
 
 import gymnasium as gym
@@ -120,23 +125,44 @@ class VectorRunner:
         self.venv.close()
 
 
-def make_configurations(n: int, level: tuple[str, str], cache_dir: str | None) -> dict:
+GYM_API, SB3_API = "wadgym vector env, Gymnasium API", "wadgym vector env, SB3 API"
+
+
+def baseline_modules(ref: str) -> tuple[types.ModuleType, types.ModuleType]:
+    """wadgym.envs.vector and wadgym.envs.vector_sb3 as they were at git revision `ref` of this repository,
+    loaded as modules of their own (the latter importing the former)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    modules = []
+    for name in ("vector", "vector_sb3"):
+        source = subprocess.run(["git", "-C", root, "show", f"{ref}:envs/{name}.py"], check=True,
+                                capture_output=True, text=True).stdout
+        module = types.ModuleType(f"baseline_{name}")
+        sys.modules[module.__name__] = module
+        exec(compile(source.replace("wadgym.envs.vector import", "baseline_vector import"),  # noqa: S102
+                     f"{ref}:envs/{name}.py", "exec"), module.__dict__)
+        modules.append(module)
+    return modules[0], modules[1]
+
+
+def make_configurations(n: int, level: tuple[str, str], cache_dir: str | None, baseline: str | None) -> dict:
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    from wadgym.envs.vector import make_vector_env
-    from wadgym.envs.vector_sb3 import ThreadVecEnv
+    from wadgym.envs import vector, vector_sb3
 
     def single():  # "wadgym:" registers the envs in SubprocVecEnv's workers
         return gym.make("wadgym:" + ENV_ID, cache_dir=cache_dir)
 
-    return {
-        CEILING: BareEngines(*level, n),
-        "wadgym vector env, Gymnasium API": VectorRunner(make_vector_env(ENV_ID, n, cache_dir=cache_dir,
-                                                                         max_episode_steps=EPISODE_STEPS), sb3=False),
-        "wadgym vector env, SB3 API": VectorRunner(ThreadVecEnv([single] * n), sb3=True),
-        "SB3 SubprocVecEnv": VectorRunner(SubprocVecEnv([single] * n), sb3=True),
-        "SB3 DummyVecEnv": VectorRunner(DummyVecEnv([single] * n), sb3=True),
-    }
+    versions = {"": (vector, vector_sb3)}
+    if baseline:
+        versions[f" ({baseline})"] = baseline_modules(baseline)
+    configurations = {CEILING: BareEngines(*level, n)}
+    for suffix, (gym_module, sb3_module) in versions.items():
+        configurations[GYM_API + suffix] = VectorRunner(gym_module.make_vector_env(
+            ENV_ID, n, cache_dir=cache_dir, max_episode_steps=EPISODE_STEPS), sb3=False)
+        configurations[SB3_API + suffix] = VectorRunner(sb3_module.ThreadVecEnv([single] * n), sb3=True)
+    configurations["SB3 SubprocVecEnv"] = VectorRunner(SubprocVecEnv([single] * n), sb3=True)
+    configurations["SB3 DummyVecEnv"] = VectorRunner(DummyVecEnv([single] * n), sb3=True)
+    return configurations
 
 
 def process_tree_cpu() -> float:
@@ -154,9 +180,10 @@ def process_tree_cpu() -> float:
     return total
 
 
-def measure(n: int, rounds: int, seconds: float, level: tuple[str, str], cache_dir: str | None) -> dict:
+def measure(n: int, rounds: int, seconds: float, level: tuple[str, str], cache_dir: str | None,
+            baseline: str | None) -> dict:
     """{configuration: ([steps/s of each round], CPU seconds per step over all rounds)}."""
-    configurations = make_configurations(n, level, cache_dir)
+    configurations = make_configurations(n, level, cache_dir, baseline)
     try:
         for runner in configurations.values():  # warm-up
             runner.run(min(seconds, 0.5))
@@ -183,6 +210,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=2.0, help="seconds of each configuration per round")
     parser.add_argument("--cache-dir", help="WAD cache (default: wadgym's)")
+    parser.add_argument("--baseline", metavar="REF", help="also measure wadgym's vector env as it was at this git "
+                        "revision (e.g. HEAD~3), in the same rounds, and print the ratio to it")
     args = parser.parse_args()
     # v0, the one-map version, on purpose: no deprecation warning here or in the processes started
     warnings.filterwarnings("ignore", message=".*is out of date")
@@ -194,19 +223,24 @@ def main() -> int:
     probe.close()
     print(f"{ENV_ID} collection speed, random actions (vizdoom {vzd.__version__}, gymnasium {gym.__version__}, "
           f"{len(os.sched_getaffinity(0))} CPUs); median of {args.rounds} rounds of {args.seconds:g} s each")
-    print(f"  {'n_envs':>6}  {'':<34} {'steps/s':>8} {'ratio':>6}   {'CPU us/step':>11} {'CPU ratio':>9}")
+    print(f"  {'n_envs':>6}  {'':<46} {'steps/s':>8} {'ratio':>6}   {'CPU us/step':>11} {'CPU ratio':>9}")
     passed = True
     for n in args.n_envs:
-        results = measure(n, args.rounds, args.seconds, level, args.cache_dir)
+        results = measure(n, args.rounds, args.seconds, level, args.cache_dir, args.baseline)
         ceiling, ceiling_cpu = results[CEILING]
         for name, (speeds, cpu) in results.items():
             ratio = statistics.median(v / c for v, c in zip(speeds, ceiling))
             verdict = ""
-            if n == 8 and name.startswith("wadgym"):
+            if n == 8 and name in (GYM_API, SB3_API):
                 verdict = f"  (target >= {TARGET}: {'PASS' if ratio >= TARGET else 'FAIL'})"
                 passed = passed and ratio >= TARGET
-            print(f"  {n:>6}  {name:<34} {statistics.median(speeds):8.0f} {ratio:6.2f}   {cpu * 1e6:11.1f} "
+            print(f"  {n:>6}  {name:<46} {statistics.median(speeds):8.0f} {ratio:6.2f}   {cpu * 1e6:11.1f} "
                   f"{ceiling_cpu / cpu:9.2f}{verdict}", flush=True)
+        if args.baseline:
+            for api in (GYM_API, SB3_API):
+                now, then = results[api][0], results[f"{api} ({args.baseline})"][0]
+                ratio = statistics.median(a / b for a, b in zip(now, then))  # round by round
+                print(f"  {n:>6}  {api}: {ratio:.3f} x the steps/s of {args.baseline} (median of the rounds' ratios)")
     return 0 if passed else 1
 
 
