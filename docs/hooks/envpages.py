@@ -1,5 +1,6 @@
 """MkDocs hook: the Environments pages, written at build time from the registration table and each family's
-env class (its docstring, Params and PRESETS), with its pictures and its rows of docs/benchmark.md.
+env class (its docstring, Params and PRESETS), with its pictures, its notes (docs/environments/notes/<family>.md,
+hand-written) and its rows of docs/benchmark.md.
 
 mkdocs.yml names this file under `hooks:`. `family_pages()` and `overview_table()` are plain functions of the
 installed wadgym and the files in docs/, so tests/test_docs.py checks their output without building the site.
@@ -103,6 +104,9 @@ def family_page(family: str, env_class: type, ids: list[str]) -> str:
               "obs, reward, terminated, truncated, info = env.step(env.action_space.sample())",
               "env.close()", "```", ""]
     lines += [doc, ""]
+    notes = DOCS / "environments" / "notes" / f"{family}.md"   # hand-written: what a docstring does not hold
+    if notes.is_file():
+        lines += [notes.read_text(), ""]
     lines += ["## Presets", "", f"`gym.make(ID, preset=NAME)`; any parameter given beside it overrides the "
               f"preset's (`help(wadgym.envs.{family}.Params)` lists them all).", ""]
     lines += preset_table(env_class) + [""]
