@@ -59,6 +59,13 @@ def test_example_runs_as_printed(where, code, tmp_path):
     assert result.returncode == 0, f"{where} failed:\n{code}\n--- stderr:\n{result.stderr[-4000:]}"
 
 
+def test_the_readme_links_to_files_that_exist():
+    """The README's relative links and pictures (into docs/, read on GitHub or a checkout) name files that exist."""
+    targets = re.findall(r"\]\(([^)#\s]+)", (ROOT / "README.md").read_text())
+    local = [t for t in targets if "://" not in t]
+    assert local and not [t for t in local if not (ROOT / t).is_file()]
+
+
 def test_every_registered_id_has_its_family_page():
     hook = load_hook()
     pages = hook.family_pages()
