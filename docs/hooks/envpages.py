@@ -161,7 +161,12 @@ _LINK_DIRS: list[str] = []
 def on_config(config):
     """The repository root is the `wadgym` package under whatever name it was checked out as: a temporary
     folder holding a link named wadgym goes first on sys.path, where this hook and mkdocstrings (griffe) find
-    the package; an editable install's import hook is not something griffe reads."""
+    the package; an editable install's import hook is not something griffe reads. Once per process (`mkdocs
+    serve` rebuilds), and not where sys.path already has such a link."""
+    for entry in sys.path:
+        link = Path(entry or ".") / "wadgym"
+        if link.is_symlink() and link.resolve() == DOCS.parent:
+            return config
     folder = tempfile.mkdtemp(prefix="wadgym-docs-")
     (Path(folder) / "wadgym").symlink_to(DOCS.parent, target_is_directory=True)
     sys.path.insert(0, folder)
@@ -175,7 +180,6 @@ def on_shutdown():
         if folder in sys.path:
             sys.path.remove(folder)
     _LINK_DIRS.clear()
-
 
 
 def on_files(files, config):
