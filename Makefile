@@ -1,6 +1,7 @@
 # Quick start: `make train` (set up, then train and evaluate on the default env) and `make test`
-# (set up, then run the test suite). Both create .venv on first use; `make test` also creates
-# .venv-rllib for the RLlib backend's tests (Ray RLlib pins gymnasium, .venv stays on the newest).
+# (set up, then run the test suite and build the documentation site). Both create .venv on first use;
+# `make test` also creates .venv-rllib for the RLlib backend's tests (Ray RLlib pins gymnasium, .venv stays
+# on the newest). `make docs` serves the documentation site locally.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -9,7 +10,7 @@ RLLIB_BIN := $(RLLIB_VENV)/bin
 RLLIB_TESTS := tests/agents/rllib
 comma := ,
 
-.PHONY: setup setup-rllib train test test-rllib
+.PHONY: setup setup-rllib train test test-rllib docs docs-build
 setup: $(VENV)/.installed
 setup-rllib: $(RLLIB_VENV)/.installed
 
@@ -25,7 +26,7 @@ define make_venv
 endef
 
 $(VENV)/.installed: pyproject.toml
-	$(call make_venv,$(VENV),train$(comma)test$(comma)multi$(comma)track$(comma)dev)
+	$(call make_venv,$(VENV),train$(comma)test$(comma)multi$(comma)track$(comma)dev$(comma)docs)
 
 $(RLLIB_VENV)/.installed: pyproject.toml
 	$(call make_venv,$(RLLIB_VENV),rllib$(comma)test$(comma)track)
@@ -33,12 +34,22 @@ $(RLLIB_VENV)/.installed: pyproject.toml
 train: setup
 	$(BIN)/wadgym train
 
-# The linter (ruff, settings in pyproject.toml), the suite in .venv (newest gymnasium), then the RLlib tests
+# The linter (ruff, settings in pyproject.toml), the documentation site (a broken link, a missing page or
+# an unknown API name fails its strict build), the suite in .venv (newest gymnasium), then the RLlib tests
 # in .venv-rllib, where a missing Ray is an error rather than a skip.
 test: setup setup-rllib
 	$(BIN)/ruff check .
+	$(MAKE) docs-build
 	$(BIN)/python -m pytest --ignore=$(RLLIB_TESTS)
 	$(MAKE) test-rllib
 
 test-rllib: setup-rllib
 	WADGYM_REQUIRE_RLLIB=1 $(RLLIB_BIN)/python -m pytest $(RLLIB_TESTS)
+
+# The documentation site (mkdocs.yml, sources in docs/): built into build/site (ignored by git), or
+# served on http://127.0.0.1:8000 with live reload.
+docs-build: setup
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir build/site
+
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve

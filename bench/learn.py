@@ -176,11 +176,19 @@ def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
         "# Learning benchmark",
         "",
         "Made by `python bench/learn.py` (each row names its commit and command). PPO (Stable-Baselines3) with",
-        "each id's entry in `agents/hyperparams/ppo.yml`, trained on levels 0-199 and evaluated on 50 seeded",
-        "episodes of held-out test levels (from level 10,000) and 50 of the training levels; random and",
-        "scripted (privileged information) policies play the very same episodes. Figures: mean ± std over",
-        "seeds of each seed's mean score per episode. Wall time on the project's 2-core CPU VMs, which other",
-        "jobs shared while these ran, so wall times and steps/s are upper and lower bounds.",
+        "each id's entry in `agents/hyperparams/ppo.yml` (the CPU budget: 2 cores), trained on levels 0-199 and",
+        "evaluated on 50 seeded episodes of held-out test levels (from level 10,000) and 50 of the training",
+        "levels; a uniform random policy and the family's scripted reference policy (privileged information:",
+        "item, exit and monster positions) play the very same episodes. Figures: mean ± std over seeds of each",
+        "seed's mean score per episode. Wall time on the project's 2-core CPU VMs, which other jobs shared while",
+        "these ran, so wall times and steps/s are upper and lower bounds.",
+        "",
+        f"The bar: trained >= {BAR_RATIO:g}x random on test levels or, where random scores near 0, >= "
+        f"{BAR_REFERENCE:.0%} of the scripted",
+        "reference. What was tried for the ids below it is in ppo.yml's comments. `--budget gpu` trains with",
+        "`agents/hyperparams/ppo_gpu.yml` instead (bigger batches, more envs and steps); `--adopt RUN ...` adds",
+        "finished `wadgym train` runs as rows; `docs/benchmark.json` fills row by row, so a long benchmark can",
+        "run across sessions (`--skip-done`).",
         "",
         "| env | score | budget (steps) | wall time | seeds | random (test) | trained (train) | trained (test) "
         "| scripted (test) | trained/random (test) | gap (train - test) | meets the bar | commit |",
@@ -189,6 +197,7 @@ def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
     from wadgym.envs.registration import ENVS
 
     order = {env_id: i for i, env_id in enumerate(ENVS)}
+    summary: dict[str, tuple[str, str]] = {}  # env id -> ("trained vs random score", verdict), CPU budget
     for (env_id, budget), rows in sorted(groups.items(), key=lambda kv: (kv[0][1], order.get(kv[0][0], 1e9))):
         rows.sort(key=lambda r: r["seed"])
         test = [r["eval"]["test"] for r in rows]
@@ -203,6 +212,8 @@ def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
         gaps = [a - b for a, b in zip(trained_train, trained_test)]
         wall = np.mean([r["wall_time_s"] for r in rows]) / 60
         commits = ", ".join(sorted({r["commit"] for r in rows}))
+        if budget == "cpu":
+            summary[env_id] = (f"{t_mean:.2f} vs {r_mean:.2f} {rows[0]['score_name']}", verdict(t_mean, r_mean, s_mean))
         lines.append(f"| {env_id} | {rows[0]['score_name']} | {budget}: {rows[0]['timesteps']:,} | {wall:.0f} min | "
                      f"{len(rows)} | {mean_spread(random_test)} | {mean_spread(trained_train)} | "
                      f"{mean_spread(trained_test)} | {mean_spread(scripted_test)} | {ratio} | {mean_spread(gaps)} | "
@@ -216,7 +227,11 @@ def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
             steps = yaml.safe_load(hyperparams_file("cpu").read_text())[env_id]["n_timesteps"]
             lines.append(f"| {env_id} | {score_name(env_id)} | cpu: {int(steps):,} | - | 0 | - | - | - | - | - | - "
                          "| not run yet | - |")
-    lines += ["", "Commands:", ""]
+    lines += ["", "*\"gap\" is trained on training levels minus trained on test levels.*", "",
+              "![learning curves of the benchmark's runs](benchmark_curves.png)", "",
+              "*Each seed's mean score per training episode against env steps, and random's level on the test "
+              "levels (dashed).*", ""]
+    lines += ["Commands:", ""]
     lines += sorted({f"- `{r['command']}`" for r in data["runs"].values()})
     write_text_atomic(md_path, "\n".join(lines) + "\n")
     plot_curves(groups, curves_path)
@@ -225,9 +240,26 @@ def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
         text = readme.read_text()
         start, end = "<!-- benchmark:start -->\n", "<!-- benchmark:end -->\n"
         if start in text and end in text:
-            table = [line for line in lines if line.startswith("|")]
             head, rest = text.split(start, 1)
-            write_text_atomic(readme, head + start + "\n".join(table) + "\n" + end + rest.split(end, 1)[1])
+            block, tail = rest.split(end, 1)
+            write_text_atomic(readme, head + start + readme_table(block, summary) + end + tail)
+
+
+def readme_table(block: str, summary: dict[str, tuple[str, str]]) -> str:
+    """The README's environment table: one row per registered id, its description ("what") kept from the
+    README's rows, its max_episode_steps from the registration, its CPU-budget result from the benchmark."""
+    from wadgym.envs.registration import ENVS
+
+    what = {}
+    for line in block.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) > 1 and cells[0].startswith("`"):
+            what[cells[0].strip("`")] = cells[1]
+    lines = ["| id | what | max steps | trained vs random, test levels | meets the bar |", "|---|---|---|---|---|"]
+    for env_id, (_, _, steps) in ENVS.items():
+        result, verdict_text = summary.get(env_id, ("-", "not run yet"))
+        lines.append(f"| `{env_id}` | {what.get(env_id, '')} | {steps} | {result} | {verdict_text} |")
+    return "\n".join(lines) + "\n"
 
 
 def plot_curves(groups: dict[tuple[str, str], list[dict[str, Any]]], path: Path) -> None:

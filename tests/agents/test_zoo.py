@@ -1,5 +1,5 @@
 """rl-baselines3-zoo trains wadgym's envs as they are: `python -m rl_zoo3.train --gym-packages wadgym`, with
-our SmallCNN named by import path in policy_kwargs (the README's fast settings)."""
+our SmallCNN named by import path in policy_kwargs (docs/training.md's fast settings)."""
 
 from __future__ import annotations
 

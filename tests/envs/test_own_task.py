@@ -1,4 +1,4 @@
-"""The README's "Your own task" example (examples/switch_task.py), as a user would use it: build and preview
+"""The "Your own task" example (examples/switch_task.py, docs/own-task.md), as a user would use it: build and preview
 it, check it with both env checkers, play it headless, press the switch, train on it by file name."""
 
 from __future__ import annotations
