@@ -4,7 +4,9 @@
      command.txt      the exact command line(s) (one per start: the first, then each --resume)
      meta.json        package versions, git commit and dirtiness, device, start/end times, wall time
      model.zip        the final model (SB3 format); vecnormalize.pkl beside it when normalize is on
-     checkpoints/     model_<steps>_steps.zip (+ model_vecnormalize_<steps>_steps.pkl), the latest kept
+     checkpoints/     model_<steps>_steps.zip (+ model_vecnormalize_<steps>_steps.pkl), the latest kept, and
+                      model_<steps>_steps.monitor.json: the Monitor files' lengths at that checkpoint
+     engine_restarts.json  every engine restart (env index, cause, step, time), when there was one
      train_<k>.monitor.csv  every episode of training session k (k = 1, 2 ... for each --resume): SB3's
                       Monitor format (a JSON header line, then r, l, t and the info keywords: score; RLlib
                       runs add env_runner and node), read by read_episodes through SB3's load_results
@@ -16,6 +18,10 @@
 An episode's global step ("timesteps") is SB3's convention (results_plotter.ts2xy(..., "timesteps")): the
 cumulative sum of the lengths of the episodes before and including it, in time order over all sessions.
 With n envs it trails the trainer's step count by the steps of the episodes still running.
+
+--resume continues from the latest checkpoint and first rewinds the Monitor files to what they held when
+it was written (rewind_monitors): the episodes a killed trainer recorded after its last checkpoint are
+trained again, so they are dropped rather than counted twice.
 """
 
 from __future__ import annotations
@@ -132,6 +138,40 @@ def vecnormalize_path(model: Path) -> Path:
 def monitor_file(run: Path) -> Path:
     """The Monitor file of a new training session: train_<k>.monitor.csv, k one more than the sessions before."""
     return Path(run) / f"train_{len(list(Path(run).glob('*.monitor.csv'))) + 1}.monitor.csv"
+
+
+def monitor_marker(checkpoint: Path) -> Path:
+    """The record of the Monitor files' lengths beside a checkpoint: model_<steps>_steps.monitor.json."""
+    checkpoint = Path(checkpoint)
+    return checkpoint.with_name(checkpoint.name.removesuffix(".zip") + ".monitor.json")
+
+
+def write_monitor_marker(run: Path, checkpoint: Path, running: list[int]) -> None:
+    """Before `checkpoint` is written: each Monitor file's size in bytes now (every row is flushed as it
+    is written), and the steps so far of the episodes still running (`running`, one per env), which a
+    resume from it starts again."""
+    sizes = {path.name: path.stat().st_size for path in sorted(Path(run).glob("*.monitor.csv"))}
+    write_json(monitor_marker(checkpoint), {"monitor_bytes": sizes, "running_episode_steps": running})
+
+
+def rewind_monitors(run: Path, checkpoint: Path) -> list[str]:
+    """Before resuming from `checkpoint`: each Monitor file cut back (atomically) to its size when the
+    checkpoint was written, and a Monitor file begun after it removed, so that no episode is counted
+    twice. Returns what it changed; nothing when the checkpoint has no record (an older run, or
+    model.zip)."""
+    marker = monitor_marker(checkpoint)
+    if not marker.is_file():
+        return []
+    sizes = read_json(marker).get("monitor_bytes", {})
+    changed = []
+    for path in sorted(Path(run).glob("*.monitor.csv")):
+        if path.name not in sizes:
+            path.unlink()
+            changed.append(f"removed {path.name}")
+        elif path.stat().st_size > sizes[path.name]:
+            write_bytes_atomic(path, path.read_bytes()[:sizes[path.name]])
+            changed.append(f"cut {path.name} back to {sizes[path.name]} bytes")
+    return changed
 
 
 def monitor_writer(run: Path, env_id: str, extra_keys: tuple[str, ...], t_start: float):

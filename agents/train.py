@@ -43,6 +43,10 @@ def start(run_dir: Path, config: dict[str, Any], args: argparse.Namespace, resum
         from wadgym.agents.rllib.train import train as train_rllib
 
         return train_rllib(run_dir, config, args, resume)
+    if resume and (getattr(args, "no_restart", False) or getattr(args, "restart_limit", None) is not None):
+        from wadgym.agents.restart import restart_settings
+
+        config = {**config, "restart": restart_settings(args.no_restart, args.restart_limit)}  # this session's
     hp = config["hyperparams"]
     print(f"{'resuming' if resume else 'training'} PPO on {config['env']}: {hp['n_timesteps']} steps, "
           f"{hp['n_envs']} envs, device {select_device(config['device'])}, seed {config['seed']}; "
@@ -79,9 +83,11 @@ def zoo_overrides(items: list[str] | None) -> dict[str, Any]:
 
 def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
     """The whole configuration of a new run, as plain data (what config.yml stores)."""
+    from wadgym.agents.restart import restart_settings
     from wadgym.agents.system import select_device
     from wadgym.agents.vec import make_env
 
+    restart = restart_settings(getattr(args, "no_restart", False), getattr(args, "restart_limit", None))
     hyperparams = hyperparams_of(args)
     select_device(args.device)  # fail now, not after the envs started
     rllib = None
@@ -99,6 +105,7 @@ def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
         "hyperparams": hyperparams,
         **({"backend": "rllib", "rllib": rllib} if rllib is not None else {}),
         "vec_env": args.vec_env or "thread",
+        "restart": restart,
     }
 
 
@@ -127,6 +134,7 @@ def train(run_dir: Path, config: dict[str, Any], save_freq: int = 25_000, progre
     from wadgym.agents import runfolder
     from wadgym.agents.callbacks import RunCallback
     from wadgym.agents.plots import plot_learning_curve
+    from wadgym.agents.restart import RestartPolicy
     from wadgym.agents.system import select_device
     from wadgym.agents.vec import close_vec_env
     from wadgym.envs.registration import score_name
@@ -136,6 +144,8 @@ def train(run_dir: Path, config: dict[str, Any], save_freq: int = 25_000, progre
     saved = _resume_point(run_dir) if resume else None
     if resume and saved is None:
         raise ValueError(f"{run_dir} has no checkpoint to resume from")
+    if saved is not None:
+        runfolder.rewind_monitors(run_dir, saved)  # episodes recorded after the checkpoint are trained again
     if device == "cpu" and hp.get("torch_threads", "auto") != "auto":
         torch.set_num_threads(int(hp["torch_threads"]))
     _append_command(run_dir)
@@ -144,7 +154,7 @@ def train(run_dir: Path, config: dict[str, Any], save_freq: int = 25_000, progre
     with tempfile.TemporaryDirectory(prefix="wadgym-workers-") as failure_dir:
         model = _make_model(run_dir, config, device, saved, failure_dir)
         try:
-            callback = RunCallback(run_dir, save_freq)
+            callback = RunCallback(run_dir, save_freq, restarts=RestartPolicy.from_config(config.get("restart")))
             start_steps, start_time = model.num_timesteps, time.perf_counter()
             failure = _learn(model, callback, hp["n_timesteps"] - model.num_timesteps, progress_bar, failure_dir)
             wall = time.perf_counter() - start_time
@@ -205,6 +215,7 @@ def _make_model(run_dir: Path, config: dict[str, Any], device: str, saved: Path 
 
     from wadgym.agents import runfolder
     from wadgym.agents.config import normalize_kwargs, ppo_kwargs
+    from wadgym.agents.restart import RestartPolicy
     from wadgym.agents.vec import make_vec_env
 
     hp = config["hyperparams"]
@@ -212,7 +223,7 @@ def _make_model(run_dir: Path, config: dict[str, Any], device: str, saved: Path 
         config["env"], hp["env_kwargs"], hp["n_envs"], config["seed"], hp["frame_stack"], normalize_kwargs(hp),
         normalize_stats=runfolder.vecnormalize_path(saved) if saved is not None else None, failure_dir=failure_dir,
         vec_env=config.get("vec_env", "subproc"),  # runs from before --vec-env used SubprocVecEnv
-        monitor=runfolder.monitor_file(run_dir))
+        monitor=runfolder.monitor_file(run_dir), restart=RestartPolicy.from_config(config.get("restart")).enabled)
     if saved is not None:
         # the schedules from the run's configuration: a checkpoint's pickled ones may name classes of an older wadgym
         schedules = {key: value for key, value in ppo_kwargs(hp).items() if key in ("learning_rate", "clip_range")}
@@ -260,11 +271,13 @@ def _finish_meta(run_dir: Path, meta: dict[str, Any], session: dict[str, Any], f
                  wall: float, status: str, failure: dict[str, str] | None = None) -> None:
     """Append the session; status is "finished", "interrupted" or "failed" (then with the error)."""
     from wadgym.agents import runfolder
+    from wadgym.agents.restart import read_restarts
     from wadgym.agents.system import command_line
 
     session.update(command=command_line(), from_steps=from_steps, to_steps=to_steps, wall_time_s=round(wall, 2),
                    status=status, **({"error": failure["error"]} if failure else {}))
     meta["sessions"].append(session)
+    meta["engine_restarts"] = read_restarts(run_dir)
     for key in ("error", "traceback"):  # a failure of an earlier session was resumed from
         meta.pop(key, None)
     meta.update(timesteps=to_steps, status=status, finished=status == "finished", **(failure or {}),

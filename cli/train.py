@@ -48,6 +48,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--eval-episodes", type=int, default=20, help="final evaluation episodes; 0 skips (default 20)")
     parser.add_argument("--eval-seed", type=int, default=0, help="final evaluation uses seeds EVAL_SEED.. (default 0)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--no-restart", action="store_true", help="stop the run when an env's engine dies "
+                        "(default: make the env again with a new engine and go on; see docs/reliability.md)")
+    parser.add_argument("--restart-limit", metavar="N[/SECONDS]", help="engine restarts allowed within SECONDS "
+                        "(default 5/600); one more stops the run with its checkpoint")
     add_rllib_arguments(parser)
 
 

@@ -1,0 +1,252 @@
+"""Engine restarts: an env whose ViZDoom engine dies is rebuilt, and training goes on.
+
+ViZDoom engines die now and then (a crash on an odd map, the out-of-memory killer's choice). The engine
+is a process of its own, so its death reaches the env as one of ViZDoom's exceptions from make_action,
+new_episode or init (ENGINE_ERRORS; "Unexpected ViZDoom instance crash" when it was killed). Any other
+exception is the env's own failure and still stops the run.
+
+`EngineRestart` wraps each env `wadgym train` makes (agents.vec.EnvFactory), so it works the same under
+every vector env (threads, SubprocVecEnv workers, DummyVecEnv). When its engine dies in a step, it
+closes the env, makes a new one with the same arguments (a new engine) and ends the episode it was in as
+truncated: the last good observation, reward 0, terminated False, truncated True (never a made-up reward
+or a terminal state, so PPO bootstraps from the value of that observation as at a time limit). The next
+reset seeds the new env with a fresh seed from the env's own seed sequence (its first reset's seed), so
+a run stays reproducible from its seed. The restart is reported in that step's info as
+info["engine_restart"] (the cause); every other episode end carries "" there, so a VecMonitor can keep it
+as a column. The trainer side (agents.callbacks.RunCallback, through `RestartLog`) records each restart
+with the env's index and the step in <run>/engine_restarts.json (meta.json and TensorBoard too) and stops
+the run once there are more restarts than `RestartPolicy` allows within its window.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import re
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import vizdoom as vzd
+
+INFO_KEY = "engine_restart"  # the info entry (and Monitor column) that reports a restart
+RECORD_FILE = "engine_restarts.json"  # in the run folder: every restart of every session
+
+# How an engine's death reaches its DoomGame: vizdoom raises these when the engine process is gone or
+# stops answering (ViZDoomErrorException: "Unexpected ViZDoom instance crash" after a SIGKILL).
+ENGINE_ERRORS: tuple[type[BaseException], ...] = (
+    vzd.ViZDoomErrorException, vzd.ViZDoomUnexpectedExitException, vzd.ViZDoomIsNotRunningException,
+    vzd.MessageQueueException, vzd.SharedMemoryException)
+
+
+def engine_died(error: BaseException) -> bool:
+    """Whether `error` is how ViZDoom reports an engine that died (see ENGINE_ERRORS)."""
+    return isinstance(error, ENGINE_ERRORS)
+
+
+def describe(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+
+
+@dataclass(frozen=True)
+class RestartPolicy:
+    """Whether dead engines are restarted, and how many restarts within `window_s` seconds a run allows
+    (one more stops it, as any failure does). `wadgym train --restart-limit N[/SECONDS]`, `--no-restart`."""
+
+    enabled: bool = True
+    limit: int = 5
+    window_s: float = 600.0
+
+    @classmethod
+    def parse(cls, text: str) -> RestartPolicy:
+        """"N" (N restarts within 600 s) or "N/SECONDS"; a ValueError names what is valid."""
+        match = re.fullmatch(r"\s*(\d+)\s*(?:/\s*(\d+(?:\.\d*)?)\s*)?", str(text))
+        if match is None or (match.group(2) is not None and float(match.group(2)) <= 0):
+            raise ValueError(f"--restart-limit {text!r} is not valid; give N or N/SECONDS, N a whole number "
+                             f">= 0 and SECONDS > 0, e.g. 5/600 (5 engine restarts within 10 minutes)")
+        return cls(True, int(match.group(1)), float(match.group(2)) if match.group(2) else cls.window_s)
+
+    @classmethod
+    def from_config(cls, value: dict[str, Any] | None) -> RestartPolicy:
+        """From config.yml's `restart` entry; a run from before it has restarts on with the defaults."""
+        if not value:
+            return cls()
+        return cls(bool(value.get("enabled", True)), int(value.get("limit", cls.limit)),
+                   float(value.get("window_s", cls.window_s)))
+
+    def as_config(self) -> dict[str, Any]:
+        return {"enabled": self.enabled, "limit": self.limit, "window_s": self.window_s}
+
+    def describe(self) -> str:
+        return f"{self.limit} within {self.window_s:g} s" if self.enabled else "off"
+
+
+def restart_settings(no_restart: bool = False, limit: str | None = None) -> dict[str, Any]:
+    """config.yml's `restart` entry from `wadgym train`'s --no-restart and --restart-limit."""
+    if no_restart and limit is not None:
+        raise ValueError("--no-restart and --restart-limit contradict each other; give one of them")
+    if no_restart:
+        return RestartPolicy(enabled=False).as_config()
+    return (RestartPolicy.parse(limit) if limit is not None else RestartPolicy()).as_config()
+
+
+class EngineRestart(gym.Wrapper):
+    """The env `make()` returns, made again (same arguments, a new engine) whenever its engine dies; see
+    the module's docstring for what the step of a restart returns. A second death while the new env
+    starts, or an error from `make()`, is raised. `restarts` counts the restarts."""
+
+    def __init__(self, make: Callable[[], gym.Env]):
+        super().__init__(make())
+        self._make = make
+        self.restarts = 0
+        self._seeds: np.random.SeedSequence | None = None  # from the first seeded reset
+        self._next_seed: int | None = None  # the new env's first reset
+        self._pending: str | None = None  # a restart in reset, reported by the next step
+        self._last: tuple[Any, dict[str, Any]] | None = None  # the last good observation and info
+        self._noted = False  # whether its engine's instance id was noted (see note_engines)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        if seed is not None:
+            self._seeds, self._next_seed = np.random.SeedSequence(seed), None
+        elif self._next_seed is not None:
+            seed, self._next_seed = self._next_seed, None
+        try:
+            observation, info = self.env.reset(seed=seed, options=options)
+        except ENGINE_ERRORS as error:
+            self._pending = self._rebuild(error)
+            seed, self._next_seed = self._next_seed, None
+            observation, info = self.env.reset(seed=seed, options=options)
+        self._last = (observation, info)
+        if not self._noted:
+            self._noted = note_engines()
+        return observation, info
+
+    def step(self, action):
+        try:
+            observation, reward, terminated, truncated, info = self.env.step(action)
+        except ENGINE_ERRORS as error:
+            cause = self._rebuild(error)
+            if self._last is None:  # never reset: there is no episode to end
+                raise
+            observation, info = self._last
+            self._last = None
+            return observation, 0.0, False, True, {**info, INFO_KEY: cause}
+        if self._pending is not None or terminated or truncated:
+            info = {**info, INFO_KEY: self._pending or ""}
+            self._pending = None
+        self._last = (observation, info)
+        return observation, reward, terminated, truncated, info
+
+    def _rebuild(self, error: BaseException) -> str:
+        """Close the env whose engine died, make a new one and draw its first seed; returns the cause."""
+        with contextlib.suppress(Exception):  # the dead engine's game may refuse to close cleanly
+            self.env.close()
+        remove_dead_segments()
+        self.env, self._noted = self._make(), False
+        if self._seeds is None:
+            self._seeds = np.random.SeedSequence()
+        self._next_seed = int(self._seeds.spawn(1)[0].generate_state(1)[0])  # the same as restart_seed's
+        self.restarts += 1
+        return describe(error)
+
+
+def restart_seed(seed: int, restart: int) -> int:
+    """The seed of an env's `restart`-th new engine (1, 2, ...) when its first reset had `seed`: the
+    restart-th child of the env's seed sequence, SeedSequence(seed)."""
+    return int(np.random.SeedSequence(seed).spawn(restart)[-1].generate_state(1)[0])
+
+
+# The instance ids of the engines this process started, noted while they ran: a killed engine leaves its
+# shared-memory segments (some MB each) under /dev/shm, and its owner's watchdog only frees those of the
+# engines still running when the owner ends.
+_seen: set[str] = set()
+_seen_lock = threading.Lock()
+
+
+def _live_instances() -> set[str]:
+    from wadgym.envs.engine import child_engines
+    from wadgym.envs.watchdog import instance_id
+
+    ids = set()
+    for engine in child_engines():
+        with contextlib.suppress(Exception):
+            ids.add(instance_id(engine.cmdline()))
+    return ids - {None}
+
+
+def note_engines() -> bool:
+    """Note the instance ids of this process's running engines; True once it could."""
+    try:
+        live = _live_instances()
+    except Exception:  # noqa: BLE001  (psutil may not see its children on an odd platform: no cleanup then)
+        return False
+    with _seen_lock:
+        _seen.update(live)
+    return True
+
+
+def remove_dead_segments() -> list[str]:
+    """Remove the /dev/shm segments of the engines noted before that no longer run (a dead engine's);
+    returns their instance ids. Unlinking is safe even for a segment still mapped: it goes when unmapped."""
+    from wadgym.envs.watchdog import remove_segments
+
+    with _seen_lock:
+        try:
+            dead = sorted(_seen - _live_instances())
+        except Exception:  # noqa: BLE001
+            return []
+        for instance in dead:
+            remove_segments(instance)
+        _seen.difference_update(dead)
+    return dead
+
+
+class RestartLimitReached(RuntimeError):
+    """More engine restarts within the window than the run's RestartPolicy allows."""
+
+
+class RestartLog:
+    """The trainer's record of engine restarts: each is printed, appended to <run>/engine_restarts.json
+    ({env, cause, step, time}) and counted; `record` raises RestartLimitReached once more than
+    `policy.limit` came within `policy.window_s` seconds."""
+
+    def __init__(self, run: Path | None, policy: RestartPolicy):
+        self.run, self.policy = (Path(run) if run is not None else None), policy
+        self.times: collections.deque[float] = collections.deque()
+        self.count = 0  # this session's
+
+    def record(self, env: int, cause: str, step: int) -> None:
+        now = time.monotonic()
+        self.times.append(now)
+        while self.times and now - self.times[0] > self.policy.window_s:
+            self.times.popleft()
+        self.count += 1
+        entry = {"env": env, "cause": cause, "step": int(step), "time": time.strftime("%Y-%m-%dT%H:%M:%S")}
+        if self.run is not None:
+            from wadgym.agents.runfolder import write_json
+
+            write_json(self.run / RECORD_FILE, [*read_restarts(self.run), entry])
+        if len(self.times) > self.policy.limit:
+            raise RestartLimitReached(
+                f"env {env}'s engine died at step {step} ({cause}): {len(self.times)} engine restarts within "
+                f"{self.policy.window_s:g} s, more than the restart limit ({self.policy.describe()}; "
+                f"--restart-limit N/SECONDS sets it)")
+        print(f"env {env}: its engine died at step {step} ({cause}); restarted it with a new engine "
+              f"(restart {len(self.times)} of at most {self.policy.describe()})", file=sys.stderr, flush=True)
+
+
+def read_restarts(run: Path) -> list[dict[str, Any]]:
+    """Every engine restart recorded in `run` (engine_restarts.json), oldest first; [] when none."""
+    from wadgym.agents.runfolder import read_json
+
+    path = Path(run) / RECORD_FILE
+    if not path.is_file():
+        return []
+    value = read_json(path)
+    return value if isinstance(value, list) else []
