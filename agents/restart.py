@@ -46,7 +46,11 @@ ENGINE_ERRORS: tuple[type[BaseException], ...] = (
 
 
 def engine_died(error: BaseException) -> bool:
-    """Whether `error` is how ViZDoom reports an engine that died (see ENGINE_ERRORS)."""
+    """Whether `error` is how ViZDoom reports an engine that died (see ENGINE_ERRORS), also as the cause
+    of every env that failed in a vector env's call (wadgym.envs.vector.VectorEnvError)."""
+    failed = getattr(error, "failed", None)
+    if isinstance(failed, dict) and failed:
+        return all(engine_died(cause) for cause in failed.values())
     return isinstance(error, ENGINE_ERRORS)
 
 
@@ -207,6 +211,79 @@ def remove_dead_segments() -> list[str]:
     return dead
 
 
+class GameRestart:
+    """A multi-agent game (a PettingZoo parallel env of wadgym.envs.multi: one engine per player, joined
+    in a network game) made again, every engine of it, when one dies; the self-play counterpart of
+    EngineRestart, for agents.slots.AgentSlots. A network game reports a dead engine (or a player that
+    stopped answering) as wadgym.envs.netgame.NetGameError, after ending all of the game's engines. The
+    step of a restart returns each player's last good observation, reward 0, terminated False,
+    truncated True and info["engine_restart"]; the next reset seeds the new game from the game's seed
+    sequence. Everything else is the game's own (possible_agents, observation_space(agent), ...)."""
+
+    def __init__(self, make: Callable[[], Any]):
+        self._make = make
+        self.game = make()
+        self.restarts = 0
+        self._seeds: np.random.SeedSequence | None = None
+        self._next_seed: int | None = None
+        self._last: tuple[dict, dict] | None = None
+
+    def __getattr__(self, name: str):
+        if name == "game":  # not set yet: no recursion through __getattr__
+            raise AttributeError(name)
+        return getattr(self.game, name)
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        if seed is not None:
+            self._seeds, self._next_seed = np.random.SeedSequence(seed), None
+        elif self._next_seed is not None:
+            seed, self._next_seed = self._next_seed, None
+        try:
+            observations, infos = self.game.reset(seed=seed, options=options)
+        except game_errors():
+            self._rebuild()
+            seed, self._next_seed = self._next_seed, None
+            observations, infos = self.game.reset(seed=seed, options=options)
+        self._last = (observations, infos)
+        return observations, infos
+
+    def step(self, actions):
+        try:
+            result = self.game.step(actions)
+        except game_errors() as error:
+            self._rebuild()
+            if self._last is None:
+                raise
+            observations, infos = self._last
+            self._last = None
+            cause = describe(error)
+            return (observations, {a: 0.0 for a in observations}, {a: False for a in observations},
+                    {a: True for a in observations}, {a: {**infos.get(a, {}), INFO_KEY: cause} for a in observations})
+        self._last = (result[0], result[4])
+        return result
+
+    def close(self) -> None:
+        self.game.close()
+
+    def _rebuild(self) -> None:
+        with contextlib.suppress(Exception):
+            self.game.close()
+        remove_dead_segments()
+        self.game = self._make()
+        if self._seeds is None:
+            self._seeds = np.random.SeedSequence()
+        self._next_seed = int(self._seeds.spawn(1)[0].generate_state(1)[0])
+        self.restarts += 1
+
+
+def game_errors() -> tuple[type[BaseException], ...]:
+    """How a multi-agent game reports that its engines died: ENGINE_ERRORS and, for a network game,
+    NetGameError (raised once all of its engines are ended)."""
+    from wadgym.envs.netgame import NetGameError
+
+    return (*ENGINE_ERRORS, NetGameError)
+
+
 class RestartLimitReached(RuntimeError):
     """More engine restarts within the window than the run's RestartPolicy allows."""
 
@@ -221,23 +298,27 @@ class RestartLog:
         self.times: collections.deque[float] = collections.deque()
         self.count = 0  # this session's
 
-    def record(self, env: int, cause: str, step: int) -> None:
+    def record(self, env: int | None, cause: str, step: int, who: str | None = None) -> None:
+        """One restart: of env `env`'s engine, or of what `who` names (e.g. "RLlib env runner 2")."""
+        who = who or f"env {env}"
         now = time.monotonic()
         self.times.append(now)
         while self.times and now - self.times[0] > self.policy.window_s:
             self.times.popleft()
         self.count += 1
-        entry = {"env": env, "cause": cause, "step": int(step), "time": time.strftime("%Y-%m-%dT%H:%M:%S")}
+        entry = {"env": env, "cause": cause, "step": int(step), "time": time.strftime("%Y-%m-%dT%H:%M:%S"),
+                 **({"what": who} if env is None else {})}
         if self.run is not None:
             from wadgym.agents.runfolder import write_json
 
             write_json(self.run / RECORD_FILE, [*read_restarts(self.run), entry])
         if len(self.times) > self.policy.limit:
             raise RestartLimitReached(
-                f"env {env}'s engine died at step {step} ({cause}): {len(self.times)} engine restarts within "
+                f"{who} failed at step {step} ({cause}): {len(self.times)} restarts within "
                 f"{self.policy.window_s:g} s, more than the restart limit ({self.policy.describe()}; "
                 f"--restart-limit N/SECONDS sets it)")
-        print(f"env {env}: its engine died at step {step} ({cause}); restarted it with a new engine "
+        what = "its engine died" if env is not None else "failed"
+        print(f"{who}: {what} at step {step} ({cause}); restarted "
               f"(restart {len(self.times)} of at most {self.policy.describe()})", file=sys.stderr, flush=True)
 
 
@@ -250,3 +331,41 @@ def read_restarts(run: Path) -> list[dict[str, Any]]:
         return []
     value = read_json(path)
     return value if isinstance(value, list) else []
+
+
+# -- RLlib ----------------------------------------------------------------------------------------------
+# `wadgym train --backend rllib` leaves restarts to RLlib's own fault tolerance (new API stack): an env
+# runner whose env fails recreates its envs (restart_failed_sub_environments), and an env runner process
+# that dies (SIGKILL, a lost node) is replaced by a new one (restart_failed_env_runners). The env's own
+# errors still stop the run: agents.rllib.envs.RunnerEnv reports every failure but an engine's death,
+# and the trainer stops when there is a report. The trainer records what RLlib restarted (RLlibRestarts).
+RLLIB_RESTART_DELAY_S = 1.0  # RLlib's default waits a minute before it starts a lost env runner again
+
+
+def rllib_fault_tolerance(policy: RestartPolicy) -> dict[str, Any]:
+    """AlgorithmConfig.fault_tolerance(...)'s arguments for `policy`."""
+    if not policy.enabled:
+        return {"restart_failed_env_runners": False, "restart_failed_sub_environments": False}
+    return {"restart_failed_env_runners": True, "restart_failed_sub_environments": True,
+            "delay_between_env_runner_restarts_s": RLLIB_RESTART_DELAY_S}
+
+
+class RLlibRestarts:
+    """What RLlib restarted, from the counts an iteration reports ({"env runners": restarts so far,
+    "envs": env steps that failed so far}): each new one recorded in a RestartLog (which raises
+    RestartLimitReached past the policy's limit)."""
+
+    CAUSES = {"env runners": ("RLlib env runner", "the env runner's process was lost; RLlib starts a new one"),
+              "envs": ("RLlib env runner's envs", "an env failed in a step; RLlib made the runner's envs again")}
+
+    def __init__(self, run: Path | None, policy: RestartPolicy):
+        self.log = RestartLog(run, policy)
+        self.counts: dict[str, int] = {}
+
+    def update(self, counts: dict[str, int], step: int) -> None:
+        for key, count in counts.items():
+            before = self.counts.get(key, 0)
+            self.counts[key] = max(before, int(count))
+            for _ in range(before, int(count)):
+                who, cause = self.CAUSES.get(key, (key, "restarted by RLlib"))
+                self.log.record(None, cause, step, who=who)

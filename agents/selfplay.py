@@ -47,6 +47,7 @@ def train(args) -> int:
     from wadgym.agents import runfolder
     from wadgym.agents.callbacks import RunCallback, save_model
     from wadgym.agents.config import ppo_kwargs
+    from wadgym.agents.restart import GameRestart, restart_settings
     from wadgym.agents.slots import AgentSlots
     from wadgym.agents.system import select_device
     from wadgym.agents.train import (
@@ -64,13 +65,14 @@ def train(args) -> int:
         return 2
     try:
         hp = hyperparams_of(args)
+        restart = restart_settings(getattr(args, "no_restart", False), getattr(args, "restart_limit", None))
         device = select_device(args.device)
         make_game_factory(args.env, hp["env_kwargs"])().close()  # bad env kwargs: a ValueError now
     except ValueError as exc:
         print(f"wadgym train: {exc}", file=sys.stderr)
         return 2
     config = {"env": args.env, "algo": "ppo", "selfplay": True, "seed": args.seed, "device": args.device,
-              "hyperparams_file": hyperparams_file(args), "hyperparams": hp}
+              "hyperparams_file": hyperparams_file(args), "hyperparams": hp, "restart": restart}
     run_dir = Path(args.run_dir) if args.run_dir else runfolder.new_run_dir(args.env)
     prepare_run_dir(run_dir, config)
     if device == "cpu" and hp.get("torch_threads", "auto") != "auto":
@@ -79,7 +81,8 @@ def train(args) -> int:
     meta, session = _start_meta(run_dir, device, False)
     print(f"self-play PPO on {args.env}: {hp['n_timesteps']} agent steps, {hp['n_envs']} games, device {device}, "
           f"seed {args.seed}; run folder {run_dir}", flush=True)
-    slots = AgentSlots(make_game_factory(args.env, hp["env_kwargs"]), hp["n_envs"], args.seed)
+    games = make_game_factory(args.env, hp["env_kwargs"])  # with restarts: a game whose engines die is made again
+    slots = AgentSlots((lambda: GameRestart(games)) if restart["enabled"] else games, hp["n_envs"], args.seed)
     venv = observe(monitored(slots, runfolder.monitor_file(run_dir)), hp["frame_stack"])
     callback = RunCallback(run_dir, args.save_freq)
     start = time.perf_counter()

@@ -3,6 +3,7 @@ again and training goes on; the restart is recorded; a run whose engines keep dy
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -53,7 +54,7 @@ def test_a_killed_engine_is_restarted_and_training_finishes(tmp_path, tiny_hyper
     killed = kill_an_engine(session, process, run)
     out, err = process.communicate(timeout=120)
     assert process.returncode == 0, out + err
-    assert "its engine died at step" in err and "restarted it with a new engine" in err
+    assert "its engine died at step" in err and "; restarted (restart 1 of at most 5 within 600 s)" in err
     assert session.leftovers() == []
     assert session.segments() == []  # the killed engine's shared memory too, not only the others'
 
@@ -133,3 +134,36 @@ def test_restart_settings_are_checked():
             restart_settings(limit=bad)
     with pytest.raises(ValueError, match="contradict"):
         restart_settings(no_restart=True, limit="3")
+
+
+def test_a_self_play_game_whose_engine_dies_is_made_again():
+    pytest.importorskip("pettingzoo")
+    from wadgym.agents.restart import GameRestart
+    from wadgym.agents.selfplay import make_game_factory
+    from wadgym.envs.watchdog import instance_id
+
+    def engines() -> list[psutil.Process]:
+        found = []
+        for child in psutil.Process().children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                if instance_id(child.cmdline()) is not None and child.status() != psutil.STATUS_ZOMBIE:
+                    found.append(child)
+        return found
+
+    game = GameRestart(make_game_factory("DoomItemsDuel-v0", {}))
+    try:
+        observations, _ = game.reset(seed=3)
+        actions = {agent: 0 for agent in game.possible_agents}
+        observations, _, _, _, infos = game.step(actions)
+        before = {e.pid for e in engines()}
+        assert len(before) == 2
+        engines()[0].kill()
+        after, rewards, terminations, truncations, infos_after = game.step(actions)
+        assert all(np.array_equal(after[a], observations[a]) for a in game.possible_agents)
+        assert set(rewards.values()) == {0.0} and not any(terminations.values()) and all(truncations.values())
+        assert all(info[INFO_KEY] and info["score"] == infos[a]["score"] for a, info in infos_after.items())
+        game.reset()
+        assert game.restarts == 1 and {e.pid for e in engines()}.isdisjoint(before) and len(engines()) == 2
+        game.step(actions)
+    finally:
+        game.close()
