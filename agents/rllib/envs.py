@@ -9,6 +9,8 @@ from typing import Any
 import gymnasium as gym
 from ray.rllib.callbacks.callbacks import RLlibCallback
 
+from wadgym.agents.restart import engine_died, note_engines, remove_dead_segments
+
 
 def make_vector_env(env_id: str, env_kwargs: dict[str, Any], num_envs: int) -> gym.vector.VectorEnv:
     """`num_envs` envs of `env_id` as one Gymnasium vector env with next-step autoreset (what RLlib's
@@ -87,10 +89,12 @@ class RunnerEnv(gym.vector.VectorWrapper):
             first = self.base_seed + (seed - self.base_seed - 1) * self.num_envs
             seed = [first + index for index in range(self.num_envs)]
         try:
-            return self.env.reset(seed=seed, options=options)
+            result = self.env.reset(seed=seed, options=options)
         except Exception as error:
             self._report(error)
             raise
+        note_engines()  # so that a dead engine's shared memory can be freed (see _report)
+        return result
 
     def step(self, actions):
         try:
@@ -108,9 +112,10 @@ class RunnerEnv(gym.vector.VectorWrapper):
 
         import ray
 
-        from wadgym.agents.restart import engine_died
-
-        if self.log_name is None or engine_died(error):
+        if engine_died(error):  # RLlib makes the envs again; the dead engine's segments go now
+            remove_dead_segments()
+            return
+        if self.log_name is None:
             return
         text = f"in an env runner on {socket.gethostname()} (node {ray.get_runtime_context().get_node_id()}):\n"
         with contextlib.suppress(Exception):
