@@ -166,48 +166,55 @@ def restart_seed(seed: int, restart: int) -> int:
     return int(np.random.SeedSequence(seed).spawn(restart)[-1].generate_state(1)[0])
 
 
-# The instance ids of the engines this process started, noted while they ran: a killed engine leaves its
-# shared-memory segments (some MB each) under /dev/shm, and its owner's watchdog only frees those of the
-# engines still running when the owner ends.
-_seen: set[str] = set()
+# The engines this process started, noted while they ran ({instance id: pid}): a killed engine leaves its
+# shared-memory segments (about 10 MB each) under /dev/shm, and its owner's watchdog only frees those of
+# the engines still running when the owner ends.
+_seen: dict[str, int] = {}
 _seen_lock = threading.Lock()
 
 
-def _live_instances() -> set[str]:
-    from wadgym.envs.engine import child_engines
+def note_engines() -> bool:
+    """Note the instance ids and pids of the running engines this process started, itself or through its
+    own child processes (a network game's players); True once it could."""
+    import psutil
+
     from wadgym.envs.watchdog import instance_id
 
-    ids = set()
-    for engine in child_engines():
-        with contextlib.suppress(Exception):
-            ids.add(instance_id(engine.cmdline()))
-    return ids - {None}
-
-
-def note_engines() -> bool:
-    """Note the instance ids of this process's running engines; True once it could."""
     try:
-        live = _live_instances()
+        children = psutil.Process().children(recursive=True)
     except Exception:  # noqa: BLE001  (psutil may not see its children on an odd platform: no cleanup then)
         return False
     with _seen_lock:
-        _seen.update(live)
+        for child in children:
+            with contextlib.suppress(Exception):
+                instance = instance_id(child.cmdline())
+                if instance is not None and child.status() != psutil.STATUS_ZOMBIE:
+                    _seen[instance] = child.pid
     return True
 
 
+def _gone(pid: int) -> bool:
+    """Whether process `pid` has ended (a zombie has); False when that cannot be told."""
+    import psutil
+
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+    except psutil.Error:
+        return False
+
+
 def remove_dead_segments() -> list[str]:
-    """Remove the /dev/shm segments of the engines noted before that no longer run (a dead engine's);
-    returns their instance ids. Unlinking is safe even for a segment still mapped: it goes when unmapped."""
+    """Remove the /dev/shm segments of the noted engines whose process has ended (a dead engine's, or
+    one closed, whose own close removed them already); returns their instance ids."""
     from wadgym.envs.watchdog import remove_segments
 
     with _seen_lock:
-        try:
-            dead = sorted(_seen - _live_instances())
-        except Exception:  # noqa: BLE001
-            return []
+        dead = sorted(instance for instance, pid in _seen.items() if _gone(pid))
         for instance in dead:
             remove_segments(instance)
-        _seen.difference_update(dead)
+            del _seen[instance]
     return dead
 
 
@@ -227,6 +234,7 @@ class GameRestart:
         self._seeds: np.random.SeedSequence | None = None
         self._next_seed: int | None = None
         self._last: tuple[dict, dict] | None = None
+        self._noted = False
 
     def __getattr__(self, name: str):
         if name == "game":  # not set yet: no recursion through __getattr__
@@ -245,6 +253,8 @@ class GameRestart:
             seed, self._next_seed = self._next_seed, None
             observations, infos = self.game.reset(seed=seed, options=options)
         self._last = (observations, infos)
+        if not self._noted:
+            self._noted = note_engines()
         return observations, infos
 
     def step(self, actions):
@@ -269,7 +279,7 @@ class GameRestart:
         with contextlib.suppress(Exception):
             self.game.close()
         remove_dead_segments()
-        self.game = self._make()
+        self.game, self._noted = self._make(), False
         if self._seeds is None:
             self._seeds = np.random.SeedSequence()
         self._next_seed = int(self._seeds.spawn(1)[0].generate_state(1)[0])

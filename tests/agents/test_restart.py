@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import subprocess
 import sys
 import time
@@ -157,12 +158,17 @@ def test_a_self_play_game_whose_engine_dies_is_made_again():
         observations, _, _, _, infos = game.step(actions)
         before = {e.pid for e in engines()}
         assert len(before) == 2
-        engines()[0].kill()
+        segments = set(os.listdir("/dev/shm"))
+        killed = engines()[0]
+        instance = instance_id(killed.cmdline())
+        assert any(name.endswith(instance) for name in segments)
+        killed.kill()
         after, rewards, terminations, truncations, infos_after = game.step(actions)
         assert all(np.array_equal(after[a], observations[a]) for a in game.possible_agents)
         assert set(rewards.values()) == {0.0} and not any(terminations.values()) and all(truncations.values())
         assert all(info[INFO_KEY] and info["score"] == infos[a]["score"] for a, info in infos_after.items())
         game.reset()
+        assert not any(name.endswith(instance) for name in os.listdir("/dev/shm"))  # the dead engine's too
         assert game.restarts == 1 and {e.pid for e in engines()}.isdisjoint(before) and len(engines()) == 2
         game.step(actions)
     finally:
