@@ -73,5 +73,9 @@ def test_resume_after_the_trainer_was_killed_counts_each_step_once(tmp_path, tin
     running_at_end = json.loads(runfolder.monitor_marker(final).read_text())["running_episode_steps"]
     assert final_steps == TOTAL == json.loads((run / "meta.json").read_text())["timesteps"]
     assert first["l"].sum() + sum(marker["running_episode_steps"]) + second["l"].sum() + sum(running_at_end) == TOTAL
+    # The learning curve's global step goes on from the checkpoint's: the first episode after the resume
+    # ends at the checkpoint's step plus its length, the last one where the run ended less what was running.
     timesteps = [episode["timesteps"] for episode in runfolder.read_episodes(run)]
-    assert timesteps == sorted(timesteps) and len(timesteps) == len(first) + len(second)
+    assert len(timesteps) == len(first) + len(second) and timesteps == sorted(timesteps)
+    assert timesteps[len(first)] == steps + second["l"].iloc[0]
+    assert timesteps[-1] == TOTAL - sum(running_at_end)
