@@ -36,11 +36,14 @@ def write_all_atomic(files: Iterable[tuple[str | os.PathLike, bytes]]) -> None:
                 os.fsync(f.fileno())
         for temporary, path in staged:
             os.replace(temporary, path)
-    except BaseException:
+    except BaseException as error:
         for temporary, _ in staged:
             if os.path.exists(temporary):
                 os.unlink(temporary)
-        raise
+        named = naming(error, staged[-1][1], staged[-1][0]) if isinstance(error, OSError) and staged else error
+        if named is error:
+            raise
+        raise named from error
 
 
 def _umask() -> int:
@@ -62,9 +65,20 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     try:
         yield temporary
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as error:
         temporary.unlink(missing_ok=True)
-        raise
+        named = naming(error, path, temporary) if isinstance(error, OSError) else error
+        if named is error:
+            raise
+        raise named from error
+
+
+def naming(error: OSError, path: str | os.PathLike, temporary: str | os.PathLike) -> OSError:
+    """`error` from writing `path` (through `temporary`), as an OSError that names `path` (a write to a
+    full disk says only "[Errno 28] No space left on device"); `error` itself when it names another file."""
+    if error.errno is None or error.filename not in (None, os.fspath(temporary), str(temporary)):
+        return error
+    return type(error)(error.errno, error.strerror or str(error), os.fspath(path))
 
 
 def wad_directory(data: bytes) -> list[tuple[str, int, int]]:

@@ -50,7 +50,10 @@ def train(config: TrainConfig) -> TrainResult:
         return train_selfplay(config)
     if config.resume:
         run_dir = runfolder.require_run(config.resume)
-        return _run(run_dir, runfolder.load_config(run_dir), config, resume=True)
+        settings = runfolder.load_config(run_dir)
+        if config.restart_overridden():  # this session's restart settings; config.yml keeps the run's own
+            settings = {**settings, "restart": config.restart_settings(settings.get("restart"))}
+        return _run(run_dir, settings, config, resume=True)
     return train_resolved(resolve_config(config), config)  # bad input fails in resolve_config, before any folder
 
 
@@ -109,8 +112,9 @@ def _run(run_dir: Path, settings: dict[str, Any], config: TrainConfig, resume: b
 
 def resolve_config(config: TrainConfig) -> dict[str, Any]:
     """The whole configuration of a new run, as plain data (what its config.yml stores): env, seed,
-    device, the resolved hyperparameters, the backend's settings. Every value is checked, the env made
-    once and closed (bad env kwargs fail here), so that a ValueError comes before anything starts."""
+    device, the resolved hyperparameters, the backend's settings, the engine restarts allowed (`restart`).
+    Every value is checked, the env made once and closed (bad env kwargs fail here), so that a ValueError
+    comes before anything starts."""
     from wadgym.agents.config import resolve_hyperparams
     from wadgym.agents.system import select_device
     from wadgym.agents.vec import VEC_ENVS, make_env
@@ -118,6 +122,7 @@ def resolve_config(config: TrainConfig) -> dict[str, Any]:
     if config.vec_env is not None and config.vec_env not in VEC_ENVS:
         raise ValueError(f"vec_env={config.vec_env!r} is not valid; choose one of {', '.join(VEC_ENVS)}")
     hyperparams = resolve_hyperparams(config)
+    restart = config.restart_settings()
     select_device(config.device)  # fail now, not after the envs started
     rllib = None
     if config.backend == "rllib":
@@ -141,5 +146,6 @@ def resolve_config(config: TrainConfig) -> dict[str, Any]:
         "hyperparams": hyperparams,
         **({"backend": "rllib", "rllib": rllib} if rllib is not None else {}),
         "vec_env": config.vec_env or "thread",
+        "restart": restart,
         **({"init_from": init_from} if init_from else {}),
     }

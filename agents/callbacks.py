@@ -1,7 +1,7 @@
 """The training callback: SB3's CheckpointCallback (with the VecNormalize statistics), the episodes' mean
-score to TensorBoard, a clean stop on Ctrl-C (SIGINT) or SIGTERM with a checkpoint, and one torch
-thread while rollouts are collected on the CPU. The episodes themselves are recorded by the VecMonitor
-of agents.vec.make_vec_env."""
+score to TensorBoard, a clean stop on Ctrl-C (SIGINT) or SIGTERM with a checkpoint, one torch thread
+while rollouts are collected on the CPU, and the record of engine restarts (agents.restart). The episodes
+themselves are recorded by the VecMonitor of agents.vec.make_vec_env."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import numpy as np
 import torch
 from stable_baselines3.common.callbacks import CheckpointCallback
 
+from wadgym.agents.restart import INFO_KEY, RestartLog, RestartPolicy
 from wadgym.files import atomic_path
 
 
@@ -30,11 +31,24 @@ class RunCallback(CheckpointCallback):
     region, so after every batched forward pass they spin on the very CPUs the games then need for
     their step: measured with 8 envs on 2 cores, a vector env step took 2.7 ms per batch with 2 torch
     threads and 1.6 ms with one (bench/train_speed.py). The forward pass of a batch of a few frames
-    gains little from a second thread."""
+    gains little from a second thread.
 
-    def __init__(self, run: Path, save_freq: int, collect_threads: int | None = 1):
+    A checkpoint is written file by file atomically, the model last (the VecNormalize statistics and the
+    Monitor files' lengths, model_<steps>_steps.monitor.json, before it): a checkpoint whose model is
+    there is whole, and a write that fails (a full disk) leaves the previous checkpoint as it was and
+    raises an OSError naming the file.
+
+    An engine restart an env reports (info["engine_restart"], see agents.restart) is recorded with the
+    env's index and the step (engine_restarts.json, then meta.json; engine/restarts in TensorBoard); more
+    of them than `restarts` allows within its window raise RestartLimitReached, which stops the run as
+    any env failure does. `restarts` None: the run's config.yml says (restarts on by default)."""
+
+    def __init__(self, run: Path, save_freq: int, collect_threads: int | None = 1,
+                 restarts: RestartPolicy | None = None):
         super().__init__(save_freq=1, save_path=str(Path(run) / "checkpoints"), name_prefix="model",
                          save_vecnormalize=True)
+        self.run = Path(run)
+        self.restarts = RestartLog(self.run, restarts if restarts is not None else _run_policy(self.run))
         self.threads = CollectionThreads(collect_threads)
         self.save_every = max(int(save_freq), 1)
         self.stop_signal: int | None = None
@@ -72,10 +86,12 @@ class RunCallback(CheckpointCallback):
         self.threads.restore()
 
     def _on_step(self) -> bool:
-        for info in self.locals.get("infos", ()):
+        for index, info in enumerate(self.locals.get("infos", ())):
             score = info.get("episode", {}).get("score")
             if score is not None:
                 self._scores.append(float(score))
+            if info.get(INFO_KEY):
+                self.restarts.record(index, info[INFO_KEY], self.num_timesteps)
         if self.num_timesteps - self._last_checkpoint >= self.save_every:
             self.save_checkpoint()
         return self.stop_signal is None
@@ -91,14 +107,21 @@ class RunCallback(CheckpointCallback):
         if self._scores:
             self.logger.record("rollout/ep_score_mean", float(np.mean(self._scores)))
         self._scores = []
+        self.logger.record("engine/restarts", self.restarts.count)
 
     # --- checkpoints -------------------------------------------------------------------------
     def save_checkpoint(self) -> Path:
-        """A checkpoint now (CheckpointCallback's step, whose save_freq of 1 always saves); then the older
-        checkpoints are removed."""
-        super()._on_step()
+        """A checkpoint now, named as CheckpointCallback names them: the VecNormalize statistics, the
+        Monitor files' lengths, then the model, each atomically; then the older checkpoints are removed."""
+        from wadgym.agents.runfolder import monitor_marker, write_monitor_marker
+
         model_file = Path(self._checkpoint_path(extension="zip"))
-        keep = {model_file, Path(self._checkpoint_path("vecnormalize_", extension="pkl"))}
+        keep = {model_file, Path(self._checkpoint_path("vecnormalize_", extension="pkl")), monitor_marker(model_file)}
+        vec_normalize = self.model.get_vec_normalize_env()
+        if vec_normalize is not None:
+            save_vecnormalize(vec_normalize, Path(self._checkpoint_path("vecnormalize_", extension="pkl")))
+        write_monitor_marker(self.run, model_file, _running_lengths(self.training_env))
+        save_model(self.model, model_file)
         for old in model_file.parent.glob("*_steps.*"):
             if old not in keep:
                 old.unlink(missing_ok=True)
@@ -127,6 +150,22 @@ class CollectionThreads:
     def restore(self) -> None:
         if self.before is not None:
             torch.set_num_threads(self.before)
+
+
+def _run_policy(run: Path) -> RestartPolicy:
+    from wadgym.agents.config import read_yaml
+
+    config = read_yaml(run / "config.yml") if (run / "config.yml").is_file() else None
+    return RestartPolicy.from_config(config.get("restart") if isinstance(config, dict) else None)
+
+
+def _running_lengths(venv) -> list[int]:
+    """The steps so far of each env's episode, from the VecMonitor among `venv`'s wrappers ([] without one)."""
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    while venv is not None and not isinstance(venv, VecMonitor):
+        venv = getattr(venv, "venv", None)
+    return [] if venv is None else [int(n) for n in venv.episode_lengths]
 
 
 def save_model(model, path: Path) -> None:

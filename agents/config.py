@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,48 @@ class RLlibConfig:
 
 
 @dataclasses.dataclass(frozen=True)
+class RestartPolicy:
+    """Whether dead engines are restarted, and how many restarts within `window_s` seconds a run allows
+    (one more stops it, as any failure does). `wadgym train --restart-limit N[/SECONDS]`, `--no-restart`."""
+
+    enabled: bool = True
+    limit: int = 5
+    window_s: float = 600.0
+
+    @classmethod
+    def parse(cls, text: str) -> RestartPolicy:
+        """"N" (N restarts within 600 s) or "N/SECONDS"; a ValueError names what is valid."""
+        match = re.fullmatch(r"\s*(\d+)\s*(?:/\s*(\d+(?:\.\d*)?)\s*)?", str(text))
+        if match is None or (match.group(2) is not None and float(match.group(2)) <= 0):
+            raise ValueError(f"--restart-limit {text!r} is not valid; give N or N/SECONDS, N a whole number "
+                             f">= 0 and SECONDS > 0, e.g. 5/600 (5 engine restarts within 10 minutes)")
+        return cls(True, int(match.group(1)), float(match.group(2)) if match.group(2) else cls.window_s)
+
+    @classmethod
+    def from_config(cls, value: dict[str, Any] | None) -> RestartPolicy:
+        """From config.yml's `restart` entry; a run from before it has restarts on with the defaults."""
+        if not value:
+            return cls()
+        return cls(bool(value.get("enabled", True)), int(value.get("limit", cls.limit)),
+                   float(value.get("window_s", cls.window_s)))
+
+    def as_config(self) -> dict[str, Any]:
+        return {"enabled": self.enabled, "limit": self.limit, "window_s": self.window_s}
+
+    def describe(self) -> str:
+        return f"{self.limit} within {self.window_s:g} s" if self.enabled else "off"
+
+
+def restart_settings(no_restart: bool = False, limit: str | None = None) -> dict[str, Any]:
+    """config.yml's `restart` entry from `wadgym train`'s --no-restart and --restart-limit."""
+    if no_restart and limit is not None:
+        raise ValueError("--no-restart and --restart-limit contradict each other; give one of them")
+    if no_restart:
+        return RestartPolicy(enabled=False).as_config()
+    return (RestartPolicy.parse(limit) if limit is not None else RestartPolicy()).as_config()
+
+
+@dataclasses.dataclass(frozen=True)
 class TrainConfig:
     """One training run, as `wadgym train`'s options describe it (each field is the option of that name).
 
@@ -66,6 +109,13 @@ class TrainConfig:
         track it tracks nothing.
     init_from: start a new SB3 run from the weights of another run (a run folder or an MLflow run id) and
         record it as the parent (config.yml's init_from; the MLflow run's lineage tags).
+    restart: whether an env whose engine dies is made again with a new engine and training goes on
+        (True), or the run stops (False: `--no-restart`); None: on, or for a resumed run what its
+        config.yml says. See docs/reliability.md.
+    restart_limit, restart_window_s: at most restart_limit engine restarts within restart_window_s
+        seconds (`--restart-limit N/SECONDS`); one more stops the run with its checkpoint. None: 5
+        within 600 s, or for a resumed run its stored limit. Giving either turns restarts on, so it
+        contradicts restart=False.
     """
 
     env: str = DEFAULT_ENV
@@ -88,6 +138,9 @@ class TrainConfig:
     track: bool = False
     tracking_uri: str | None = None
     init_from: str | os.PathLike | None = None
+    restart: bool | None = None
+    restart_limit: int | None = None
+    restart_window_s: float | None = None
 
     def __post_init__(self):
         if isinstance(self.env, os.PathLike):
@@ -103,6 +156,37 @@ class TrainConfig:
             raise ValueError(f"TrainConfig: rllib must be an RLlibConfig, not {type(self.rllib).__name__}")
         if self.init_from is not None and self.resume is not None:
             raise ValueError("TrainConfig: init_from is for a new run; resume continues a run from its own weights")
+        self._check_restart()
+
+    def _check_restart(self) -> None:
+        if not (self.restart is None or isinstance(self.restart, bool)):
+            raise ValueError(f"TrainConfig: restart={self.restart!r} is not valid; give True, False or None")
+        limit, window = self.restart_limit, self.restart_window_s
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+            raise ValueError(f"TrainConfig: restart_limit={limit!r} is not valid; give a whole number >= 0 "
+                             f"(engine restarts allowed within restart_window_s) or None")
+        if window is not None and (isinstance(window, bool) or not isinstance(window, (int, float))
+                                   or not window > 0 or window == float("inf")):
+            raise ValueError(f"TrainConfig: restart_window_s={window!r} is not valid; give seconds > 0 or None")
+        if self.restart is False and (limit is not None or window is not None):
+            raise ValueError("TrainConfig: restart=False (no restarts) contradicts restart_limit/restart_window_s; "
+                             "give one of them")
+
+    def restart_overridden(self) -> bool:
+        """Whether the restart settings were given (a resumed run keeps its stored ones otherwise)."""
+        return (self.restart, self.restart_limit, self.restart_window_s) != (None, None, None)
+
+    def restart_settings(self, stored: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """config.yml's `restart` entry ({"enabled", "limit", "window_s"}): `stored` (a resumed run's entry;
+        None: the defaults, restarts on, 5 within 600 s) with this configuration's restart fields over it."""
+        policy = RestartPolicy.from_config(dict(stored) if stored else None)
+        if self.restart is False:
+            policy = dataclasses.replace(policy, enabled=False)
+        elif self.restart_overridden():
+            policy = RestartPolicy(
+                enabled=True, limit=self.restart_limit if self.restart_limit is not None else policy.limit,
+                window_s=float(self.restart_window_s) if self.restart_window_s is not None else policy.window_s)
+        return policy.as_config()
 
     def overrides(self) -> dict[str, Any]:
         """The hyperparameter overrides: `hyperparams`, then timesteps and n_envs when given."""

@@ -109,6 +109,7 @@ def finish_session(run_dir: Path, meta: dict[str, Any], session: dict[str, Any],
     """Append the session to meta.json; status is "finished", "interrupted" or "failed" (then with the
     failure: {"error": its last line, "traceback": ...})."""
     from wadgym.agents import runfolder
+    from wadgym.agents.restart import read_restarts
     from wadgym.agents.system import command_line
 
     if status not in STATUSES:
@@ -116,6 +117,7 @@ def finish_session(run_dir: Path, meta: dict[str, Any], session: dict[str, Any],
     session.update(command=command_line(), from_steps=from_steps, to_steps=to_steps, wall_time_s=round(wall, 2),
                    status=status, **({"error": failure["error"]} if failure else {}))
     meta["sessions"].append(session)
+    meta["engine_restarts"] = read_restarts(run_dir)
     for key in ("error", "traceback"):  # a failure of an earlier session was resumed from
         meta.pop(key, None)
     meta.update(timesteps=to_steps, status=status, finished=status == "finished", **(failure or {}),

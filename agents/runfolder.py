@@ -4,7 +4,11 @@
      command.txt      the exact command line(s) (one per start: the first, then each --resume)
      meta.json        package versions, git commit and dirtiness, device, start/end times, wall time
      model.zip        the final model (SB3 format); vecnormalize.pkl beside it when normalize is on
-     checkpoints/     model_<steps>_steps.zip (+ model_vecnormalize_<steps>_steps.pkl), the latest kept
+     checkpoints/     model_<steps>_steps.zip (+ model_vecnormalize_<steps>_steps.pkl), the latest kept, and
+                      model_<steps>_steps.monitor.json: the Monitor files' lengths at that checkpoint
+     engine_restarts.json  every engine restart (env index, cause, step, time), when there was one
+     train_<k>.resume.json  when session k resumed from a checkpoint: the steps of the episodes that were
+                      running then (cut short by the resume)
      train_<k>.monitor.csv  every episode of training session k (k = 1, 2 ... for each --resume): SB3's
                       Monitor format (a JSON header line, then r, l, t and the info keywords: score; RLlib
                       runs add env_runner and node), read by read_episodes through SB3's load_results
@@ -16,6 +20,12 @@
 An episode's global step ("timesteps") is SB3's convention (results_plotter.ts2xy(..., "timesteps")): the
 cumulative sum of the lengths of the episodes before and including it, in time order over all sessions.
 With n envs it trails the trainer's step count by the steps of the episodes still running.
+
+--resume continues from the latest checkpoint and first rewinds the Monitor files to what they held when
+it was written (rewind_monitors): the episodes a killed trainer recorded after its last checkpoint are
+trained again, so they are dropped rather than counted twice. The steps of the episodes that were running
+at that checkpoint, which no Monitor row holds, are added to the global step of every later episode
+(train_<k>.resume.json), so that the count goes on from the checkpoint's step, without a gap.
 """
 
 from __future__ import annotations
@@ -134,6 +144,49 @@ def monitor_file(run: Path) -> Path:
     return Path(run) / f"train_{len(list(Path(run).glob('*.monitor.csv'))) + 1}.monitor.csv"
 
 
+def monitor_marker(checkpoint: Path) -> Path:
+    """The record of the Monitor files' lengths beside a checkpoint: model_<steps>_steps.monitor.json."""
+    checkpoint = Path(checkpoint)
+    return checkpoint.with_name(checkpoint.name.removesuffix(".zip") + ".monitor.json")
+
+
+def write_monitor_marker(run: Path, checkpoint: Path, running: list[int]) -> None:
+    """Before `checkpoint` is written: each Monitor file's size in bytes now (every row is flushed as it
+    is written), and the steps so far of the episodes still running (`running`, one per env), which a
+    resume from it starts again."""
+    sizes = {path.name: path.stat().st_size for path in sorted(Path(run).glob("*.monitor.csv"))}
+    write_json(monitor_marker(checkpoint), {"monitor_bytes": sizes, "running_episode_steps": running})
+
+
+def rewind_monitors(run: Path, checkpoint: Path) -> list[str]:
+    """Before resuming from `checkpoint`: each Monitor file cut back (atomically) to its size when the
+    checkpoint was written, and a Monitor file begun after it removed, so that no episode is counted
+    twice. Returns what it changed; nothing when the checkpoint has no record (an older run, or
+    model.zip)."""
+    marker = monitor_marker(checkpoint)
+    if not marker.is_file():
+        return []
+    record = read_json(marker)
+    sizes = record.get("monitor_bytes", {})
+    changed = []
+    for path in sorted(Path(run).glob("*.monitor.csv")):
+        if path.name not in sizes:
+            path.unlink()
+            resume_record(path).unlink(missing_ok=True)
+            changed.append(f"removed {path.name}")
+        elif path.stat().st_size > sizes[path.name]:
+            write_bytes_atomic(path, path.read_bytes()[:sizes[path.name]])
+            changed.append(f"cut {path.name} back to {sizes[path.name]} bytes")
+    write_json(resume_record(monitor_file(run)), {"checkpoint": Path(checkpoint).name,
+                                                  "running_episode_steps": record.get("running_episode_steps", [])})
+    return changed
+
+
+def resume_record(monitor: Path) -> Path:
+    """train_<k>.resume.json beside the Monitor file train_<k>.monitor.csv of a session that resumed."""
+    return Path(monitor).with_name(Path(monitor).name.removesuffix(".monitor.csv") + ".resume.json")
+
+
 def monitor_writer(run: Path, env_id: str, extra_keys: tuple[str, ...], t_start: float):
     """SB3's ResultsWriter on a new session's Monitor file, for a trainer without a VecMonitor (RLlib):
     rows of r, l, t (seconds since `t_start`, a time.time()) and `extra_keys`."""
@@ -162,12 +215,32 @@ def read_episodes(run: Path) -> list[dict[str, Any]]:
     if frame.empty:
         return earlier
     timesteps, _ = ts2xy(frame, X_TIMESTEPS)
+    timesteps = timesteps + _cut_short(run, frame["t"].to_numpy())
     offset = earlier[-1]["timesteps"] if earlier else 0
     names = {"r": "return", "l": "length", "t": "time"}
     columns = [c for c in frame.columns if c != "index"]
     rows = zip(timesteps.tolist(), *(frame[c].tolist() for c in columns))
     return earlier + [{"timesteps": offset + int(steps), **{names.get(c, c): _cell(v) for c, v in zip(columns, values)}}
                       for steps, *values in rows]
+
+
+def _cut_short(run: Path, times):
+    """For each episode (its time `times`, as load_results gives them: seconds since the first session's
+    start), the steps of the episodes that resumes before it cut short (see rewind_monitors)."""
+    import json
+
+    import numpy as np
+
+    starts = {}
+    for path in run.glob("*.monitor.csv"):
+        with open(path) as f:
+            starts[path.name] = float(json.loads(f.readline()[1:])["t_start"])
+    added = np.zeros(len(times), dtype=np.int64)
+    for name, start in starts.items():
+        record = resume_record(run / name)
+        if record.is_file():
+            added[times >= start - min(starts.values())] += int(sum(read_json(record).get("running_episode_steps", [])))
+    return added
 
 
 def _cell(value: Any) -> Any:

@@ -36,6 +36,7 @@ def train(run_dir: Path, config: dict[str, Any], resume: bool = False, save_freq
     from wadgym.agents import lifecycle, runfolder
     from wadgym.agents.callbacks import RunCallback
     from wadgym.agents.plots import plot_learning_curve
+    from wadgym.agents.restart import RestartPolicy
     from wadgym.agents.system import select_device
     from wadgym.agents.vec import close_vec_env
     from wadgym.envs.registration import score_name
@@ -47,6 +48,8 @@ def train(run_dir: Path, config: dict[str, Any], resume: bool = False, save_freq
         raise ValueError(f"{run_dir} has no checkpoint to resume from")
     print(f"{'resuming' if resume else 'training'} PPO on {config['env']}: {hp['n_timesteps']} steps, "
           f"{hp['n_envs']} envs, device {device}, seed {config['seed']}; run folder {run_dir}", flush=True)
+    if saved is not None:
+        runfolder.rewind_monitors(run_dir, saved)  # episodes recorded after the checkpoint are trained again
     if device == "cpu" and hp.get("torch_threads", "auto") != "auto":
         torch.set_num_threads(int(hp["torch_threads"]))
     meta, session = lifecycle.start_session(run_dir, device, resume)
@@ -54,7 +57,7 @@ def train(run_dir: Path, config: dict[str, Any], resume: bool = False, save_freq
     with tempfile.TemporaryDirectory(prefix="wadgym-workers-") as failure_dir:
         model = _make_model(run_dir, config, device, saved, failure_dir)
         try:
-            callback = RunCallback(run_dir, save_freq)
+            callback = RunCallback(run_dir, save_freq, restarts=RestartPolicy.from_config(config.get("restart")))
             start_steps, start_time = model.num_timesteps, time.perf_counter()
             failure = _learn(model, callback, hp["n_timesteps"] - model.num_timesteps, progress, failure_dir,
                              callbacks)
@@ -107,6 +110,7 @@ def _make_model(run_dir: Path, config: dict[str, Any], device: str, saved: Path 
 
     from wadgym.agents import runfolder
     from wadgym.agents.config import normalize_kwargs, ppo_kwargs
+    from wadgym.agents.restart import RestartPolicy
     from wadgym.agents.vec import make_vec_env
 
     hp = config["hyperparams"]
@@ -114,7 +118,7 @@ def _make_model(run_dir: Path, config: dict[str, Any], device: str, saved: Path 
         config["env"], hp["env_kwargs"], hp["n_envs"], config["seed"], hp["frame_stack"], normalize_kwargs(hp),
         normalize_stats=runfolder.vecnormalize_path(saved) if saved is not None else None, failure_dir=failure_dir,
         vec_env=config.get("vec_env", "subproc"),  # runs from before --vec-env used SubprocVecEnv
-        monitor=runfolder.monitor_file(run_dir))
+        monitor=runfolder.monitor_file(run_dir), restart=RestartPolicy.from_config(config.get("restart")).enabled)
     if saved is not None:
         # the schedules from the run's configuration: a checkpoint's pickled ones may name classes of an older wadgym
         schedules = {key: value for key, value in ppo_kwargs(hp).items() if key in ("learning_rate", "clip_range")}

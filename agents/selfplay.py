@@ -55,10 +55,11 @@ def train(config: TrainConfig) -> TrainResult:
     if config.init_from:
         raise ValueError("--init-from is not supported for multi-agent envs yet")
     hp = resolve_hyperparams(config)
+    restart = config.restart_settings()
     device = select_device(config.device)
     make_game_factory(config.env, hp["env_kwargs"])().close()  # bad env kwargs: a ValueError now
     settings = {"env": config.env, "algo": "ppo", "selfplay": True, "seed": config.seed, "device": config.device,
-                "hyperparams_file": config.hyperparams_file(), "hyperparams": hp}
+                "hyperparams_file": config.hyperparams_file(), "hyperparams": hp, "restart": restart}
     if config.track:  # MLflow: an unreachable store fails before the run folder exists
         tracking.check_new_run_store(config.run_dir, config.tracking_uri)
     run_dir = Path(config.run_dir) if config.run_dir else runfolder.new_run_dir(config.env)
@@ -79,18 +80,20 @@ def _train(run_dir: Path, settings: dict[str, Any], config: TrainConfig, device:
     from wadgym.agents import lifecycle, runfolder
     from wadgym.agents.callbacks import RunCallback, save_model
     from wadgym.agents.config import ppo_kwargs
+    from wadgym.agents.restart import GameRestart, RestartPolicy
     from wadgym.agents.slots import AgentSlots
     from wadgym.agents.vec import monitored, observe
 
-    hp = settings["hyperparams"]
+    hp, restart = settings["hyperparams"], settings["restart"]
     if device == "cpu" and hp.get("torch_threads", "auto") != "auto":
         torch.set_num_threads(int(hp["torch_threads"]))
     meta, session = lifecycle.start_session(run_dir, device, False)
     print(f"self-play PPO on {config.env}: {hp['n_timesteps']} agent steps, {hp['n_envs']} games, device {device}, "
           f"seed {config.seed}; run folder {run_dir}", flush=True)
-    slots = AgentSlots(make_game_factory(config.env, hp["env_kwargs"]), hp["n_envs"], config.seed)
+    games = make_game_factory(config.env, hp["env_kwargs"])  # with restarts: a game whose engines die is made again
+    slots = AgentSlots((lambda: GameRestart(games)) if restart["enabled"] else games, hp["n_envs"], config.seed)
     venv = observe(monitored(slots, runfolder.monitor_file(run_dir)), hp["frame_stack"])
-    callback = RunCallback(run_dir, config.save_freq)
+    callback = RunCallback(run_dir, config.save_freq, restarts=RestartPolicy.from_config(restart))
     start = time.perf_counter()
     status, failure = "finished", None
     try:

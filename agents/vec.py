@@ -112,21 +112,30 @@ def worker_failures(folder: str | Path | None) -> list[str]:
 
 class EnvFactory:
     """Picklable `() -> env` for SubprocVecEnv workers; the worker ignores SIGINT and SIGTERM (the trainer
-    handles them and closes the workers) and reports an env's failure to `failure_dir`."""
+    handles them and closes the workers) and reports an env's failure to `failure_dir`. With `restart`,
+    an env whose engine dies is made again (agents.restart.EngineRestart), in the worker itself."""
 
     def __init__(self, env_id: str, env_kwargs: dict[str, Any], in_worker: bool, failure_dir: str | None = None,
-                 render_mode: str | None = None):
+                 render_mode: str | None = None, restart: bool = False):
         self.env_id, self.env_kwargs, self.in_worker, self.failure_dir = env_id, env_kwargs, in_worker, failure_dir
-        self.render_mode = render_mode
+        self.render_mode, self.restart = render_mode, restart
 
     def __call__(self) -> gym.Env:
         if self.in_worker:
             for signum in GROUP_SIGNALS:
                 signal.signal(signum, signal.SIG_IGN)
-        env = make_env(self.env_id, self.env_kwargs, self.render_mode)
+        if self.restart:
+            from wadgym.agents.restart import EngineRestart
+
+            env = EngineRestart(self.make)
+        else:
+            env = self.make()
         if self.render_mode is not None:
             env = RecordFrames(env)
         return ReportFailure(env, self.failure_dir) if self.in_worker and self.failure_dir else env
+
+    def make(self) -> gym.Env:
+        return make_env(self.env_id, self.env_kwargs, self.render_mode)
 
 
 class RecordFrames(gym.Wrapper):
@@ -203,11 +212,14 @@ def build_vec_env(
     monitor: Path | None = None,
     training: bool = True,
     render_mode: str | None = None,
+    restart: bool = False,
 ):
     """n_envs envs stepped as `vec_env` says (see VEC_ENVS), seeded seed, seed+1, ... at their next reset,
     under a VecMonitor (writing every episode's return, length, time and score to the file `monitor` when
     given), observed as training observes them (see observe). What training steps, and, with one env and
-    training=False, what a saved policy plays (agents.policy.SavedPolicy.make_vec_env)."""
+    training=False, what a saved policy plays (agents.policy.SavedPolicy.make_vec_env). With `restart`,
+    each env's engine is restarted when it dies (agents.restart) and the Monitor file has a column
+    engine_restart (the cause, for an episode a restart ended)."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     if vec_env not in VEC_ENVS:
@@ -215,26 +227,48 @@ def build_vec_env(
     if vec_env == "thread":
         from wadgym.envs.vector_sb3 import ThreadVecEnv
 
-        venv = ThreadVecEnv([EnvFactory(env_id, env_kwargs, False, None, render_mode) for _ in range(n_envs)])
+        venv = ThreadVecEnv([EnvFactory(env_id, env_kwargs, False, None, render_mode, restart)
+                             for _ in range(n_envs)])
     elif vec_env == "dummy" or n_envs == 1:
-        venv = DummyVecEnv([EnvFactory(env_id, env_kwargs, False, None, render_mode) for _ in range(n_envs)])
+        venv = DummyVecEnv([EnvFactory(env_id, env_kwargs, False, None, render_mode, restart) for _ in range(n_envs)])
     else:
-        venv = SubprocVecEnv([EnvFactory(env_id, env_kwargs, True, failure_dir, render_mode) for _ in range(n_envs)])
+        venv = SubprocVecEnv([EnvFactory(env_id, env_kwargs, True, failure_dir, render_mode, restart)
+                              for _ in range(n_envs)])
     try:
         if seed is not None:
             venv.seed(seed)
-        return observe(monitored(venv, monitor), frame_stack, normalize, normalize_stats, training=training)
+        if restart:
+            from wadgym.agents.restart import INFO_KEY
+        keywords = (*MONITOR_KEYWORDS, INFO_KEY) if restart else MONITOR_KEYWORDS
+        return observe(monitored(venv, monitor, keywords), frame_stack, normalize, normalize_stats, training=training)
     except BaseException:
         close_vec_env(venv)
         raise
 
 
-def monitored(venv, monitor: Path | None = None):
-    """`venv` under SB3's VecMonitor: info["episode"] (r, l, t and MONITOR_KEYWORDS) at each episode's end,
-    and a row of the Monitor file `monitor` when given."""
+def monitored(venv, monitor: Path | None = None, keywords: tuple[str, ...] = MONITOR_KEYWORDS):
+    """`venv` under SB3's VecMonitor: info["episode"] (r, l, t and `keywords`) at each episode's end, and a
+    row of the Monitor file `monitor` when given. A row that cannot be written (a full disk) raises an
+    OSError naming the file."""
     from stable_baselines3.common.vec_env import VecMonitor
 
-    return VecMonitor(venv, str(monitor) if monitor else None, info_keywords=MONITOR_KEYWORDS)
+    wrapper = VecMonitor(venv, str(monitor) if monitor else None, info_keywords=keywords)
+    if wrapper.results_writer is not None:
+        wrapper.results_writer.write_row = _naming_the_file(wrapper.results_writer.write_row, monitor)
+    return wrapper
+
+
+def _naming_the_file(write_row, path: Path):
+    """ResultsWriter.write_row, its OSError (which names no file) raised again with `path` in it."""
+    def write(*args, **kwargs):
+        try:
+            return write_row(*args, **kwargs)
+        except OSError as error:
+            if error.filename is not None:
+                raise
+            raise OSError(error.errno, error.strerror or str(error), str(path)) from error
+
+    return write
 
 
 def observe(venv, frame_stack: int, normalize: dict[str, Any] | None = None, normalize_stats: Path | None = None,

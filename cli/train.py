@@ -4,6 +4,7 @@
                  [-conf/--conf-file FILE] [-params/--hyperparams KEY:VALUE ...] [--hp KEY=VALUE ...]
                  [--env-kwargs KEY=VALUE ...] [--vec-env thread|subproc|dummy] [--run-dir DIR] [--resume RUN]
                  [--track] [--tracking-uri URI] [--init-from RUN] [--reproduce RUN]
+                 [--restart-limit N[/SECONDS] | --no-restart]
 
 With no arguments it trains the default env (wadgym.envs.registration.DEFAULT_ENV) on its default
 hyperparameters (agents/hyperparams/ppo.yml) and compares the trained agent with a random one. The
@@ -13,6 +14,9 @@ If an env fails, training stops (exit status 1), meta.json records the error and
 checkpoint stays the point to resume from. The envs are stepped by wadgym's vector env (one process,
 threads stepping the envs) unless --vec-env says otherwise; config.yml records which, and --resume keeps it.
 --track logs the run to MLflow as well (docs/tracking.md; pip install 'wadgym[track]').
+An env whose engine dies is made again and training goes on, up to --restart-limit N[/SECONDS] restarts
+(default 5/600; --no-restart: the run stops instead); config.yml records it, and --resume keeps it unless
+given again (docs/reliability.md).
 From Python, the same run: wadgym.agents.train(wadgym.agents.TrainConfig(env=..., timesteps=...)).
 """
 
@@ -54,6 +58,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--eval-episodes", type=int, default=20, help="final evaluation episodes; 0 skips (default 20)")
     parser.add_argument("--eval-seed", type=int, default=0, help="final evaluation uses seeds EVAL_SEED.. (default 0)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--no-restart", action="store_true", help="stop the run when an env's engine dies "
+                        "(default: make the env again with a new engine and go on; see docs/reliability.md)")
+    parser.add_argument("--restart-limit", metavar="N[/SECONDS]", help="engine restarts allowed within SECONDS "
+                        "(default 5/600); one more stops the run with its checkpoint")
     add_tracking_arguments(parser)
     add_rllib_arguments(parser)
 
@@ -98,9 +106,10 @@ def add_rllib_arguments(parser: argparse.ArgumentParser) -> None:
 def train_config(args: argparse.Namespace) -> TrainConfig:
     """The TrainConfig of `wadgym train`'s arguments: the KEY=VALUE options read as YAML values (a
     ValueError names the option and what is wrong)."""
-    from wadgym.agents.config import RLlibConfig, TrainConfig
+    from wadgym.agents.config import RLlibConfig, TrainConfig, restart_settings
     from wadgym.envs.kwargs import parse_assignments
 
+    limit = restart_settings(args.no_restart, args.restart_limit)  # checks both (a ValueError names the option)
     return TrainConfig(
         env=args.env, timesteps=args.timesteps, n_envs=args.n_envs, seed=args.seed, device=args.device,
         conf_file=args.conf_file,
@@ -111,7 +120,10 @@ def train_config(args: argparse.Namespace) -> TrainConfig:
         backend=args.backend,
         rllib=RLlibConfig(num_env_runners=args.num_env_runners, envs_per_runner=args.envs_per_runner,
                           num_gpus=args.num_gpus, address=args.address),
-        track=args.track, tracking_uri=args.tracking_uri, init_from=args.init_from)
+        track=args.track, tracking_uri=args.tracking_uri, init_from=args.init_from,
+        restart=False if args.no_restart else None,  # None: on, or a resumed run's own setting
+        restart_limit=limit["limit"] if args.restart_limit is not None else None,
+        restart_window_s=limit["window_s"] if args.restart_limit is not None else None)
 
 
 def zoo_overrides(items: list[str] | None) -> dict[str, Any]:

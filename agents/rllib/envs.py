@@ -9,6 +9,8 @@ from typing import Any
 import gymnasium as gym
 from ray.rllib.callbacks.callbacks import RLlibCallback
 
+from wadgym.agents.restart import engine_died, note_engines, remove_dead_segments
+
 
 def make_vector_env(env_id: str, env_kwargs: dict[str, Any], num_envs: int) -> gym.vector.VectorEnv:
     """`num_envs` envs of `env_id` as one Gymnasium vector env with next-step autoreset (what RLlib's
@@ -75,8 +77,8 @@ class RunnerEnv(gym.vector.VectorWrapper):
     Seeding: RLlib resets env runner w's vector env with seed + w, so with K envs per runner the runners'
     envs would share seeds (runner 1: seed+1 .. seed+K, runner 2: seed+2 ..). Here runner w's envs get
     seed + (w-1)*K .. seed + w*K - 1: every env its own seed, the first N those of N SB3 envs.
-    Failures: the traceback of an exception in reset or step goes to the FailureLog named `log_name`,
-    then the exception propagates as before."""
+    Failures: the traceback of an exception in reset or step goes to the FailureLog named `log_name`
+    (an engine's death excepted), then the exception propagates as before."""
 
     def __init__(self, env: gym.vector.VectorEnv, base_seed: int | None, log_name: str | None):
         super().__init__(env)
@@ -87,25 +89,32 @@ class RunnerEnv(gym.vector.VectorWrapper):
             first = self.base_seed + (seed - self.base_seed - 1) * self.num_envs
             seed = [first + index for index in range(self.num_envs)]
         try:
-            return self.env.reset(seed=seed, options=options)
-        except Exception:
-            self._report()
+            result = self.env.reset(seed=seed, options=options)
+        except Exception as error:
+            self._report(error)
             raise
+        note_engines()  # so that a dead engine's shared memory can be freed (see _report)
+        return result
 
     def step(self, actions):
         try:
             return self.env.step(actions)
-        except Exception:
-            self._report()
+        except Exception as error:
+            self._report(error)
             raise
 
-    def _report(self) -> None:
+    def _report(self, error: Exception) -> None:
+        """Report `error` unless it is an engine's death, which RLlib's fault tolerance recovers from
+        (agents.restart: RLlib makes the env runner's envs again)."""
         import contextlib
         import socket
         import traceback
 
         import ray
 
+        if engine_died(error):  # RLlib makes the envs again; the dead engine's segments go now
+            remove_dead_segments()
+            return
         if self.log_name is None:
             return
         text = f"in an env runner on {socket.gethostname()} (node {ray.get_runtime_context().get_node_id()}):\n"

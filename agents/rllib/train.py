@@ -109,6 +109,7 @@ def algorithm_config(config: dict[str, Any], num_gpus: int, failure_log: str | N
     from ray.rllib.connectors.learner.frame_stacking import FrameStackingLearner
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
+    from wadgym.agents.restart import RestartPolicy, rllib_fault_tolerance
     from wadgym.agents.rllib.envs import RLLIB_ENV, EpisodeRecorder
     from wadgym.agents.rllib.module import SB3PolicyModule
 
@@ -132,7 +133,7 @@ def algorithm_config(config: dict[str, Any], num_gpus: int, failure_log: str | N
         .rl_module(rl_module_spec=RLModuleSpec(module_class=SB3PolicyModule, model_config={
             "policy": hp.get("policy", "CnnPolicy"), "policy_kwargs": hp.get("policy_kwargs")}))
         .callbacks(EpisodeRecorder)
-        .fault_tolerance(restart_failed_env_runners=False, restart_failed_sub_environments=False)
+        .fault_tolerance(**rllib_fault_tolerance(RestartPolicy.from_config(config.get("restart"))))
         .resources(num_cpus_for_main_process=torch_threads(hp))
         .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
         .debugging(seed=config["seed"], log_level="ERROR")
@@ -169,8 +170,19 @@ class Trainer:
         scalars.update({f"train/{key}": value for key, value in learner.items()
                         if isinstance(value, (int, float)) and not isinstance(value, bool)})
         return {"timesteps": int(result.get("num_env_steps_sampled_lifetime", 0)),
+                "restarts": self.restart_counts(),
                 "episodes": [episode for batch in batches for episode in batch],
                 "scalars": {key: float(value) for key, value in scalars.items()}}
+
+    def restart_counts(self) -> dict[str, int]:
+        """What RLlib's fault tolerance restarted so far (agents.restart.RLlibRestarts)."""
+        from ray.rllib.env.env_runner import NUM_ENV_STEP_FAILURES_LIFETIME
+        from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS
+
+        group = self.algo.env_runner_group
+        failures = self.algo.metrics.peek((ENV_RUNNER_RESULTS, NUM_ENV_STEP_FAILURES_LIFETIME), default=0)
+        lost = group.num_remote_workers() - group.num_healthy_remote_workers()  # being restarted now
+        return {"env runners": int(group.num_remote_worker_restarts()) + lost, "envs": int(failures)}
 
     def timesteps(self) -> int:
         from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME
@@ -338,7 +350,8 @@ def train(run_dir: Path, config: dict[str, Any], resume: bool = False, save_freq
             raise lifecycle.TrainingFailed(lifecycle.failure_message(run_dir, start_steps, failure["error"])) from None
         record_cluster(meta, session, device, group, address)
         runfolder.write_json(run_dir / "meta.json", meta)
-        loop = TrainingLoop(run_dir, trainer, failures, hp["n_timesteps"], save_freq, progress, tracker)
+        loop = TrainingLoop(run_dir, trainer, failures, hp["n_timesteps"], save_freq, progress, tracker,
+                            restarts=config.get("restart"))
         failure = loop.run()
         wall = time.perf_counter() - loop.start_time
         if failure is not None:
@@ -408,10 +421,14 @@ class TrainingLoop:
     training writes), TensorBoard and checkpoints as it goes."""
 
     def __init__(self, run_dir: Path, trainer, failures, total: int, save_freq: int, progress: bool,
-                 tracker=None):
+                 tracker=None, restarts: dict[str, Any] | None = None):
         import ray
 
         from wadgym.agents import runfolder
+        from wadgym.agents.restart import RestartPolicy, RLlibRestarts
+
+        self.restarts = RLlibRestarts(run_dir, RestartPolicy.from_config(restarts))  # config.yml's `restart`
+        self.restarts.counts = ray.get(trainer.restart_counts.remote())
 
         self.run_dir, self.trainer, self.failures, self.total = run_dir, trainer, failures, total
         self.save_freq = max(int(save_freq), 1)
@@ -429,6 +446,8 @@ class TrainingLoop:
         from torch.utils.tensorboard import SummaryWriter
         from tqdm import tqdm
 
+        from wadgym.agents.restart import RestartLimitReached
+
         previous = {s: signal.signal(s, self._ask_to_stop) for s in (signal.SIGINT, signal.SIGTERM)}
         writer = SummaryWriter(str(self.run_dir / "tb" / "RLlib_PPO"))
         bar = tqdm(total=self.total, initial=self.timesteps, unit="step", disable=not self.progress)
@@ -439,12 +458,17 @@ class TrainingLoop:
                 self.timesteps = result["timesteps"]
                 self._record(result, writer, (self.timesteps - steps_before) / (time.perf_counter() - iteration_start))
                 bar.update(self.timesteps - steps_before)
+                self.restarts.update(result["restarts"], self.timesteps)  # past the limit: RestartLimitReached
+                if reports := reports_of(self.failures):  # an env's own error (RLlib made its envs again)
+                    return failure_of(RuntimeError("an env failed"), reports)
                 if self.timesteps - self.last_checkpoint >= self.save_freq:
                     self.save(None)
         except KeyboardInterrupt:  # a second Ctrl-C: stop at once, still save
             self.stop_signal = self.stop_signal or signal.SIGINT
         except ray.exceptions.RayError as error:
             return failure_of(error, reports_of(self.failures))
+        except RestartLimitReached as error:
+            return {"error": f"RestartLimitReached: {error}", "traceback": f"RestartLimitReached: {error}"}
         finally:
             bar.close()
             writer.close()

@@ -83,7 +83,8 @@ def test_an_env_error_fails_the_run_promptly_and_cleanly(tmp_path, tiny_hyperpar
     assert meta["error"] == ERRORS[vec_env]
     assert "raise RuntimeError" in meta["traceback"]
     assert not (run / "model.zip").exists()  # never saved as if training had finished
-    assert [p.name for p in (run / "checkpoints").iterdir()] == ["model_128_steps.zip"]
+    assert sorted(p.name for p in (run / "checkpoints").iterdir()) == ["model_128_steps.monitor.json",
+                                                                      "model_128_steps.zip"]
     assert 128 <= meta["timesteps"] < 2048
 
 

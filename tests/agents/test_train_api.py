@@ -26,15 +26,18 @@ def test_train_from_python_then_resume(tmp_path, tiny_hyperparams, env_id):
     stored = yaml.safe_load((run_dir / "config.yml").read_text())
     assert stored["env"] == env_id and stored["seed"] == 1 and stored["hyperparams"]["n_timesteps"] == 128
     assert stored["hyperparams"]["env_kwargs"] == {"resolution": [30, 40]} and stored["vec_env"] == "thread"
+    assert stored["restart"] == {"enabled": True, "limit": 5, "window_s": 600.0}
     metrics = json.loads((run_dir / "metrics.json").read_text())
     assert result.evaluation == metrics["eval"] and result.evaluation["episodes"] == 1
 
     # resume: the run's own configuration (its step budget is reached: nothing to learn, a new session)
-    again = wadgym.agents.train(TrainConfig(resume=run_dir, eval_episodes=0, progress=False))
+    # (restart=False is this session's only: config.yml keeps the run's own setting)
+    again = wadgym.agents.train(TrainConfig(resume=run_dir, eval_episodes=0, progress=False, restart=False))
     assert again.status == "finished" and again.timesteps == result.timesteps and again.evaluation is None
     meta = json.loads((run_dir / "meta.json").read_text())
     assert [s["status"] for s in meta["sessions"]] == ["finished", "finished"]
     assert len((run_dir / "command.txt").read_text().splitlines()) == 2
+    assert yaml.safe_load((run_dir / "config.yml").read_text()) == stored
 
 
 @pytest.mark.parametrize(
@@ -61,11 +64,48 @@ def test_bad_configuration_is_a_value_error_before_any_folder(fields, message, t
         ({"hyperparams": ["n_epochs=3"]}, "hyperparams must be a dict"),
         ({"env": None}, "is not an env id"),
         ({"init_from": "runs/parent", "resume": "runs/child"}, "init_from is for a new run"),
+        ({"restart": "no"}, "restart='no' is not valid; give True, False or None"),
+        ({"restart_limit": -1}, "restart_limit=-1 is not valid; give a whole number >= 0"),
+        ({"restart_limit": 2.5}, "restart_limit=2.5 is not valid"),
+        ({"restart_window_s": 0}, "restart_window_s=0 is not valid; give seconds > 0"),
+        ({"restart": False, "restart_limit": 3}, "restart=False .* contradicts restart_limit"),
     ],
 )
 def test_train_config_refuses_what_cannot_be_a_run(fields, message):
     with pytest.raises(ValueError, match=message):
         TrainConfig(**fields)
+
+
+def test_restart_settings_of_a_new_and_a_resumed_run():
+    stored = {"enabled": True, "limit": 2, "window_s": 30.0}
+    assert TrainConfig().restart_settings() == {"enabled": True, "limit": 5, "window_s": 600.0}
+    assert TrainConfig().restart_settings(stored) == stored and not TrainConfig().restart_overridden()
+    assert TrainConfig(restart_limit=3).restart_settings(stored) == {"enabled": True, "limit": 3, "window_s": 30.0}
+    assert TrainConfig(restart=False).restart_settings(stored) == {**stored, "enabled": False}
+    off = {**stored, "enabled": False}
+    assert TrainConfig(restart=True).restart_settings(off) == stored
+    assert TrainConfig(restart_limit=0, restart_window_s=5).restart_settings(off) == {
+        "enabled": True, "limit": 0, "window_s": 5.0}
+
+
+def test_the_restart_options_become_train_config_fields():
+    import argparse
+
+    from wadgym.cli.train import add_arguments, train_config
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    given = train_config(parser.parse_args(["--restart-limit", "3/60"]))
+    assert (given.restart, given.restart_limit, given.restart_window_s) == (None, 3, 60.0)
+    given = train_config(parser.parse_args(["--restart-limit", "4"]))
+    assert (given.restart, given.restart_limit, given.restart_window_s) == (None, 4, 600.0)
+    given = train_config(parser.parse_args(["--no-restart"]))
+    assert (given.restart, given.restart_limit, given.restart_window_s) == (False, None, None)
+    assert not train_config(parser.parse_args([])).restart_overridden()
+    with pytest.raises(ValueError, match="--no-restart and --restart-limit contradict"):
+        train_config(parser.parse_args(["--no-restart", "--restart-limit", "3"]))
+    with pytest.raises(ValueError, match="--restart-limit '3/x' is not valid"):
+        train_config(parser.parse_args(["--restart-limit", "3/x"]))
 
 
 def test_train_takes_a_train_config():
