@@ -7,7 +7,8 @@
         {agent: env.action_space(agent).sample() for agent in env.agents})
 
 `MultiplayerEnv` plays any wadgym family that declares multiplayer support (a DoomEnv subclass with
-`max_players`, an `n_players` scenario parameter and the hooks `episode_command`/`episode_ready`):
+`max_players`, an `n_players` scenario parameter, the hooks `episode_command`/`episode_ready` and,
+optionally, `netgame_args`: engine arguments of its netgame such as "-deathmatch"):
 one task object of the family per player keeps that player's reward, score and info, and a
 wadgym.envs.netgame.NetGame runs the players' engines in lockstep on 127.0.0.1.
 """
@@ -23,19 +24,15 @@ from gymnasium.utils import seeding
 
 from wadgym.envs.doom_env import RESET_ATTEMPTS, map_name
 from wadgym.envs.netgame import DEFAULT_JOIN_TIMEOUT, DEFAULT_STEP_TIMEOUT, NetGame, NetGameError, PlayerSettings
+from wadgym.envs.registration import MULTI_ENVS, RACE
 
 try:
     from pettingzoo import ParallelEnv
 except ImportError as error:  # pragma: no cover - the message is the point
     raise ImportError(f"wadgym.envs.multi needs PettingZoo ({error}): pip install 'wadgym[multi]'") from error
 
-RACE = "wadgym.envs.race:ItemsRaceEnv"
-# id -> (family, kwargs, max_steps). Kept apart from Gymnasium's registry: these are not gym.Envs.
-MULTI_ENVS: dict[str, tuple[str, dict, int]] = {
-    # Two players, a 1024 arena, 10 items; 64 levels (start circle rotation, look) in one WAD.
-    "DoomItemsDuel-v0": (RACE, {"n_players": 2, "num_levels": 64}, 300),
-}
-SETTLE_TICS = 70  # tics a new episode may take before every game shows the seeded items
+__all__ = ["MULTI_ENVS", "MultiplayerEnv", "make"]
+SETTLE_TICS = 250  # tics a new episode may take before every game shows what the seed placed (a respawn: ~120)
 
 
 def make(env_id: str, **kwargs: Any) -> MultiplayerEnv:
@@ -70,7 +67,8 @@ class MultiplayerEnv(ParallelEnv):
 
     Agents are "player_0" .. "player_{n-1}" (player numbers: player_0 is the host). Each agent's
     observation and action spaces, rewards, score and info are those of the family's single-player task
-    for that player (for the item race: the screen, Discrete(5), its own items). Every agent terminates
+    for that player (for the item race: the screen, Discrete(5), its own items): `info[agent]["score"]`
+    counts what `score_name` names ("items", "frags"). Every agent terminates
     together when the family's task ends (the race: every item taken) and is truncated at `max_steps`.
 
     Arguments: `n_players` (1 to the family's max_players), `max_steps`, `join_timeout` and `step_timeout`
@@ -102,6 +100,7 @@ class MultiplayerEnv(ParallelEnv):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
                 raise ValueError(f"{name}={value!r} must be a positive number of seconds")
         self.env_id = env_id
+        self.score_name = cls.score_name  # what info[agent]["score"] counts ("items", "frags", ...)
         self.n_players, self.max_steps = int(n_players), int(max_steps)
         self.join_timeout, self.step_timeout = float(join_timeout), float(step_timeout)
         self.render_mode = render_mode
@@ -140,7 +139,8 @@ class MultiplayerEnv(ParallelEnv):
                               variables=tuple(v.name for v in t._tracked + t._observed), buffers=t.buffers,
                               # packet server: the host orders every tic (steadier); the engines' wait for
                               # each other's tics must outlast a busy machine (default 1 s), ours ends it
-                              game_args=f"-netmode 1 +viz_sync_timeout {int(self.step_timeout * 1000)}")
+                              game_args=f"-netmode 1 +viz_sync_timeout {int(self.step_timeout * 1000)} "
+                                        f"{type(t).netgame_args}".strip())
 
     def _load_level(self, level_seed: int) -> None:
         """Make the game play `level_seed`: a map change within the WAD when it holds the level, else a new game."""
@@ -173,7 +173,7 @@ class MultiplayerEnv(ParallelEnv):
             values = [self._values(t, s) for t, s in zip(self.tasks, states)]
             if all(t.episode_ready(v, self._nonce) for t, v in zip(self.tasks, values)):
                 return states
-        raise NetGameError(f"the episode's items did not appear within {SETTLE_TICS} tics of "
+        raise NetGameError(f"the episode's seeded start did not show within {SETTLE_TICS} tics of "
                            f"`{first.episode_command(seed, self._nonce)}`")
 
     @staticmethod

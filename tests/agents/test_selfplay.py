@@ -50,7 +50,9 @@ def test_selfplay_trains_and_meets_random_head_to_head_on_held_out_levels(tmp_pa
     assert [h["seed"] for h in head] == [0, 1]
     # Items are whole pickups of at most the arena's 10; the two seats share them.
     assert all(float(h["trained"]).is_integer() and 0 <= h["trained"] + h["random"] <= 10 for h in head)
-    assert len(evaluation["vs_self"]["items_per_player"]) == 2
+    assert len(evaluation["vs_self"]["score_per_player"]) == 2
+    assert evaluation["score_name"] == "items" and "items/episode trained" in result.stdout
+    assert (run_dir / "learning_curve.png").is_file()
 
     replay = run(wadgym("eval", str(run_dir), "--episodes", "1"), process_session)
     assert replay.returncode == 0, replay.stderr
