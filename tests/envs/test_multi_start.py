@@ -60,3 +60,17 @@ def test_an_error_in_a_worker_is_reported_as_itself_not_as_a_join_failure():
                                            r".*its worker reported:\nTraceback") as error:
         NetGame(settings(buttons=("NO_SUCH_BUTTON",)), 1)
     assert "engine exited" not in str(error.value) and "tried" not in str(error.value)
+
+
+def test_every_other_python_block_of_the_page_runs_as_a_plain_script(tmp_path, process_session):
+    blocks = re.findall(r"```python\n(.*?)```", DOCS.read_text(), re.S)[1:]
+    assert blocks
+    for k, block in enumerate(blocks):
+        script = tmp_path / f"block{k}.py"
+        script.write_text(block)
+        process = subprocess.Popen([sys.executable, str(script)], cwd=tmp_path, start_new_session=True, text=True,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        session = process_session(process.pid)
+        out, err = process.communicate(timeout=240)
+        assert process.returncode == 0, err
+        assert session.leftovers() == []
