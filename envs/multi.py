@@ -137,9 +137,12 @@ class MultiplayerEnv(ParallelEnv):
                               screen_format="RGB24" if t._engine_rgb else "GRAY8",
                               buttons=tuple(b.name for b in t._buttons),
                               variables=tuple(v.name for v in t._tracked + t._observed), buffers=t.buffers,
-                              # packet server: the host orders every tic (steadier); the engines' wait for
-                              # each other's tics must outlast a busy machine (default 1 s), ours ends it
-                              game_args=f"-netmode 1 +viz_sync_timeout {int(self.step_timeout * 1000)} "
+                              # packet server for two (the host orders every tic: steadier; with three or
+                              # more players the joiners never finish the handshake in vizdoom 1.3.2); the
+                              # engines' wait for each other's tics must outlast a busy machine (default
+                              # 1 s), ours ends it
+                              game_args=f"{'-netmode 1 ' if self.n_players == 2 else ''}"
+                                        f"+viz_sync_timeout {int(self.step_timeout * 1000)} "
                                         f"{type(t).netgame_args}".strip())
 
     def _load_level(self, level_seed: int) -> None:

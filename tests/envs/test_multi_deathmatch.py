@@ -67,3 +67,20 @@ def test_bad_parameters_name_what_is_valid():
         make("DoomDeathmatch-v0", weapons=("BFG9000",))
     with pytest.raises(ValueError, match="suicide_penalty"):
         make("DoomDeathmatch-v0", suicide_penalty=-1)
+
+
+def test_four_players_join_play_and_each_keeps_its_own_score(wad_cache):
+    env = make("DoomDeathmatch-v0", cache_dir=wad_cache, n_players=4, num_levels=2, max_steps=5, join_timeout=180,
+               game_variables=POSE[:2])
+    try:
+        observations, infos = env.reset(seed=2)
+        assert env.agents == [f"player_{p}" for p in range(4)]
+        starts = np.array([observations[a]["gamevariables"] for a in env.agents])
+        spacing = min(np.hypot(*(starts[i] - starts[j])) for i in range(4) for j in range(i))
+        assert spacing >= 256  # player_spacing: every start its own spot
+        for _ in range(5):
+            observations, rewards, terminations, truncations, infos = env.step({a: 3 for a in env.agents})
+        assert all(truncations.values()) and env.agents == []
+        assert {infos[a]["score"] for a in infos} == {0}
+    finally:
+        env.close()
