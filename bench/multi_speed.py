@@ -65,7 +65,8 @@ def main() -> None:
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     single = gym.make("DoomDefend-v0", num_levels=2, action_set="attack_move")
-    games = {n: make("DoomDeathmatch-v0", n_players=n, num_levels=2, max_steps=500, join_timeout=240) for n in (1, 2, 4)}
+    games = {n: make("DoomDeathmatch-v0", n_players=n, num_levels=2, max_steps=500, join_timeout=240)
+             for n in (1, 2, 4)}
     results: dict[str, list[float]] = {"single-agent env": [], **{f"{n} player(s)": [] for n in games}}
     try:
         for _ in range(args.rounds):
