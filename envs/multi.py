@@ -23,7 +23,14 @@ import numpy as np
 from gymnasium.utils import seeding
 
 from wadgym.envs.doom_env import RESET_ATTEMPTS, map_name
-from wadgym.envs.netgame import DEFAULT_JOIN_TIMEOUT, DEFAULT_STEP_TIMEOUT, NetGame, NetGameError, PlayerSettings
+from wadgym.envs.netgame import (
+    DEFAULT_JOIN_TIMEOUT,
+    DEFAULT_STEP_TIMEOUT,
+    NetGame,
+    NetGameError,
+    PlayerSettings,
+    step_games,
+)
 from wadgym.envs.registration import MULTI_ENVS, RACE
 
 try:
@@ -31,7 +38,7 @@ try:
 except ImportError as error:  # pragma: no cover - the message is the point
     raise ImportError(f"wadgym.envs.multi needs PettingZoo ({error}): pip install 'wadgym[multi]'") from error
 
-__all__ = ["MULTI_ENVS", "MultiplayerEnv", "make"]
+__all__ = ["MULTI_ENVS", "MultiplayerEnv", "make", "step_envs"]
 SETTLE_TICS = 250  # tics a new episode may take before every game shows what the seed placed (a respawn: ~120)
 
 
@@ -50,6 +57,23 @@ def family_class(family) -> type:
     if not getattr(family, "max_players", 0):
         raise ValueError(f"{getattr(family, '__name__', family)!r} does not declare multiplayer support (max_players)")
     return family
+
+
+def step_envs(envs: list[MultiplayerEnv], actions: list[dict[str, Any]]) -> list[tuple]:
+    """`env.step(a)` for each env and its actions, the games stepping side by side from this one thread
+    (wadgym.envs.netgame.step_games); each env's (observations, rewards, terminations, truncations, infos).
+    A game that fails is closed (its NetGameError raised); so are the others, whose step was cut short."""
+    buttons = [env._buttons(a) for env, a in zip(envs, actions)]
+    frame_skips = {env.frame_skip for env in envs}
+    if len(frame_skips) != 1:
+        raise ValueError(f"envs with different frame_skip ({sorted(frame_skips)}) cannot step together")
+    try:
+        states = step_games([env.game for env in envs], buttons, frame_skips.pop())
+    except NetGameError:
+        for env in envs:
+            env._close_game()
+        raise
+    return [env._finish_step(s) for env, s in zip(envs, states)]
 
 
 class PlayerGame:
@@ -212,6 +236,9 @@ class MultiplayerEnv(ParallelEnv):
         return observations, {a: t._info() for a, t in zip(self.agents, self.tasks)}
 
     def step(self, actions: dict[str, Any]):
+        return step_envs([self], [actions])[0]
+
+    def _buttons(self, actions: dict[str, Any]) -> list[list[float]]:
         if not self.agents:
             raise gym.error.ResetNeeded("the episode is over (or never began): call reset() before step()")
         missing = [a for a in self.agents if a not in actions]
@@ -219,13 +246,10 @@ class MultiplayerEnv(ParallelEnv):
             raise ValueError(f"actions lack agent(s) {', '.join(missing)}; give one action per agent in env.agents")
         buttons = [task._buttons_of.get(actions[a]) if not isinstance(actions[a], (bool, np.bool_)) else None
                    for a, task in zip(self.agents, self.tasks)]
-        buttons = [b if b is not None else t._checked_buttons(actions[a])
-                   for a, t, b in zip(self.agents, self.tasks, buttons)]
-        try:
-            states = self.game.step(buttons, self.frame_skip)
-        except NetGameError:
-            self._close_game()
-            raise
+        return [b if b is not None else t._checked_buttons(actions[a])
+                for a, t, b in zip(self.agents, self.tasks, buttons)]
+
+    def _finish_step(self, states: list):
         self._steps += 1
         observations, rewards, ended = {}, {}, False
         for agent, task, state in zip(self.agents, self.tasks, states):

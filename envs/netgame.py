@@ -313,17 +313,21 @@ class NetGame:
 
     def step(self, buttons: Sequence[Sequence[float]], tics: int) -> list[PlayerState]:
         """Each player i holds `buttons[i]` for `tics` tics, all in lockstep; their states after it."""
+        return step_games([self], [buttons], tics)[0]
+
+    def _start_step(self, buttons: Sequence[Sequence[float]], tics: int) -> float:
         if len(buttons) != self.n_players:
             raise ValueError(f"buttons for {len(buttons)} players; the game has {self.n_players}")
         for pipe, b in zip(self._pipes, buttons):
             self._send(pipe, ("step", list(b), int(tics)))
-        deadline = time.monotonic() + self.step_timeout
-        what = f"finish a step of {tics} tics"
-        for _ in range(int(tics) - 1):  # every player has played the tic: release them into the next
-            self._collect(range(self.n_players), self.step_timeout, what, status="tic", deadline=deadline)
-            for pipe in self._pipes:
-                self._send(pipe, ("go",))
-        return self._collect(range(self.n_players), self.step_timeout, what, deadline=deadline)
+        return time.monotonic() + self.step_timeout
+
+    def _release_tic(self, tics: int, deadline: float) -> None:
+        """Wait until every player has played the tic, then release them into the next."""
+        self._collect(range(self.n_players), self.step_timeout, f"finish a step of {tics} tics", status="tic",
+                      deadline=deadline)
+        for pipe in self._pipes:
+            self._send(pipe, ("go",))
 
     def new_episode(self, map_name: str) -> list[PlayerState]:
         """Every player starts a new episode on `map_name` (the host changes the map, the others follow)."""
@@ -461,6 +465,19 @@ class NetGame:
         with contextlib.suppress(Exception):
             self._end()
             self._logs.cleanup()
+
+
+def step_games(games: Sequence[NetGame], buttons: Sequence[Sequence[Sequence[float]]], tics: int) -> list:
+    """One step of `tics` tics in each of `games` at once, from one thread: every game's tic is released as
+    soon as its own players have played it, so the games' engines work side by side while this thread
+    waits (threads, one a game, would queue for the GIL behind each other on a busy machine). The states
+    of each game's players; a failure raises the failing game's NetGameError (that game ended)."""
+    deadlines = [game._start_step(b, tics) for game, b in zip(games, buttons)]
+    for _ in range(int(tics) - 1):
+        for game, deadline in zip(games, deadlines):
+            game._release_tic(tics, deadline)
+    return [game._collect(range(game.n_players), game.step_timeout, f"finish a step of {tics} tics",
+                          deadline=deadline) for game, deadline in zip(games, deadlines)]
 
 
 def start_worker(fd: int, log: str) -> subprocess.Popen:
