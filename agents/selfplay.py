@@ -1,9 +1,10 @@
 """Self-play for wadgym's multi-agent envs (wadgym.envs.multi): one shared PPO policy plays every player.
 
-`wadgym train --env DoomItemsDuel-v0` lands here: each agent of each game is one slot of an SB3 vector
+`wadgym train --env <multi-agent id>` lands here: each agent of each game is one slot of an SB3 vector
 env (`AgentSlots`), so the policy learns from every player's stream; evaluation seats the trained policy
-against a random one (alternating seats) and against itself, and counts items per agent.
-`wadgym rollout DoomItemsDuel-v0 --video out.mp4` writes the players' views side by side.
+against a random one (alternating seats) and against itself, and counts each agent's score (the env's
+info[agent]["score"], named by its score_name). `wadgym rollout <multi-agent id> --video out.mp4` writes
+the players' views side by side. Nothing here knows a family: ids and scores come from the registry.
 """
 
 from __future__ import annotations
@@ -20,12 +21,8 @@ from wadgym.agents.lifecycle import TrainResult
 
 
 def is_multi(env_id: str) -> bool:
-    """Whether `env_id` is one of wadgym's multi-agent envs (checked without importing PettingZoo)."""
-    from importlib.util import find_spec
-
-    if find_spec("pettingzoo") is None:
-        return env_id in ("DoomItemsDuel-v0",)  # so the CLI can say which extra is missing
-    from wadgym.envs.multi import MULTI_ENVS
+    """Whether `env_id` is one of wadgym's multi-agent envs (the registry's MULTI_ENVS; no PettingZoo needed)."""
+    from wadgym.envs.registration import MULTI_ENVS
 
     return env_id in MULTI_ENVS
 
@@ -117,6 +114,11 @@ def _train(run_dir: Path, settings: dict[str, Any], config: TrainConfig, device:
     if status == "finished":
         save_model(model, run_dir / "model.zip")
     lifecycle.finish_session(run_dir, meta, session, 0, model.num_timesteps, wall, status)
+    from wadgym.agents.plots import plot_learning_curve
+    from wadgym.envs.registration import score_name
+
+    plot_learning_curve(runfolder.read_episodes(run_dir), run_dir / "learning_curve.png",
+                        title=f"{config.env} self-play PPO ({run_dir.name})", score_name=score_name(config.env))
     result = TrainResult(run_dir=run_dir, status=status, timesteps=model.num_timesteps, wall_time_s=wall,
                          device=device, steps_per_second=model.num_timesteps / wall, selfplay=True)
     if status == "finished" and config.eval_episodes > 0:
@@ -149,7 +151,7 @@ def seat(run: Path | None, space, deterministic: bool = False):
 
 def play(venv, seats: list, seed: int | None, frames: list | None = None) -> dict[str, Any]:
     """One episode of the game in `venv` (game_vec_env) from reset(seed=seed), player i played by seats[i]
-    (each predicts on every slot's observations and plays its own); items per player and the length. With
+    (each predicts on every slot's observations and plays its own); the score per player and the length. With
     `frames`, the game's render() after the reset and after every step but the last (the game is reset
     at its end, as VecEnvs do)."""
     if seed is not None:
@@ -169,7 +171,7 @@ def play(venv, seats: list, seed: int | None, frames: list | None = None) -> dic
         observations, _, dones, infos = venv.step(np.array(actions))
         length += 1
         if dones.all():
-            return {"seed": seed, "items": [int(info["items_collected"]) for info in infos], "length": length}
+            return {"seed": seed, "scores": [float(info["score"]) for info in infos], "length": length}
         if frames is not None:
             frames.append(game.render())
 
@@ -183,7 +185,7 @@ def evaluate(run: Path, episodes: int, seed: int, levels: str = "test") -> dict[
     config = runfolder.load_config(Path(run))
     env_kwargs = dict(config["hyperparams"].get("env_kwargs") or {})
     if levels == "test":  # as many held-out levels as the training range had, from TEST_START_LEVEL on
-        from wadgym.envs.multi import MULTI_ENVS
+        from wadgym.envs.registration import MULTI_ENVS
 
         count = int({**MULTI_ENVS[config["env"]][1], **env_kwargs}.get("num_levels", 0))
         check_held_out(int(env_kwargs.get("start_level", 0)), count)
@@ -198,26 +200,29 @@ def evaluate(run: Path, episodes: int, seed: int, levels: str = "test") -> dict[
             mine = i % players  # the trained policy's seat this episode
             seats = [trained[k] if k == mine else random[k] for k in range(players)]
             result = play(venv, seats, seed + i)
-            head.append({"seed": seed + i, "trained": result["items"][mine],
-                         "random": float(np.mean([x for k, x in enumerate(result["items"]) if k != mine]))})
-            selfplay.append(play(venv, trained, seed + i)["items"])
+            head.append({"seed": seed + i, "trained": result["scores"][mine],
+                         "random": float(np.mean([x for k, x in enumerate(result["scores"]) if k != mine]))})
+            selfplay.append(play(venv, trained, seed + i)["scores"])
+        name = venv.unwrapped.games[0].score_name
     finally:
         venv.close()
     t, r = float(np.mean([h["trained"] for h in head])), float(np.mean([h["random"] for h in head]))
+    # "trained"/"random" score_mean and score_name as the single-agent evaluation has them (`wadgym runs`)
     return {"env": config["env"], "episodes": episodes, "seeds": [seed, seed + episodes - 1], "levels": levels,
-            "vs_random": {"trained_items": t, "random_items": r, "ratio": t / r if r else None, "episodes": head},
-            "vs_self": {"items_per_player": np.mean(selfplay, axis=0).tolist(), "episodes": selfplay}}
+            "score_name": name, "trained": {"score_mean": t}, "random": {"score_mean": r},
+            "vs_random": {"trained_score": t, "random_score": r, "ratio": t / r if r else None, "episodes": head},
+            "vs_self": {"score_per_player": np.mean(selfplay, axis=0).tolist(), "episodes": selfplay}}
 
 
 def format_evaluation(result: dict[str, Any]) -> str:
-    h, s = result["vs_random"], result["vs_self"]
-    ratio = "n/a (random took none)" if h["ratio"] is None else f"{h['ratio']:.2f}x"
+    h, s, name = result["vs_random"], result["vs_self"], result["score_name"]
+    ratio = f"n/a (random scored {h['random_score']:g})" if h["ratio"] is None else f"{h['ratio']:.2f}x"
     return "\n".join([
         f"{result['env']}: {result['episodes']} episodes per match on {result.get('levels', 'train')} levels, "
         f"seeds {result['seeds'][0]}..{result['seeds'][1]}",
-        f"trained vs random (seats alternate): items/episode trained {h['trained_items']:.2f}, "
-        f"random {h['random_items']:.2f}: {ratio}",
-        "trained vs trained: items/episode per player " + ", ".join(f"{x:.2f}" for x in s["items_per_player"]),
+        f"trained vs random (seats alternate): {name}/episode trained {h['trained_score']:.2f}, "
+        f"random {h['random_score']:.2f}: {ratio}",
+        f"trained vs trained: {name}/episode per player " + ", ".join(f"{x:.2f}" for x in s["score_per_player"]),
     ])
 
 
@@ -237,11 +242,12 @@ def rollout(env_id: str, env_kwargs: dict[str, Any], episodes: int = 3, seed: in
     frames: list | None = [] if video else None
     try:
         seats = [seat(run, venv.action_space) for _ in venv.unwrapped.agents]
-        print(f"{'episode':>7} {'seed':>6} {'length':>7}  items per player")
+        name = venv.unwrapped.games[0].score_name
+        print(f"{'episode':>7} {'seed':>6} {'length':>7}  {name} per player")
         for episode in range(episodes):
             episode_seed = None if seed is None else seed + episode
             r = play(venv, seats, episode_seed, frames)
-            print(f"{episode:>7} {str(episode_seed):>6} {r['length']:>7}  {' '.join(map(str, r['items']))}")
+            print(f"{episode:>7} {str(episode_seed):>6} {r['length']:>7}  {' '.join(f'{x:g}' for x in r['scores'])}")
         fps = float(venv.unwrapped.games[0].metadata["render_fps"])
     finally:
         venv.close()

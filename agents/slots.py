@@ -10,7 +10,8 @@ from stable_baselines3.common.vec_env import VecEnv
 
 class AgentSlots(VecEnv):
     """`n_games` multi-agent games as one SB3 VecEnv with a slot per agent (game-major: game 0's agents
-    first). Games step in threads (each waits on its own engines); a finished game is reset at once and its
+    first). The games step side by side from one thread (wadgym.envs.multi.step_envs: no thread per game
+    to queue for the GIL on a busy machine); a finished game is reset at once (resets in threads) and its
     slots report the terminal observation, as SB3's VecEnvs do (a VecMonitor over it records the episodes)."""
 
     def __init__(self, make_game, n_games: int, seed: int = 0):
@@ -38,19 +39,25 @@ class AgentSlots(VecEnv):
         self._actions = actions
 
     def step_wait(self):
+        from wadgym.envs.multi import step_envs
+
         n = len(self.agents)
         actions = self._actions.reshape(len(self.games), n)
-        results = list(self._pool.map(lambda k: self._step_game(k, actions[k]), range(len(self.games))))
+        stepped = step_envs(self.games, [{a: int(x) for a, x in zip(self.agents, row)} for row in actions])
+        results = [self._after_step(k, result) for k, result in enumerate(stepped)]
+        done = [k for k, (_, _, d, _) in enumerate(results) if d[0]]
+        if done:  # the finished games start their next episode side by side
+            for k, (obs, _) in zip(done, self._pool.map(lambda k: self.games[k].reset(), done)):
+                results[k][0][:] = [obs[a] for a in self.agents]
         observations = np.stack([o for obs, _, _, _ in results for o in obs])
         rewards = np.concatenate([r for _, r, _, _ in results]).astype(np.float32)
         dones = np.concatenate([d for _, _, d, _ in results])
         infos = [i for _, _, _, info in results for i in info]
         return observations, rewards, dones, infos
 
-    def _step_game(self, k: int, actions: np.ndarray):
-        game, n = self.games[k], len(self.agents)
-        obs, rewards, terminations, truncations, infos = game.step(
-            {a: int(x) for a, x in zip(self.agents, actions)})
+    def _after_step(self, k: int, result: tuple):
+        obs, rewards, terminations, truncations, infos = result
+        n = len(self.agents)
         reward = np.array([rewards[a] for a in self.agents])
         done = bool(any(terminations.values()) or any(truncations.values()))
         out_infos = [dict(infos[a]) for a in self.agents]
@@ -59,8 +66,6 @@ class AgentSlots(VecEnv):
             for j, a in enumerate(self.agents):
                 out_infos[j]["terminal_observation"] = obs[a]
                 out_infos[j]["TimeLimit.truncated"] = bool(truncations[a] and not terminations[a])
-            new_obs, _ = game.reset()
-            out_obs = [new_obs[a] for a in self.agents]
         return out_obs, reward, np.full(n, done), out_infos
 
     def close(self):

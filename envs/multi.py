@@ -7,7 +7,8 @@
         {agent: env.action_space(agent).sample() for agent in env.agents})
 
 `MultiplayerEnv` plays any wadgym family that declares multiplayer support (a DoomEnv subclass with
-`max_players`, an `n_players` scenario parameter and the hooks `episode_command`/`episode_ready`):
+`max_players`, an `n_players` scenario parameter, the hooks `episode_command`/`episode_ready` and,
+optionally, `netgame_args`: engine arguments of its netgame such as "-deathmatch"):
 one task object of the family per player keeps that player's reward, score and info, and a
 wadgym.envs.netgame.NetGame runs the players' engines in lockstep on 127.0.0.1.
 """
@@ -22,20 +23,23 @@ import numpy as np
 from gymnasium.utils import seeding
 
 from wadgym.envs.doom_env import RESET_ATTEMPTS, map_name
-from wadgym.envs.netgame import DEFAULT_JOIN_TIMEOUT, DEFAULT_STEP_TIMEOUT, NetGame, NetGameError, PlayerSettings
+from wadgym.envs.netgame import (
+    DEFAULT_JOIN_TIMEOUT,
+    DEFAULT_STEP_TIMEOUT,
+    NetGame,
+    NetGameError,
+    PlayerSettings,
+    step_games,
+)
+from wadgym.envs.registration import MULTI_ENVS, RACE
 
 try:
     from pettingzoo import ParallelEnv
 except ImportError as error:  # pragma: no cover - the message is the point
     raise ImportError(f"wadgym.envs.multi needs PettingZoo ({error}): pip install 'wadgym[multi]'") from error
 
-RACE = "wadgym.envs.race:ItemsRaceEnv"
-# id -> (family, kwargs, max_steps). Kept apart from Gymnasium's registry: these are not gym.Envs.
-MULTI_ENVS: dict[str, tuple[str, dict, int]] = {
-    # Two players, a 1024 arena, 10 items; 64 levels (start circle rotation, look) in one WAD.
-    "DoomItemsDuel-v0": (RACE, {"n_players": 2, "num_levels": 64}, 300),
-}
-SETTLE_TICS = 70  # tics a new episode may take before every game shows the seeded items
+__all__ = ["MULTI_ENVS", "MultiplayerEnv", "make", "step_envs"]
+SETTLE_TICS = 250  # tics a new episode may take before every game shows what the seed placed (a respawn: ~120)
 
 
 def make(env_id: str, **kwargs: Any) -> MultiplayerEnv:
@@ -55,6 +59,23 @@ def family_class(family) -> type:
     return family
 
 
+def step_envs(envs: list[MultiplayerEnv], actions: list[dict[str, Any]]) -> list[tuple]:
+    """`env.step(a)` for each env and its actions, the games stepping side by side from this one thread
+    (wadgym.envs.netgame.step_games); each env's (observations, rewards, terminations, truncations, infos).
+    A game that fails is closed (its NetGameError raised); so are the others, whose step was cut short."""
+    buttons = [env._buttons(a) for env, a in zip(envs, actions)]
+    frame_skips = {env.frame_skip for env in envs}
+    if len(frame_skips) != 1:
+        raise ValueError(f"envs with different frame_skip ({sorted(frame_skips)}) cannot step together")
+    try:
+        states = step_games([env.game for env in envs], buttons, frame_skips.pop())
+    except NetGameError:
+        for env in envs:
+            env._close_game()
+        raise
+    return [env._finish_step(s) for env, s in zip(envs, states)]
+
+
 class PlayerGame:
     """What a family's hooks see as `self.game` for one player: game variables read from that player's engine."""
 
@@ -70,7 +91,8 @@ class MultiplayerEnv(ParallelEnv):
 
     Agents are "player_0" .. "player_{n-1}" (player numbers: player_0 is the host). Each agent's
     observation and action spaces, rewards, score and info are those of the family's single-player task
-    for that player (for the item race: the screen, Discrete(5), its own items). Every agent terminates
+    for that player (for the item race: the screen, Discrete(5), its own items): `info[agent]["score"]`
+    counts what `score_name` names ("items", "frags"). Every agent terminates
     together when the family's task ends (the race: every item taken) and is truncated at `max_steps`.
 
     Arguments: `n_players` (1 to the family's max_players), `max_steps`, `join_timeout` and `step_timeout`
@@ -102,6 +124,7 @@ class MultiplayerEnv(ParallelEnv):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
                 raise ValueError(f"{name}={value!r} must be a positive number of seconds")
         self.env_id = env_id
+        self.score_name = cls.score_name  # what info[agent]["score"] counts ("items", "frags", ...)
         self.n_players, self.max_steps = int(n_players), int(max_steps)
         self.join_timeout, self.step_timeout = float(join_timeout), float(step_timeout)
         self.render_mode = render_mode
@@ -138,9 +161,13 @@ class MultiplayerEnv(ParallelEnv):
                               screen_format="RGB24" if t._engine_rgb else "GRAY8",
                               buttons=tuple(b.name for b in t._buttons),
                               variables=tuple(v.name for v in t._tracked + t._observed), buffers=t.buffers,
-                              # packet server: the host orders every tic (steadier); the engines' wait for
-                              # each other's tics must outlast a busy machine (default 1 s), ours ends it
-                              game_args=f"-netmode 1 +viz_sync_timeout {int(self.step_timeout * 1000)}")
+                              # packet server for two (the host orders every tic: steadier; with three or
+                              # more players the joiners never finish the handshake in vizdoom 1.3.2); the
+                              # engines' wait for each other's tics must outlast a busy machine (default
+                              # 1 s), ours ends it
+                              game_args=f"{'-netmode 1 ' if self.n_players == 2 else ''}"
+                                        f"+viz_sync_timeout {int(self.step_timeout * 1000)} "
+                                        f"{type(t).netgame_args}".strip())
 
     def _load_level(self, level_seed: int) -> None:
         """Make the game play `level_seed`: a map change within the WAD when it holds the level, else a new game."""
@@ -173,7 +200,7 @@ class MultiplayerEnv(ParallelEnv):
             values = [self._values(t, s) for t, s in zip(self.tasks, states)]
             if all(t.episode_ready(v, self._nonce) for t, v in zip(self.tasks, values)):
                 return states
-        raise NetGameError(f"the episode's items did not appear within {SETTLE_TICS} tics of "
+        raise NetGameError(f"the episode's seeded start did not show within {SETTLE_TICS} tics of "
                            f"`{first.episode_command(seed, self._nonce)}`")
 
     @staticmethod
@@ -209,6 +236,9 @@ class MultiplayerEnv(ParallelEnv):
         return observations, {a: t._info() for a, t in zip(self.agents, self.tasks)}
 
     def step(self, actions: dict[str, Any]):
+        return step_envs([self], [actions])[0]
+
+    def _buttons(self, actions: dict[str, Any]) -> list[list[float]]:
         if not self.agents:
             raise gym.error.ResetNeeded("the episode is over (or never began): call reset() before step()")
         missing = [a for a in self.agents if a not in actions]
@@ -216,13 +246,10 @@ class MultiplayerEnv(ParallelEnv):
             raise ValueError(f"actions lack agent(s) {', '.join(missing)}; give one action per agent in env.agents")
         buttons = [task._buttons_of.get(actions[a]) if not isinstance(actions[a], (bool, np.bool_)) else None
                    for a, task in zip(self.agents, self.tasks)]
-        buttons = [b if b is not None else t._checked_buttons(actions[a])
-                   for a, t, b in zip(self.agents, self.tasks, buttons)]
-        try:
-            states = self.game.step(buttons, self.frame_skip)
-        except NetGameError:
-            self._close_game()
-            raise
+        return [b if b is not None else t._checked_buttons(actions[a])
+                for a, t, b in zip(self.agents, self.tasks, buttons)]
+
+    def _finish_step(self, states: list):
         self._steps += 1
         observations, rewards, ended = {}, {}, False
         for agent, task, state in zip(self.agents, self.tasks, states):

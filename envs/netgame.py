@@ -4,10 +4,15 @@ Facts of vizdoom 1.3.x that shape it (measured; see tests/envs/test_netgame.py):
 - In sync mode (Mode.PLAYER) the players must advance in lockstep, one tic per call with every player
   waiting for the others between calls: `make_action(a, 4)` per step, or players running free, deadlock
   within a few steps (one engine waits in the net code for tics the other never sends). So a step of k
-  tics is k rounds of `advance_action(1)` with a barrier between rounds.
+  tics is k rounds of `advance_action(1)`, the NetGame releasing every player into the next round once
+  all have finished the last one.
 - An engine that exits while `DoomGame.init()` waits for the other players (a join that times out, a
   killed engine) crashes the calling Python process with a segmentation fault. Threads would take the
   user's process down with it; each player therefore lives in its own worker process.
+- The workers are plain subprocesses, `python -m wadgym.envs.netgame`, talking to the NetGame over a
+  socket pair: they never import the user's main module (multiprocessing's "spawn" does, so a script
+  without a main guard, stdin or a REPL could not start a game). A worker that fails before its engine
+  runs (an import error, bad settings) is reported with its own error text.
 - An engine that stops answering blocks its peers forever, ignores SIGTERM and outlives its Python
   parent: a NetGame waits with timeouts and ends engines with SIGKILL.
 - The host binds its UDP port on every interface; the players here only ever talk over 127.0.0.1.
@@ -19,10 +24,12 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import multiprocessing as mp
+import multiprocessing.connection as mpc
 import os
 import signal
 import socket
+import subprocess
+import sys
 import tempfile
 import time
 import traceback
@@ -42,6 +49,7 @@ ENGINE_CONNECT_MARGIN = 60
 PORT_ATTEMPTS = 20
 START_ATTEMPTS = 3            # starts tried when an engine exits during the handshake (e.g. its port was taken)
 MAX_PLAYERS = 8
+WORKER_MODULE = "wadgym.envs.netgame"  # what `python -m` runs as a player's worker
 
 
 class NetGameError(RuntimeError):
@@ -117,7 +125,7 @@ def marked_pids(marker: str) -> list[int]:
 def kill_tree(pid: int, timeout: float = 5.0) -> None:
     """SIGKILL `pid` and everything below it (a worker and its ViZDoom engine), the deepest first, and wait
     up to `timeout` seconds until those that are not this process's own children are gone (ours are reaped
-    by whoever started them: multiprocessing joins its workers)."""
+    by whoever started them: a NetGame waits for its workers)."""
     with contextlib.suppress(psutil.Error):
         top = psutil.Process(pid)
         tree = [*reversed(top.children(recursive=True)), top]
@@ -153,16 +161,17 @@ def _state(game, buffers: tuple[str, ...]) -> PlayerState:
                        **{f"{name}_buffer": getattr(state, f"{name}_buffer") for name in buffers})
 
 
-def _player_main(conn, settings: PlayerSettings, args: str, barrier, tic_timeout: float, log: str) -> None:
-    """A player's worker: start its engine (joining the game), then answer commands until "close" or until
-    the NetGame's end of the pipe closes. Replies are ("ok", value) or ("error", text). The engine's
-    console (handshake progress, errors) goes to the file `log`, not to the user's terminal."""
+def worker_main(fd: int) -> None:
+    """A player's worker (`python -m wadgym.envs.netgame FD`): receive (settings, engine args) on the
+    socket `fd`, say "booted", start the engine (joining the game), then answer commands until "close" or
+    until the NetGame's end closes. Replies are ("ok", value) or ("error", traceback text). Its output and
+    the engine's console (handshake progress, errors) go to a log file (start_worker), not to the user."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the trainer's to handle; it closes the game
-    with open(log, "ab") as f:
-        os.dup2(f.fileno(), 1)
-        os.dup2(f.fileno(), 2)
+    conn = mpc.Connection(fd)
     game = None
     try:
+        settings, args = conn.recv()
+        conn.send(("booted", os.getpid()))
         game = _make_game(settings, args)
         game.init()
         import vizdoom as vzd
@@ -176,9 +185,13 @@ def _player_main(conn, settings: PlayerSettings, args: str, barrier, tic_timeout
             if command == "close":
                 return
             try:
-                conn.send(("ok", _run(game, settings, barrier, tic_timeout, command, rest)))
+                conn.send(("ok", _run(game, settings, conn, command, rest)))
+            except _Closed:
+                return
             except Exception as error:  # noqa: BLE001 - the NetGame turns it into one clear error
                 conn.send(("error", f"{type(error).__name__}: {error}"))
+    except (EOFError, OSError):
+        return
     except Exception:  # noqa: BLE001
         with contextlib.suppress(OSError):
             conn.send(("error", traceback.format_exc()))
@@ -187,12 +200,19 @@ def _player_main(conn, settings: PlayerSettings, args: str, barrier, tic_timeout
             game.close()
 
 
-def _run(game, settings: PlayerSettings, barrier, tic_timeout: float, command: str, rest: list) -> Any:
-    if command == "step":  # (buttons, tics): k lockstep rounds of one tic each
+class _Closed(Exception):
+    """The NetGame closed the game in the middle of a step."""
+
+
+def _run(game, settings: PlayerSettings, conn, command: str, rest: list) -> Any:
+    if command == "step":  # (buttons, tics): k lockstep rounds of one tic each, released by the NetGame
         buttons, tics = rest
         game.set_action(buttons)
         for tic in range(tics):
-            barrier.wait(tic_timeout)
+            if tic:
+                conn.send(("tic", tic))
+                if conn.recv()[0] != "go":
+                    raise _Closed
             game.advance_action(1, tic == tics - 1)
         return _state(game, settings.buffers)
     if command == "episode":  # (map): a new episode on `map` (every player must start it)
@@ -257,12 +277,11 @@ class NetGame:
         self.closed = False
         if n > 1:
             self.port, self._port_lock = reserve_port()
-        context = mp.get_context("spawn")  # no fork of a process that may hold torch's or our threads
-        barrier = context.Barrier(n)
         token = uuid.uuid4().hex[:12]
         markers = self._markers = [f"wadgym{token}p{i}" for i in range(n)]  # finds each engine among all processes
         connect = int(self.join_timeout) + ENGINE_CONNECT_MARGIN
         workers, pipes = [], []
+        self._workers, self._pipes = workers, pipes  # filled as they start: a failure ends those already started
         for i in range(n):
             if n == 1:
                 role = ""
@@ -271,15 +290,16 @@ class NetGame:
             else:
                 role = f"-join 127.0.0.1 -port {self.port} +viz_connect_timeout {connect}"
             args = f"{role} +name {markers[i]} {self.settings.game_args} {self.game_args}".strip()
-            ours, theirs = context.Pipe()
-            process = context.Process(target=_player_main, name=f"wadgym-player{i}", daemon=True,
-                                      args=(theirs, self.settings, args, barrier, 2 * self.step_timeout,
-                                            self._log(i)))
-            process.start()
-            theirs.close()
-            workers.append(process)
-            pipes.append(ours)
-        self._workers, self._pipes = workers, pipes
+            ours, theirs = socket.socketpair()
+            try:
+                workers.append(start_worker(theirs.fileno(), self._log(i)))
+            finally:
+                theirs.close()
+            pipes.append(mpc.Connection(ours.detach()))
+            with contextlib.suppress(OSError):  # a worker that is gone already is reported by the collect below
+                pipes[-1].send((self.settings, args))
+        self._collect(range(n), self.join_timeout, "start its worker", hint="python -m " + WORKER_MODULE,
+                      status="booted")
         numbers = self._collect(range(n), self.join_timeout, "join the game",
                                 hint=f"{n} players on 127.0.0.1 port {self.port}" if n > 1 else "the engine")
         if sorted(numbers) != list(range(n)):
@@ -293,11 +313,21 @@ class NetGame:
 
     def step(self, buttons: Sequence[Sequence[float]], tics: int) -> list[PlayerState]:
         """Each player i holds `buttons[i]` for `tics` tics, all in lockstep; their states after it."""
+        return step_games([self], [buttons], tics)[0]
+
+    def _start_step(self, buttons: Sequence[Sequence[float]], tics: int) -> float:
         if len(buttons) != self.n_players:
             raise ValueError(f"buttons for {len(buttons)} players; the game has {self.n_players}")
         for pipe, b in zip(self._pipes, buttons):
             self._send(pipe, ("step", list(b), int(tics)))
-        return self._collect(range(self.n_players), self.step_timeout, f"finish a step of {tics} tics")
+        return time.monotonic() + self.step_timeout
+
+    def _release_tic(self, tics: int, deadline: float) -> None:
+        """Wait until every player has played the tic, then release them into the next."""
+        self._collect(range(self.n_players), self.step_timeout, f"finish a step of {tics} tics", status="tic",
+                      deadline=deadline)
+        for pipe in self._pipes:
+            self._send(pipe, ("go",))
 
     def new_episode(self, map_name: str) -> list[PlayerState]:
         """Every player starts a new episode on `map_name` (the host changes the map, the others follow)."""
@@ -323,15 +353,17 @@ class NetGame:
         except (OSError, ValueError):
             self._fail(f"player {self._pipes.index(pipe)}'s worker is gone (its pipe is closed)")
 
-    def _collect(self, players, timeout: float, what: str, hint: str = "") -> list:
-        """The replies of `players` to the command just sent, waiting at most `timeout` seconds in all."""
+    def _collect(self, players, timeout: float, what: str, hint: str = "", status: str = "ok",
+                 deadline: float | None = None) -> list:
+        """The replies of `players` to the command just sent (their `status`, e.g. "ok"), waiting at most
+        `timeout` seconds in all (or until `deadline`, a time.monotonic())."""
         players = list(players)
         replies: dict[int, Any] = {}
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + timeout if deadline is None else deadline
         while len(replies) < len(players):
             waiting = [i for i in players if i not in replies]
             left = deadline - time.monotonic()
-            ready = mp.connection.wait([self._pipes[i] for i in waiting], timeout=max(left, 0))
+            ready = mpc.wait([self._pipes[i] for i in waiting], timeout=max(left, 0))
             if not ready:
                 names = ", ".join(f"player {i}" for i in waiting)
                 self._fail(f"{names} did not {what} within {timeout:.0f} s" + (f" ({hint})" if hint else ""))
@@ -339,26 +371,42 @@ class NetGame:
                 if self._pipes[i] not in ready:
                     continue
                 try:
-                    status, value = self._pipes[i].recv()
+                    got, value = self._pipes[i].recv()
                 except (EOFError, OSError):
-                    code = self._workers[i].exitcode
-                    self._workers[i].join(1.0)
-                    code = self._workers[i].exitcode if code is None else code
-                    how = f"exited with status {code}" if code is not None and code >= 0 else \
-                        f"was killed by signal {-code}" if code is not None else "closed its pipe"
-                    error = _EngineExited if what == "join the game" else NetGameError
-                    self._fail(f"player {i}'s engine {how} while trying to {what}", error)
-                if status == "error":
-                    self._fail(f"player {i} failed to {what}: {value.strip().splitlines()[-1]}")
+                    self._worker_gone(i, what)
+                if got == "error":
+                    text = value.strip()
+                    where = "its worker" if "Traceback" in text else "it"
+                    self._fail(f"player {i} failed to {what}: {text.splitlines()[-1]}"
+                               + (f"\n{where} reported:\n{text}" if "Traceback" in text else ""))
+                if got != status:
+                    self._fail(f"player {i} answered {got!r} where {status!r} was due while trying to {what}")
                 replies[i] = value
         return [replies[i] for i in players]
+
+    def _worker_gone(self, i: int, what: str) -> None:
+        """Player i's pipe closed: its worker exited. Before it booted that is the worker's own failure (its
+        error text is in its log); during the handshake an engine exit worth a retry; later a NetGameError."""
+        process = self._workers[i]
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(2.0)
+        code = process.poll()
+        how = f"exited with status {code}" if code is not None and code >= 0 else \
+            f"was killed by signal {-code}" if code is not None else "closed its pipe"
+        if what == "start its worker":
+            path = Path(self._log(i))
+            text = path.read_text(errors="replace").strip() if path.is_file() else ""
+            self._fail(f"player {i}'s worker (python -m {WORKER_MODULE}) {how} before it started"
+                       + (f"; its output:\n{text[-2000:]}" if text else " without a word"), logs=False)
+        error = _EngineExited if what == "join the game" else NetGameError
+        self._fail(f"player {i}'s engine {how} while trying to {what}", error)
 
     def _log(self, worker: int) -> str:
         return os.path.join(self._logs.name, f"player{worker}.log")
 
-    def _fail(self, message: str, error: type = None) -> None:
+    def _fail(self, message: str, error: type = None, logs: bool = True) -> None:
         tails = []
-        for player, marker in enumerate(self._markers):  # the engines' last words, when they said something
+        for player, marker in enumerate(self._markers if logs else ()):  # the engines' last words, if any
             path = Path(self._log(int(marker.rsplit("p", 1)[1])))
             text = path.read_text(errors="replace") if path.is_file() else ""
             lines = [line.strip() for line in text.replace("\r", "\n").splitlines() if line.strip()]
@@ -380,20 +428,22 @@ class NetGame:
                 pipe.send(("close",))
         deadline = time.monotonic() + timeout
         for process in self._workers:
-            process.join(max(deadline - time.monotonic(), 0))
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(max(deadline - time.monotonic(), 0))
         self._end()
 
     def _end(self) -> None:
         """End every worker and engine now (SIGKILL what is alive) and release the port. Engines are found
         by their marker: one whose worker died was handed to another parent."""
         for process in self._workers:
-            if process.pid is not None and process.is_alive():
+            if process.poll() is None:
                 kill_tree(process.pid)
         for marker in self._markers:
             for pid in marked_pids(marker):
                 kill_tree(pid)
         for process in self._workers:
-            process.join(5.0)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(5.0)
         for pipe in self._pipes:
             pipe.close()
         self._workers, self._pipes, self._markers = [], [], []
@@ -417,5 +467,37 @@ class NetGame:
             self._logs.cleanup()
 
 
+def step_games(games: Sequence[NetGame], buttons: Sequence[Sequence[Sequence[float]]], tics: int) -> list:
+    """One step of `tics` tics in each of `games` at once, from one thread: every game's tic is released as
+    soon as its own players have played it, so the games' engines work side by side while this thread
+    waits (threads, one a game, would queue for the GIL behind each other on a busy machine). The states
+    of each game's players; a failure raises the failing game's NetGameError (that game ended)."""
+    deadlines = [game._start_step(b, tics) for game, b in zip(games, buttons)]
+    for _ in range(int(tics) - 1):
+        for game, deadline in zip(games, deadlines):
+            game._release_tic(tics, deadline)
+    return [game._collect(range(game.n_players), game.step_timeout, f"finish a step of {tics} tics",
+                          deadline=deadline) for game, deadline in zip(games, deadlines)]
+
+
+def start_worker(fd: int, log: str) -> subprocess.Popen:
+    """`python -m wadgym.envs.netgame FD` with the socket `fd` handed down, able to import this very
+    wadgym (its folder leads PYTHONPATH), its output going to `log`."""
+    import wadgym
+
+    env = dict(os.environ)
+    home = os.path.dirname(os.path.dirname(os.path.abspath(wadgym.__file__)))
+    env["PYTHONPATH"] = os.pathsep.join([home, *filter(None, [env.get("PYTHONPATH")])])
+    with open(log, "ab") as out:
+        return subprocess.Popen([sys.executable, "-m", WORKER_MODULE, str(fd)], pass_fds=(fd,),
+                                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env)
+
+
 class _EngineExited(NetGameError):
     """An engine exited during the handshake: a start worth trying again (on a fresh port)."""
+
+
+if __name__ == "__main__":  # a worker: run from the module proper, so what it pickles names wadgym.envs.netgame
+    from wadgym.envs.netgame import worker_main as main
+
+    main(int(sys.argv[1]))

@@ -152,6 +152,7 @@ class ItemsRaceEnv(items.ItemsEnv):
                  *(user_variable(PLAYER_ITEMS_VARIABLE + p) for p in range(MAX_PLAYERS)))
     score_name = "items"
     max_players: ClassVar[int] = MAX_PLAYERS  # declares multiplayer support (wadgym.envs.multi)
+    netgame_args: ClassVar[str] = ""          # cooperative rules: no friendly fire, nobody dies
 
     def __init__(self, player: int = 0, **kwargs: Any):
         self.player = int(player)

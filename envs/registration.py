@@ -18,6 +18,8 @@ ITEMS = "wadgym.envs.items:ItemsEnv"
 HEALTH = "wadgym.envs.health:HealthEnv"
 EXIT = "wadgym.envs.exit:ExitEnv"
 DEFEND = "wadgym.envs.defend:DefendEnv"
+RACE = "wadgym.envs.race:ItemsRaceEnv"
+DEATHMATCH = "wadgym.envs.deathmatch:DeathmatchEnv"
 DEFAULT_ENV = "DoomItems-v1"  # what `wadgym train` trains without --env
 
 ENVS: dict[str, tuple[str, dict, int]] = {
@@ -46,6 +48,16 @@ ENVS: dict[str, tuple[str, dict, int]] = {
     # from one pistol bullet, 200 bullets; Hard: four kinds at full speed and health, a shotgun, pillars.
     "DoomDefend-v0": (DEFEND, {}, 500),
     "DoomDefendHard-v0": (DEFEND, {"preset": "hard"}, 1000),
+}
+
+# Multi-agent envs (PettingZoo parallel envs, made by wadgym.envs.multi.make; not in Gymnasium's registry):
+# id -> (family: a DoomEnv subclass with max_players, its kwargs, max_steps per episode).
+MULTI_ENVS: dict[str, tuple[str, dict, int]] = {
+    # Two players, a 1024 arena, 10 items; 64 levels (start circle rotation, look) in one WAD.
+    "DoomItemsDuel-v0": (RACE, {"n_players": 2, "num_levels": 64}, 300),
+    # 2 players (n_players up to 4) in polygon arenas with pillars, every level different; weapons and ammo
+    # placed at random spots each episode, respawn after death, frags as score.
+    "DoomDeathmatch-v0": (DEATHMATCH, {"n_players": 2}, 500),
 }
 
 
@@ -83,9 +95,11 @@ def env_id_for(env: str) -> str:
 
 def score_name(env_id: str) -> str:
     """What info["score"] counts in `env_id`'s episodes ("items", ...): the env class's score_name, or
-    "return" for envs that keep no score of their own."""
+    "return" for envs that keep no score of their own. Multi-agent ids too (per agent)."""
     from gymnasium.envs.registration import load_env_creator
 
+    if env_id in MULTI_ENVS:
+        return getattr(load_env_creator(MULTI_ENVS[env_id][0]), "score_name", "return")
     entry_point = gym.spec(env_id_for(env_id)).entry_point
     creator = load_env_creator(entry_point) if isinstance(entry_point, str) else entry_point
     return getattr(creator, "score_name", "return")

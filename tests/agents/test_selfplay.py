@@ -50,7 +50,9 @@ def test_selfplay_trains_and_meets_random_head_to_head_on_held_out_levels(tmp_pa
     assert [h["seed"] for h in head] == [0, 1]
     # Items are whole pickups of at most the arena's 10; the two seats share them.
     assert all(float(h["trained"]).is_integer() and 0 <= h["trained"] + h["random"] <= 10 for h in head)
-    assert len(evaluation["vs_self"]["items_per_player"]) == 2
+    assert len(evaluation["vs_self"]["score_per_player"]) == 2
+    assert evaluation["score_name"] == "items" and "items/episode trained" in result.stdout
+    assert (run_dir / "learning_curve.png").is_file()
 
     replay = run(wadgym("eval", str(run_dir), "--episodes", "1"), process_session)
     assert replay.returncode == 0, replay.stderr
@@ -69,3 +71,31 @@ def test_rollout_writes_the_players_views_side_by_side(tmp_path, process_session
     frame = reader.get_data(0)
     reader.close()
     assert frame.shape[1] >= 2 * frame.shape[0]  # two 4:3 views side by side: 8:3
+
+
+def test_a_player_engine_killed_during_selfplay_ends_the_run_cleanly(tmp_path, process_session, tiny_settings):
+    import os
+    import signal
+    import time
+
+    tiny = {**tiny_settings, "n_envs": 1, "n_timesteps": 100_000}
+    tiny["env_kwargs"].update(num_levels=2, max_steps=40)
+    (tmp_path / "hp.yml").write_text(yaml.safe_dump({ENV_ID: tiny}))
+    command = wadgym("train", "--env", ENV_ID, "--conf-file", str(tmp_path / "hp.yml"), "--run-dir",
+                     str(tmp_path / "run"), "--eval-episodes", "0", "--no-progress")
+    process = subprocess.Popen(command, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    session = process_session(process.pid)
+    deadline = time.monotonic() + 120
+    while len(session.note_engines()) < 2 and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.5)
+    engines = session.note_engines()
+    assert len(engines) == 2, "the self-play game did not start"
+    time.sleep(3)  # into training
+    os.kill(engines[1].pid, signal.SIGKILL)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 1, out + err
+    assert "training failed" in err and "player" in err, err
+    assert session.leftovers() == [], "engines or workers outlived the failed run"
+    meta = json.loads((tmp_path / "run" / "meta.json").read_text())
+    assert meta["status"] == "failed"

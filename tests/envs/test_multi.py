@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 pytest.importorskip("pettingzoo")
-from pettingzoo.test import parallel_api_test, parallel_seed_test  # noqa: E402
 
 from wadgym.envs.doom_env import steer_towards  # noqa: E402
 from wadgym.envs.multi import MULTI_ENVS, make  # noqa: E402
@@ -41,12 +40,6 @@ def alive(pid: int) -> bool:
         return False
 
 
-def test_passes_the_pettingzoo_parallel_api_test(make_multi):
-    env = make_multi(max_steps=40)
-    parallel_api_test(env, num_cycles=50)
-    assert env.possible_agents == ["player_0", "player_1"]
-
-
 def test_same_seed_same_level_starts_and_items_and_distinct_ports(make_multi):
     first, second = make_multi(), make_multi()
     (obs1, info1), (obs2, info2) = first.reset(seed=3), second.reset(seed=3)
@@ -57,10 +50,6 @@ def test_same_seed_same_level_starts_and_items_and_distinct_ports(make_multi):
         np.testing.assert_array_equal(obs1[agent], obs2[agent])
     other = first.reset(seed=4)[1]["player_0"]
     assert not np.array_equal(other["item_positions"], info1["player_0"]["item_positions"])
-
-
-def test_pettingzoo_seed_test(wad_cache):
-    parallel_seed_test(lambda: make("DoomItemsDuel-v0", cache_dir=wad_cache), num_cycles=20)
 
 
 def test_both_move_an_item_counts_for_its_picker_and_the_last_item_ends_it_for_both(make_multi):

@@ -1,0 +1,86 @@
+"""DoomDeathmatch-v0 on the real engine: a player who aims and fires frags the other, who respawns; a
+suicide costs its penalty; the same seed gives the same starts and pickups; bad parameters name what is valid."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pettingzoo")
+from wadgym.envs.multi import make  # noqa: E402
+
+POSE = ("POSITION_X", "POSITION_Y", "ANGLE", "HEALTH")
+
+
+def aim(me, other) -> int:
+    """Turn towards `other` (firing while turning) and fire straight when aimed: the "deathmatch" action set."""
+    x, y, angle = me[:3]
+    off = (math.degrees(math.atan2(other[1] - y, other[0] - x)) - angle + 540) % 360 - 180
+    return 0 if abs(off) < 4 else (6 if off > 0 else 7)
+
+
+def test_an_aiming_player_frags_the_other_who_respawns_and_a_suicide_costs_its_penalty(wad_cache):
+    env = make("DoomDeathmatch-v0", cache_dir=wad_cache, num_levels=2, max_steps=200, game_variables=POSE,
+               player_health=20, suicide_penalty=0.25)
+    try:
+        observations, infos = env.reset(seed=1)
+        assert infos["player_0"]["pickups_placed"] == 6 and infos["player_0"]["pickup_positions"].shape == (6, 2)
+        totals = dict.fromkeys(env.agents, 0.0)
+        for _ in range(200):
+            g0, g1 = observations["player_0"]["gamevariables"], observations["player_1"]["gamevariables"]
+            observations, rewards, terminations, truncations, infos = env.step({"player_0": aim(g0, g1),
+                                                                                "player_1": 1})
+            for agent, reward in rewards.items():
+                totals[agent] += reward
+            if infos["player_0"]["frags"] >= 1 and observations["player_1"]["gamevariables"][3] > 0:
+                break  # a frag, and the victim is back
+        assert infos["player_0"]["frags"] == infos["player_0"]["score"] == totals["player_0"] >= 1
+        assert infos["player_1"]["deaths"] >= 1 and infos["player_1"]["frags"] == 0
+        assert observations["player_1"]["gamevariables"][3] == 20  # respawned with the level's health
+        env.game.console(1, "kill")  # a suicide: the engine takes a frag away
+        _, rewards, *_ = env.step({"player_0": 1, "player_1": 1})
+        assert rewards["player_1"] == -0.25
+    finally:
+        env.close()
+
+
+def test_same_seed_same_starts_and_pickups_other_seed_others(wad_cache):
+    env = make("DoomDeathmatch-v0", cache_dir=wad_cache, num_levels=2, max_steps=10, game_variables=POSE[:3])
+    try:
+        first, info1 = env.reset(seed=5)
+        again, info2 = env.reset(seed=5)
+        other, info3 = env.reset(seed=6)
+        for agent in env.possible_agents:
+            np.testing.assert_array_equal(first[agent]["gamevariables"], again[agent]["gamevariables"])
+            np.testing.assert_array_equal(info1[agent]["pickup_positions"], info2[agent]["pickup_positions"])
+        assert not np.array_equal(info1["player_0"]["pickup_positions"], info3["player_0"]["pickup_positions"])
+    finally:
+        env.close()
+
+
+def test_bad_parameters_name_what_is_valid():
+    with pytest.raises(ValueError, match="n_players"):
+        make("DoomDeathmatch-v0", n_players=5)
+    with pytest.raises(ValueError, match="weapons=.*valid: Shotgun"):
+        make("DoomDeathmatch-v0", weapons=("BFG9000",))
+    with pytest.raises(ValueError, match="suicide_penalty"):
+        make("DoomDeathmatch-v0", suicide_penalty=-1)
+
+
+def test_four_players_join_play_and_each_keeps_its_own_score(wad_cache):
+    env = make("DoomDeathmatch-v0", cache_dir=wad_cache, n_players=4, num_levels=2, max_steps=5, join_timeout=180,
+               game_variables=POSE[:2])
+    try:
+        observations, infos = env.reset(seed=2)
+        assert env.agents == [f"player_{p}" for p in range(4)]
+        starts = np.array([observations[a]["gamevariables"] for a in env.agents])
+        spacing = min(np.hypot(*(starts[i] - starts[j])) for i in range(4) for j in range(i))
+        assert spacing >= 256  # player_spacing: every start its own spot
+        for _ in range(5):
+            observations, rewards, terminations, truncations, infos = env.step({a: 3 for a in env.agents})
+        assert all(truncations.values()) and env.agents == []
+        assert {infos[a]["score"] for a in infos} == {0}
+    finally:
+        env.close()
