@@ -25,6 +25,9 @@ ZOO_KEYS = {
     "normalize": "VecNormalize: true, false, or a dict string such as \"{'norm_obs': False, 'norm_reward': True}\"",
     "env_kwargs": "keyword arguments for gym.make (part of the resolved config)",
     "torch_threads": "torch.set_num_threads on CPU ('auto' keeps torch's default)",
+    "algo": "ppo (SB3's PPO, the default) or recurrent_ppo (sb3-contrib's RecurrentPPO; `wadgym train --algo`)",
+    "curriculum": "stages [{until: STEPS, env_kwargs: {...}}, ...]: the training envs' kwargs before each "
+                  "threshold (agents.curriculum)",
 }
 
 # PPO arguments a config may not set: wadgym supplies them from the command line or the run.
@@ -166,6 +169,14 @@ def check_hyperparams(hp: dict[str, Any]) -> None:
             raise ValueError(f"{key}={hp[key]!r} is not valid; choose true or false")
     if hp["policy"] not in POLICIES:
         raise ValueError(f"policy={hp['policy']!r} is not valid; choose one of {', '.join(POLICIES)}")
+    if "algo" in hp:
+        from wadgym.agents.algos import check_algo
+
+        check_algo(hp["algo"])
+    if "curriculum" in hp:
+        from wadgym.agents.curriculum import check_schedule
+
+        check_schedule(hp["curriculum"])
     torch_threads = hp.get("torch_threads", "auto")
     if torch_threads != "auto":
         check_number("torch_threads", torch_threads, 1, 1024, whole=True)
@@ -203,7 +214,8 @@ def schedule(value: Any, key: str = "schedule") -> Any:
 
 def parse_policy_kwargs(text: Any) -> dict[str, Any]:
     """zoo-style policy_kwargs: a Python dict expression (read, never eval'd: see literal), where torch.nn's
-    classes (nn.ReLU) and the registered feature extractors (SmallCNN, NatureCNN) are the names in scope."""
+    classes (nn.ReLU) and the registered feature extractors (SmallCNN, NatureCNN, ImpalaCNN) are the names in
+    scope."""
     if text is None:
         return {}
     if isinstance(text, dict):

@@ -1,6 +1,7 @@
 """Train PPO (Stable-Baselines3) on a wadgym env into a run folder, then evaluate it.
 
     wadgym train [--env ID] [-n/--timesteps N] [--n-envs K] [--seed S] [--device auto|cpu|cuda]
+                 [--algo ppo|recurrent_ppo]
                  [-conf/--conf-file FILE] [-params/--hyperparams KEY:VALUE ...] [--hp KEY=VALUE ...]
                  [--env-kwargs KEY=VALUE ...] [--vec-env thread|subproc|dummy] [--run-dir DIR] [--resume RUN]
 
@@ -29,6 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-n", "--timesteps", "--n-timesteps", dest="timesteps", type=float,
                         help="total env steps (default: n_timesteps from the YAML)")
     parser.add_argument("--n-envs", type=int, help="parallel envs (default: n_envs from the YAML)")
+    parser.add_argument("--algo", choices=("ppo", "recurrent_ppo"),
+                        help="ppo (SB3's PPO) or recurrent_ppo (sb3-contrib's RecurrentPPO, an LSTM policy); "
+                             "default: the entry's algo, else ppo")
     parser.add_argument("--seed", type=int, default=0, help="seed for envs, network and sampling (default 0)")
     parser.add_argument("--device", default="auto", help="auto (CUDA when available), cpu, cuda or cuda:N")
     parser.add_argument("-conf", "--conf-file", metavar="FILE",
