@@ -8,6 +8,7 @@ both. LSTM settings (lstm_hidden_size, n_lstm_layers, shared_lstm, enable_critic
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 ALGOS = ("ppo", "recurrent_ppo")
@@ -58,3 +59,57 @@ def is_recurrent(model) -> bool:
 def algo_of(config: dict[str, Any]) -> str:
     """The algorithm of a run's configuration (config.yml): its `algo`, else PPO (runs from before --algo)."""
     return check_algo(config.get("algo") or DEFAULT_ALGO)
+
+
+@dataclass(frozen=True)
+class UpdateSettings:
+    """How the network is laid out and optimised for the PPO update; the defaults are SB3's and torch's.
+
+    channels_last: the conv weights and the observations in channels-last memory (NHWC), the layout oneDNN's
+    CPU convolutions work in, so that no layout conversion runs before and after each conv.
+    foreach_optimizer: Adam updates all parameters in a few multi-tensor kernels instead of a loop of small
+    ones per parameter (torch's default on CUDA; on the CPU it loops)."""
+
+    channels_last: bool = False
+    foreach_optimizer: bool = False
+
+
+def update_settings(device: str) -> UpdateSettings:
+    """The settings for training on `device` ("cpu", "cuda", "cuda:1", ...): the CPU-only layout and optimizer
+    choices on the CPU; every other device keeps the defaults (eager, torch's own layout and optimizer
+    choices), so nothing tuned for a CPU changes what a GPU runs."""
+    import torch
+
+    if torch.device(device).type == "cpu":
+        return UpdateSettings(channels_last=True, foreach_optimizer=True)
+    return UpdateSettings()
+
+
+def apply_update_settings(model, settings: UpdateSettings | None = None) -> UpdateSettings:
+    """Apply `settings` (default: update_settings of the model's device) to a new or loaded SB3 model, through
+    what SB3 exposes: the policy module's parameters and optimizer, and a forward pre-hook on its feature
+    extractors. The saved model is unchanged in content (state dicts do not record memory layout)."""
+    import torch
+
+    settings = update_settings(str(model.device)) if settings is None else settings
+    policy = model.policy
+    if settings.channels_last:
+        policy.to(memory_format=torch.channels_last)
+        extractors = {id(m): m for m in (getattr(policy, name, None) for name in
+                                         ("features_extractor", "pi_features_extractor", "vf_features_extractor"))
+                      if m is not None}
+        for extractor in extractors.values():
+            if not getattr(extractor, "_wadgym_channels_last", False):
+                extractor.register_forward_pre_hook(_to_channels_last)
+                extractor._wadgym_channels_last = True
+    if settings.foreach_optimizer:
+        for group in policy.optimizer.param_groups:
+            group["foreach"] = True
+    return settings
+
+
+def _to_channels_last(module, inputs):
+    import torch
+
+    return tuple(x.contiguous(memory_format=torch.channels_last) if isinstance(x, torch.Tensor) and x.dim() == 4
+                 else x for x in inputs)

@@ -219,7 +219,7 @@ def _make_model(run_dir: Path, config: dict[str, Any], device: str, saved: Path 
     statistics) to resume; either starts from the envs' first (seeded) reset. With a curriculum, the envs
     are those of the stage the model's steps are in (agents.curriculum)."""
     from wadgym.agents import runfolder
-    from wadgym.agents.algos import algo_class, algo_of, policy_name
+    from wadgym.agents.algos import algo_class, algo_of, apply_update_settings, policy_name
     from wadgym.agents.config import normalize_kwargs, ppo_kwargs
     from wadgym.agents.curriculum import env_kwargs_at
     from wadgym.agents.vec import make_vec_env
@@ -240,6 +240,7 @@ def _make_model(run_dir: Path, config: dict[str, Any], device: str, saved: Path 
         model = algo(policy_name(algo_of(config), hp["policy"]), venv, device=device, seed=config["seed"],
                      tensorboard_log=str(run_dir / "tb"),
                     verbose=0, **ppo_kwargs(hp))
+    apply_update_settings(model)  # CPU-only layout and optimizer choices; other devices keep the defaults
     # What PPO.learn does when it has no observations (or is told to reset): a second reset would count
     # the first frames twice in VecNormalize, and a loaded model's saved observations are stale.
     model._last_obs = observations
