@@ -350,7 +350,7 @@ def plot_curves(groups: dict[tuple[str, str], list[dict[str, Any]]], path: Path)
     runfolder.write_bytes_atomic(path, buf.getvalue())
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--env", nargs="+", help="env ids (default: every registered id with hyperparameters)")
     parser.add_argument("--budget", choices=tuple(BUDGETS), default="cpu",
@@ -367,7 +367,7 @@ def main() -> int:
     parser.add_argument("--adopt", nargs="+", metavar="RUN",
                         help="evaluate finished `wadgym train` run folders and add them as rows (their own command, "
                              "commit and wall time), training nothing")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     docs = Path(args.docs)
     json_path, md_path, curves_path = docs / "benchmark.json", docs / "benchmark.md", docs / "benchmark_curves.png"
