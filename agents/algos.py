@@ -68,7 +68,13 @@ class UpdateSettings:
     channels_last: the conv weights and the observations in channels-last memory (NHWC), the layout oneDNN's
     CPU convolutions work in, so that no layout conversion runs before and after each conv.
     foreach_optimizer: Adam updates all parameters in a few multi-tensor kernels instead of a loop of small
-    ones per parameter (torch's default on CUDA; on the CPU it loops)."""
+    ones per parameter (torch's default on CUDA; on the CPU it loops).
+
+    Where the update of `wadgym train`'s default goes on 2 cores (bench/train_speed.py --profile-updates 3,
+    before these settings): backward ~55%, forward ~28% (nearly all the CNN), Adam ~12%, the rest minibatch
+    gathering and gradient clipping. torch.compile is not among the settings: on the CPU its compilation
+    (tens of seconds on 2 cores, again after each resume) is a large share of a default run (~1 minute), and
+    fused Adam measured slower than the loop there; a quiet-machine measurement of both is still due."""
 
     channels_last: bool = False
     foreach_optimizer: bool = False

@@ -6,7 +6,7 @@ and the default against the default at the start of issue 21 (commit 0dbc435: th
 update's CPU-only settings of agents.algos.update_settings: channels-last convolutions, multi-tensor Adam).
 
     python bench/train_speed.py [--baseline-steps 4096] [--steps 20480] [--rounds 3] [--device auto]
-                                [--gpu-n-envs 8 16 32] [--backend rllib]
+                                [--gpu-n-envs 8 16 32] [--backend rllib] [--profile-updates N]
 
 Reports env steps per second of PPO.learn (collection + update) and the share of time spent in the
 update. Targets on 2 CPU cores: wadgym's default >= 4x SB3's defaults; `wadgym train`'s default >= 1.3x
@@ -18,7 +18,9 @@ the rounds' ratios), so that a busy machine slows all alike. On a CUDA device (-
 there is one) it also trains with --gpu-n-envs envs and checks the policy really
 lives on the GPU. With --backend rllib (needs wadgym[rllib]) it instead trains wadgym's configuration
 with SB3 and with Ray RLlib (same env, network, batch and number of envs) and prints both speeds and
-their ratio.
+their ratio. With --profile-updates N it instead profiles N updates of the default configuration (one
+rollout collected first) and prints where their time goes: torch's operators (torch.profiler) and the
+update's Python phases (cProfile: forward, backward, optimizer step, minibatch sampling).
 """
 
 from __future__ import annotations
@@ -142,6 +144,51 @@ def compare_rllib(env_id, hp, steps, device) -> int:
     return 0
 
 
+def profile_update(env_id, hp, device, updates: int) -> int:
+    """Where the PPO update's time goes, on the default configuration as `wadgym train` runs it."""
+    import cProfile
+    import pstats
+
+    import torch
+    from stable_baselines3 import PPO
+    from torch.profiler import ProfilerActivity, profile
+
+    from wadgym.agents.algos import apply_update_settings
+    from wadgym.agents.config import ppo_kwargs
+    from wadgym.agents.vec import make_vec_env
+
+    if device == "cpu" and hp.get("torch_threads", "auto") != "auto":
+        torch.set_num_threads(int(hp["torch_threads"]))
+    venv, _ = make_vec_env(env_id, hp["env_kwargs"], hp["n_envs"], seed=0, frame_stack=hp["frame_stack"])
+    try:
+        model = PPO(hp["policy"], venv, device=device, seed=0, verbose=0, **ppo_kwargs(hp))
+        settings = apply_update_settings(model)
+        model.learn(hp["n_steps"] * hp["n_envs"])   # one rollout and one update: the buffer is full
+        start = time.perf_counter()
+        model.train()
+        print(f"one update: {time.perf_counter() - start:.2f} s ({settings}); profiling {updates} more", flush=True)
+        with profile(activities=[ProfilerActivity.CPU]) as prof:
+            for _ in range(updates):
+                model.train()
+        print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=15))
+        profiler = cProfile.Profile()
+        profiler.enable()
+        for _ in range(updates):
+            model.train()
+        profiler.disable()
+        stats = pstats.Stats(profiler)
+        total = max(v[3] for v in stats.stats.values())
+        phases = {"backward": "run_backward", "forward (evaluate_actions)": "evaluate_actions",
+                  "optimizer step": "step", "minibatch sampling (rollout buffer get)": "get",
+                  "clip_grad_norm_": "clip_grad_norm_"}
+        for name, function in phases.items():
+            seconds = max((v[3] for k, v in stats.stats.items() if k[2] == function), default=0.0)
+            print(f"{name:<42} {seconds:6.2f} s  {100 * seconds / total:4.0f}% of the update")
+    finally:
+        venv.close()
+    return 0
+
+
 def main() -> int:
     import torch
 
@@ -158,6 +205,8 @@ def main() -> int:
     parser.add_argument("--gpu-n-envs", type=int, nargs="+", default=[8, 16, 32], help="n_envs measured on CUDA")
     parser.add_argument("--backend", choices=("sb3", "rllib"), default="sb3",
                         help="rllib: wadgym's default configuration trained by SB3 against the same by RLlib")
+    parser.add_argument("--profile-updates", type=int, metavar="N",
+                        help="profile N updates of the default configuration instead of comparing speeds")
     args = parser.parse_args()
 
     device = select_device(args.device)
@@ -165,6 +214,8 @@ def main() -> int:
     threads = None if hp.get("torch_threads", "auto") == "auto" or device != "cpu" else int(hp["torch_threads"])
     if args.backend == "rllib":
         return compare_rllib(args.env, hp, args.steps, device)
+    if args.profile_updates:
+        return profile_update(args.env, hp, device, args.profile_updates)
     probe = make_env(args.env, hp["env_kwargs"])
     height, width, channels = probe.observation_space.shape
     probe.close()
