@@ -178,7 +178,7 @@ def profile_update(env_id, hp, device, updates: int) -> int:
         profiler.disable()
         stats = pstats.Stats(profiler)
         total = max(v[3] for v in stats.stats.values())
-        phases = {"backward": "run_backward", "forward (evaluate_actions)": "evaluate_actions",
+        phases = {"backward": "backward", "forward (evaluate_actions)": "evaluate_actions",
                   "optimizer step": "step", "minibatch sampling (rollout buffer get)": "get",
                   "clip_grad_norm_": "clip_grad_norm_"}
         for name, function in phases.items():
