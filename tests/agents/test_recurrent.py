@@ -90,14 +90,22 @@ def test_resume_continues_a_stopped_recurrent_run(recurrent_run, tmp_path):
     assert yaml.safe_load((run / "config.yml").read_text())["algo"] == "recurrent_ppo"
 
 
-def test_bench_learn_evaluates_a_recurrent_run(recurrent_run, monkeypatch):
+def test_bench_learn_adopts_a_recurrent_run_and_skip_done_keeps_its_row(recurrent_run, tmp_path, capsys,
+                                                                          monkeypatch, env_id):
     monkeypatch.syspath_prepend(str(ROOT / "bench"))
     sys.modules.pop("learn", None)
     import learn
 
-    result = learn.evaluate(recurrent_run, 2)
-    assert set(result["train"]) >= {"trained", "random"}
-    assert len(result["train"]["trained"]["episodes"]) == 2
+    docs = tmp_path / "docs"
+    assert learn.main(["--adopt", str(recurrent_run), "--episodes", "1", "--docs", str(docs)]) == 0
+    runs = json.loads((docs / "benchmark.json").read_text())["runs"]
+    (key, row), = runs.items()
+    assert row["eval"]["test"]["trained"]["episodes"] and row["eval"]["train"]["random"]["episodes"]
+    seed = str(row["seed"])
+    assert learn.main(["--env", env_id, "--seeds", "1", "--first-seed", seed, "--skip-done", "--docs", str(docs),
+                       "--runs", str(tmp_path / "runs")]) == 0
+    assert "training" not in capsys.readouterr().out and not (tmp_path / "runs").exists()   # nothing retrained
+    assert json.loads((docs / "benchmark.json").read_text())["runs"] == {key: row}
 
 
 def test_algo_choices_are_checked(env_id, tiny_hyperparams, tmp_path, capsys):
