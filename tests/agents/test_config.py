@@ -48,7 +48,7 @@ def test_policy_kwargs_string_names_registered_extractors():
     kwargs = config.parse_policy_kwargs("dict(features_extractor_class=SmallCNN, net_arch=[64], activation_fn=nn.ReLU)")
     assert kwargs["features_extractor_class"] is SmallCNN
     assert config.parse_policy_kwargs({"features_extractor_class": "SmallCNN"})["features_extractor_class"] is SmallCNN
-    with pytest.raises(ValueError, match="registered: NatureCNN, SmallCNN"):
+    with pytest.raises(ValueError, match="registered: ImpalaCNN, NatureCNN, SmallCNN"):
         config.parse_policy_kwargs("dict(features_extractor_class='TinyCNN')")
     with pytest.raises(ValueError, match="names in scope"):
         config.parse_policy_kwargs("dict(features_extractor_class=Nope)")
