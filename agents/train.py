@@ -92,6 +92,8 @@ def resolve_config(args: argparse.Namespace) -> dict[str, Any]:
     if getattr(args, "backend", "sb3") == "rllib":
         if algo != "ppo":
             raise ValueError(f"algo={algo} trains with the sb3 backend only; RLlib trains PPO (--algo ppo)")
+        if hyperparams.get("curriculum"):
+            raise ValueError("a curriculum trains with the sb3 backend only (--backend sb3)")
         from wadgym.agents.rllib.train import settings
 
         rllib = settings(args, hyperparams)  # sets n_envs to env runners x envs per runner
