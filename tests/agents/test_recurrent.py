@@ -117,3 +117,6 @@ def test_algo_choices_are_checked(env_id, tiny_hyperparams, tmp_path, capsys):
                "--run-dir", str(tmp_path / "r")])
     assert rc == 2 and "algo='a2c' is not valid; choose one of ppo, recurrent_ppo" in capsys.readouterr().err
     assert not (tmp_path / "r").exists()
+    rc = main(["train", "--env", env_id, "--conf-file", str(tiny_hyperparams), "--algo", "recurrent_ppo",
+               "--backend", "rllib", "--run-dir", str(tmp_path / "r")])
+    assert rc == 2 and "algo=recurrent_ppo trains with the sb3 backend only" in capsys.readouterr().err
