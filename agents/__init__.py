@@ -69,7 +69,9 @@ def train(config: TrainConfig) -> TrainResult:
 def resolve_config(config: TrainConfig) -> dict[str, Any]:
     """The whole configuration of a new run, as plain data (what its config.yml stores): env, seed,
     device, the resolved hyperparameters, the backend's settings. Every value is checked, the env made
-    once and closed (bad env kwargs fail here), so that a ValueError comes before anything starts."""
+    once and closed (bad env kwargs, and each curriculum stage's, fail here), so that a ValueError comes
+    before anything starts. "algo" is the hyperparameters' (TrainConfig.algo, else the entry's), else ppo."""
+    from wadgym.agents.algos import DEFAULT_ALGO, algo_of
     from wadgym.agents.config import resolve_hyperparams
     from wadgym.agents.system import select_device
     from wadgym.agents.vec import VEC_ENVS, make_env
@@ -78,15 +80,24 @@ def resolve_config(config: TrainConfig) -> dict[str, Any]:
         raise ValueError(f"vec_env={config.vec_env!r} is not valid; choose one of {', '.join(VEC_ENVS)}")
     hyperparams = resolve_hyperparams(config)
     select_device(config.device)  # fail now, not after the envs started
+    algo = algo_of(hyperparams)
     rllib = None
     if config.backend == "rllib":
+        if algo != DEFAULT_ALGO:
+            raise ValueError(f"algo={algo} trains with the sb3 backend only; RLlib trains PPO (--algo ppo)")
+        if hyperparams.get("curriculum"):
+            raise ValueError("a curriculum trains with the sb3 backend only (--backend sb3)")
         from wadgym.agents.rllib.train import settings
 
         rllib = settings(config.rllib, hyperparams)  # sets n_envs to env runners x envs per runner
     make_env(config.env, hyperparams["env_kwargs"]).close()  # bad env kwargs: a ValueError here, not in a worker
+    if hyperparams.get("curriculum"):
+        from wadgym.agents.curriculum import check_stage_envs
+
+        check_stage_envs(config.env, hyperparams)  # each stage's env made once: bad stage kwargs fail here
     return {
         "env": config.env,
-        "algo": "ppo",
+        "algo": algo,
         "seed": config.seed,
         "device": config.device,
         "hyperparams_file": config.hyperparams_file(),

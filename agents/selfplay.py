@@ -58,6 +58,10 @@ def train(config: TrainConfig) -> TrainResult:
     if config.resume:
         raise ValueError("--resume is not supported for multi-agent envs yet")
     hp = resolve_hyperparams(config)
+    if hp.get("algo", "ppo") != "ppo":
+        raise ValueError(f"algo={hp['algo']} is not supported for multi-agent envs; self-play trains PPO (--algo ppo)")
+    if hp.get("curriculum"):
+        raise ValueError("a curriculum is not supported for multi-agent envs (self-play)")
     device = select_device(config.device)
     make_game_factory(config.env, hp["env_kwargs"])().close()  # bad env kwargs: a ValueError now
     settings = {"env": config.env, "algo": "ppo", "selfplay": True, "seed": config.seed, "device": config.device,

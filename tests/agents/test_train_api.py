@@ -60,11 +60,35 @@ def test_bad_configuration_is_a_value_error_before_any_folder(fields, message, t
         ({"backend": "tf"}, "backend='tf' is not valid; choose sb3 or rllib"),
         ({"hyperparams": ["n_epochs=3"]}, "hyperparams must be a dict"),
         ({"env": None}, "is not an env id"),
+        ({"algo": "a2c"}, "algo='a2c' is not valid; choose one of ppo, recurrent_ppo"),
     ],
 )
 def test_train_config_refuses_what_cannot_be_a_run(fields, message):
     with pytest.raises(ValueError, match=message):
         TrainConfig(**fields)
+
+
+def test_resolve_config_records_the_algo_and_refuses_what_only_sb3_trains(tiny_hyperparams, env_id, tmp_path,
+                                                                           monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    base = {"env": env_id, "conf_file": tiny_hyperparams, "device": "cpu"}
+    assert wadgym.agents.resolve_config(TrainConfig(**base))["algo"] == "ppo"
+    settings = wadgym.agents.resolve_config(TrainConfig(**base, algo="recurrent_ppo"))
+    assert settings["algo"] == settings["hyperparams"]["algo"] == "recurrent_ppo"
+    with pytest.raises(ValueError, match="algo=recurrent_ppo trains with the sb3 backend only"):
+        wadgym.agents.train(TrainConfig(**base, algo="recurrent_ppo", backend="rllib"))
+    stages = [{"until": 64, "env_kwargs": {}}]
+    with pytest.raises(ValueError, match="a curriculum trains with the sb3 backend only"):
+        wadgym.agents.train(TrainConfig(**base, hyperparams={"curriculum": stages}, backend="rllib"))
+    assert not (tmp_path / "runs").exists()
+
+
+def test_self_play_refuses_what_it_does_not_train(tmp_path, monkeypatch):
+    pytest.importorskip("pettingzoo")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match="algo=recurrent_ppo is not supported for multi-agent envs"):
+        wadgym.agents.train(TrainConfig(env="DoomItemsDuel-v0", algo="recurrent_ppo"))
+    assert not (tmp_path / "runs").exists()
 
 
 def test_train_takes_a_train_config():
