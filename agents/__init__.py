@@ -113,8 +113,10 @@ def _run(run_dir: Path, settings: dict[str, Any], config: TrainConfig, resume: b
 def resolve_config(config: TrainConfig) -> dict[str, Any]:
     """The whole configuration of a new run, as plain data (what its config.yml stores): env, seed,
     device, the resolved hyperparameters, the backend's settings, the engine restarts allowed (`restart`).
-    Every value is checked, the env made once and closed (bad env kwargs fail here), so that a ValueError
-    comes before anything starts."""
+    Every value is checked, the env made once and closed (bad env kwargs, and each curriculum stage's, fail
+    here), so that a ValueError comes before anything starts. "algo" is the hyperparameters' (TrainConfig.algo,
+    else the entry's), else ppo."""
+    from wadgym.agents.algos import DEFAULT_ALGO, algo_of
     from wadgym.agents.config import resolve_hyperparams
     from wadgym.agents.system import select_device
     from wadgym.agents.vec import VEC_ENVS, make_env
@@ -124,8 +126,13 @@ def resolve_config(config: TrainConfig) -> dict[str, Any]:
     hyperparams = resolve_hyperparams(config)
     restart = config.restart_settings()
     select_device(config.device)  # fail now, not after the envs started
+    algo = algo_of(hyperparams)
     rllib = None
     if config.backend == "rllib":
+        if algo != DEFAULT_ALGO:
+            raise ValueError(f"algo={algo} trains with the sb3 backend only; RLlib trains PPO (--algo ppo)")
+        if hyperparams.get("curriculum"):
+            raise ValueError("a curriculum trains with the sb3 backend only (--backend sb3)")
         from wadgym.agents.rllib.train import settings
 
         rllib = settings(config.rllib, hyperparams)  # sets n_envs to env runners x envs per runner
@@ -137,9 +144,13 @@ def resolve_config(config: TrainConfig) -> dict[str, Any]:
         if rllib is not None:
             raise ValueError("--init-from takes the weights of an SB3 run; --backend rllib cannot start from them")
         init_from = resolve_init_from(os.fspath(config.init_from), config.tracking_uri)
+    if hyperparams.get("curriculum"):
+        from wadgym.agents.curriculum import check_stage_envs
+
+        check_stage_envs(config.env, hyperparams)  # each stage's env made once: bad stage kwargs fail here
     return {
         "env": config.env,
-        "algo": "ppo",
+        "algo": algo,
         "seed": config.seed,
         "device": config.device,
         "hyperparams_file": config.hyperparams_file(),

@@ -116,6 +116,8 @@ class TrainConfig:
         seconds (`--restart-limit N/SECONDS`); one more stops the run with its checkpoint. None: 5
         within 600 s, or for a resumed run its stored limit. Giving either turns restarts on, so it
         contradicts restart=False.
+    algo: "ppo" (SB3's PPO) or "recurrent_ppo" (sb3-contrib's RecurrentPPO, an LSTM policy; sb3 backend
+        only); None takes the entry's `algo`, else ppo (see wadgym.agents.algos).
     """
 
     env: str = DEFAULT_ENV
@@ -141,6 +143,7 @@ class TrainConfig:
     restart: bool | None = None
     restart_limit: int | None = None
     restart_window_s: float | None = None
+    algo: str | None = None
 
     def __post_init__(self):
         if isinstance(self.env, os.PathLike):
@@ -152,6 +155,11 @@ class TrainConfig:
         for name in ("hyperparams", "env_kwargs"):
             if not isinstance(getattr(self, name), Mapping):
                 raise ValueError(f"TrainConfig: {name} must be a dict, not {type(getattr(self, name)).__name__}")
+        if self.algo is not None:
+            from wadgym.agents.algos import ALGOS
+
+            if self.algo not in ALGOS:
+                raise ValueError(f"TrainConfig: algo={self.algo!r} is not valid; choose one of {', '.join(ALGOS)}")
         if not isinstance(self.rllib, RLlibConfig):
             raise ValueError(f"TrainConfig: rllib must be an RLlibConfig, not {type(self.rllib).__name__}")
         if self.init_from is not None and self.resume is not None:
@@ -189,8 +197,10 @@ class TrainConfig:
         return policy.as_config()
 
     def overrides(self) -> dict[str, Any]:
-        """The hyperparameter overrides: `hyperparams`, then timesteps and n_envs when given."""
+        """The hyperparameter overrides: `hyperparams`, then timesteps, n_envs and algo when given."""
         overrides = dict(self.hyperparams)
+        if self.algo is not None:
+            overrides["algo"] = self.algo
         if self.timesteps is not None:
             overrides["n_timesteps"] = self.timesteps  # checked with the other hyperparameters
         if self.n_envs is not None:
@@ -213,6 +223,9 @@ ZOO_KEYS = {
     "normalize": "VecNormalize: true, false, or a dict string such as \"{'norm_obs': False, 'norm_reward': True}\"",
     "env_kwargs": "keyword arguments for gym.make (part of the resolved config)",
     "torch_threads": "torch.set_num_threads on CPU ('auto' keeps torch's default)",
+    "algo": "ppo (SB3's PPO, the default) or recurrent_ppo (sb3-contrib's RecurrentPPO; `wadgym train --algo`)",
+    "curriculum": "stages [{until: STEPS, env_kwargs: {...}}, ...]: the training envs' kwargs before each "
+                  "threshold (agents.curriculum)",
 }
 
 # PPO arguments a config may not set: wadgym supplies them from the command line or the run.
@@ -362,6 +375,12 @@ def check_hyperparams(hp: dict[str, Any]) -> None:
             raise ValueError(f"{key}={hp[key]!r} is not valid; choose true or false")
     if hp["policy"] not in POLICIES:
         raise ValueError(f"policy={hp['policy']!r} is not valid; choose one of {', '.join(POLICIES)}")
+    if "algo" in hp:
+        from wadgym.agents.algos import check_algo
+
+        check_algo(hp["algo"])
+    if "curriculum" in hp:
+        check_curriculum(hp["curriculum"])
     torch_threads = hp.get("torch_threads", "auto")
     if torch_threads != "auto":
         check_number("torch_threads", torch_threads, 1, 1024, whole=True)
@@ -375,6 +394,39 @@ def _number(key: str, text: str) -> float:
         return float(text)
     except ValueError:
         raise ValueError(f"{key}={text!r} is not a number") from None
+
+
+# Env kwargs a curriculum stage may not set: the level split is the id's, whatever the stage.
+LEVEL_KWARGS = ("num_levels", "start_level")
+
+
+def check_curriculum(stages: Any) -> list[dict[str, Any]]:
+    """The stages of a `curriculum` value (wadgym.agents.curriculum), checked: a list of {until: whole
+    number > 0, env_kwargs: dict} with `until` rising; a ValueError names what is wrong."""
+    if stages is None:
+        return []
+    where = "curriculum"
+    if not isinstance(stages, list):
+        raise ValueError(f"{where}: expected a list of stages such as "
+                         f"[{{until: 200000, env_kwargs: {{rows: 2}}}}], not {type(stages).__name__}")
+    last = 0
+    for k, stage in enumerate(stages):
+        if not isinstance(stage, dict) or set(stage) != {"until", "env_kwargs"}:
+            raise ValueError(f"{where}[{k}]: a stage is {{until: STEPS, env_kwargs: {{...}}}}, not {stage!r}")
+        until, kwargs = stage["until"], stage["env_kwargs"]
+        if isinstance(until, float) and until.is_integer():
+            until = stage["until"] = int(until)
+        if isinstance(until, bool) or not isinstance(until, int) or until <= last:
+            raise ValueError(f"{where}[{k}]: until={until!r} must be a whole number of steps above the previous "
+                             f"stage's ({last})")
+        if not isinstance(kwargs, dict):
+            raise ValueError(f"{where}[{k}]: env_kwargs must be a mapping, not {kwargs!r}")
+        fixed = sorted(set(kwargs) & set(LEVEL_KWARGS))
+        if fixed:
+            raise ValueError(f"{where}[{k}]: a stage may not set {', '.join(fixed)}: the level split stays the "
+                             "entry's own")
+        last = until
+    return stages
 
 
 def schedule(value: Any, key: str = "schedule") -> Any:
@@ -399,7 +451,8 @@ def schedule(value: Any, key: str = "schedule") -> Any:
 
 def parse_policy_kwargs(text: Any) -> dict[str, Any]:
     """zoo-style policy_kwargs: a Python dict expression (read, never eval'd: see literal), where torch.nn's
-    classes (nn.ReLU) and the registered feature extractors (SmallCNN, NatureCNN) are the names in scope."""
+    classes (nn.ReLU) and the registered feature extractors (SmallCNN, NatureCNN, ImpalaCNN) are the names in
+    scope."""
     if text is None:
         return {}
     if isinstance(text, dict):

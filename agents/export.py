@@ -15,6 +15,17 @@ from pathlib import Path
 import numpy as np
 
 
+class RecurrentPolicyNotExportable(ValueError):
+    """The run's policy is recurrent (RecurrentPPO's LSTM): the exported graph (obs -> logits, action) has no
+    place for the state it carries from step to step, so it is refused rather than exported wrong."""
+
+    def __init__(self, run):
+        super().__init__(
+            f"{run}: a recurrent policy (--algo recurrent_ppo, an LSTM) does not export to ONNX: the exported "
+            f"graph maps one observation to actions and has no input or output for the LSTM state carried "
+            f"between steps. Play it with `wadgym eval {run}` or agents.policy.SavedPolicy instead")
+
+
 def onnx_module(saved_policy):
     """A torch module: uint8 stacked channel-first frames -> (logits, argmax action)."""
     import torch
@@ -58,6 +69,8 @@ def export_onnx(run: str | Path, path: Path, opset: int = 17) -> Path:
     from wadgym.files import atomic_path
 
     saved = SavedPolicy(run, device="cpu", deterministic=True)
+    if saved.recurrent:
+        raise RecurrentPolicyNotExportable(saved.run)
     if not isinstance(saved.model.action_space, gym.spaces.Discrete):
         raise ValueError(f"only Discrete action spaces export, this run has {saved.model.action_space}")
     module = onnx_module(saved)

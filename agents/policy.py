@@ -23,7 +23,7 @@ class SavedPolicy:
 
     def __init__(self, run: str | Path, device: str = "cpu", deterministic: bool = False,
                  model_file: Path | None = None):
-        from stable_baselines3 import PPO
+        from wadgym.agents.algos import algo_class, algo_of
 
         self.run = runfolder.require_run(run)
         self.config = runfolder.load_config(self.run)
@@ -34,7 +34,8 @@ class SavedPolicy:
 
             self.model, self.vec_normalize = load_model(self.model_file, device), None
         else:
-            self.model = PPO.load(self.model_file, device=device, custom_objects=_custom_objects())
+            self.model = algo_class(algo_of(self.config)).load(self.model_file, device=device,
+                                                                custom_objects=_custom_objects())
             self.normalize_stats = runfolder.vecnormalize_path(self.model_file)
             self.vec_normalize = _load_vecnormalize(self.normalize_stats)
         self.deterministic = deterministic
@@ -72,17 +73,30 @@ class SavedPolicy:
     def reset(self, seed: int | None = None) -> None:
         """Nothing to forget: the VecEnv's wrappers start each episode's frame stack."""
 
+    @property
+    def recurrent(self) -> bool:
+        """Whether the policy keeps a state between steps (RecurrentPPO's LSTM): evaluate_policy hands it
+        back with each predict and starts it afresh at each episode start."""
+        from wadgym.agents.algos import is_recurrent
+
+        return self.config.get("backend") != "rllib" and is_recurrent(self.model)
+
     def predict(self, observation, state=None, episode_start=None, deterministic: bool = False):
-        """SB3's predict (as evaluate_policy calls it), with this policy's own `deterministic`."""
+        """SB3's predict (as evaluate_policy calls it), with this policy's own `deterministic`; a recurrent
+        policy's state goes in and comes back out as evaluate_policy passes it."""
         if self.on_input is not None:
             self.on_input(observation)
-        actions, _ = self.model.predict(observation, deterministic=self.deterministic)
-        return np.asarray(actions).reshape(-1), None
+        actions, state = self.model.predict(observation, state=state, episode_start=episode_start,
+                                            deterministic=self.deterministic)
+        return np.asarray(actions).reshape(-1), state
 
     def act(self, network_inputs: np.ndarray) -> np.ndarray:
         """Actions for a batch of raw network inputs (N, C*stack, H, W), uint8 as recorded_inputs gives them:
         the run's VecNormalize statistics applied first, as the VecEnv path does (export checks compare
-        ONNX with this)."""
+        ONNX with this). Not for a recurrent policy: its actions depend on the steps before."""
+        if self.recurrent:
+            raise ValueError(f"the policy in {self.run} is recurrent: act() has no state to give it; play it "
+                             "with predict on a VecEnv (evaluate_policy keeps its state)")
         if self.vec_normalize is not None:
             network_inputs = self.vec_normalize.normalize_obs(network_inputs)
         actions, _ = self.model.predict(network_inputs, deterministic=self.deterministic)

@@ -1,4 +1,5 @@
-"""Train PPO (Stable-Baselines3) into a run folder: the SB3 backend of wadgym.agents.train.
+"""Train PPO or RecurrentPPO (Stable-Baselines3, sb3-contrib; agents.algos) into a run folder: the SB3
+backend of wadgym.agents.train.
 
 The configuration is resolved before (wadgym.agents.resolve_config: what config.yml stores); the run
 folder's life (command line, meta.json, resume point, failure message) is wadgym.agents.lifecycle's.
@@ -34,6 +35,7 @@ def train(run_dir: Path, config: dict[str, Any], resume: bool = False, save_freq
     import torch
 
     from wadgym.agents import lifecycle, runfolder
+    from wadgym.agents.algos import algo_of
     from wadgym.agents.callbacks import RunCallback
     from wadgym.agents.plots import plot_learning_curve
     from wadgym.agents.restart import RestartPolicy
@@ -46,7 +48,7 @@ def train(run_dir: Path, config: dict[str, Any], resume: bool = False, save_freq
     saved = lifecycle.resume_point(run_dir) if resume else None
     if resume and saved is None:
         raise ValueError(f"{run_dir} has no checkpoint to resume from")
-    print(f"{'resuming' if resume else 'training'} PPO on {config['env']}: {hp['n_timesteps']} steps, "
+    print(f"{'resuming' if resume else 'training'} {algo_of(config)} on {config['env']}: {hp['n_timesteps']} steps, "
           f"{hp['n_envs']} envs, device {device}, seed {config['seed']}; run folder {run_dir}", flush=True)
     if saved is not None:
         runfolder.rewind_monitors(run_dir, saved)  # episodes recorded after the checkpoint are trained again
@@ -58,9 +60,10 @@ def train(run_dir: Path, config: dict[str, Any], resume: bool = False, save_freq
         model = _make_model(run_dir, config, device, saved, failure_dir)
         try:
             callback = RunCallback(run_dir, save_freq, restarts=RestartPolicy.from_config(config.get("restart")))
+            curriculum = _curriculum_callback(run_dir, config, failure_dir, _saved_steps(run_dir, saved, hp))
             start_steps, start_time = model.num_timesteps, time.perf_counter()
             failure = _learn(model, callback, hp["n_timesteps"] - model.num_timesteps, progress, failure_dir,
-                             callbacks)
+                             [*callbacks, *([curriculum] if curriculum is not None else [])])
             wall = time.perf_counter() - start_time
             if failure is None:
                 status = "interrupted" if callback.stop_signal is not None else "finished"
@@ -104,30 +107,34 @@ def _learn(model, callback, steps: int, progress_bar: bool, failure_dir: str,
 
 
 def _make_model(run_dir: Path, config: dict[str, Any], device: str, saved: Path | None, failure_dir: str):
-    """A new PPO on fresh vectorised envs, or the saved one (with its VecNormalize statistics) to resume;
-    either starts from the envs' first (seeded) reset."""
-    from stable_baselines3 import PPO
-
+    """A new model (PPO, or the run's --algo) on fresh vectorised envs, or the saved one (with its VecNormalize
+    statistics) to resume; either starts from the envs' first (seeded) reset. With a curriculum, the envs
+    are those of the stage the model's steps are in (agents.curriculum)."""
     from wadgym.agents import runfolder
+    from wadgym.agents.algos import algo_class, algo_of, apply_update_settings, policy_name
     from wadgym.agents.config import normalize_kwargs, ppo_kwargs
     from wadgym.agents.restart import RestartPolicy
+    from wadgym.agents.curriculum import env_kwargs_at
     from wadgym.agents.vec import make_vec_env
 
     hp = config["hyperparams"]
+    algo = algo_class(algo_of(config))
+    env_kwargs = env_kwargs_at(hp, _saved_steps(run_dir, saved, hp))
     venv, observations = make_vec_env(
-        config["env"], hp["env_kwargs"], hp["n_envs"], config["seed"], hp["frame_stack"], normalize_kwargs(hp),
+        config["env"], env_kwargs, hp["n_envs"], config["seed"], hp["frame_stack"], normalize_kwargs(hp),
         normalize_stats=runfolder.vecnormalize_path(saved) if saved is not None else None, failure_dir=failure_dir,
         vec_env=config.get("vec_env", "subproc"),  # runs from before --vec-env used SubprocVecEnv
         monitor=runfolder.monitor_file(run_dir), restart=RestartPolicy.from_config(config.get("restart")).enabled)
     if saved is not None:
         # the schedules from the run's configuration: a checkpoint's pickled ones may name classes of an older wadgym
         schedules = {key: value for key, value in ppo_kwargs(hp).items() if key in ("learning_rate", "clip_range")}
-        model = PPO.load(saved, env=venv, device=device, tensorboard_log=str(run_dir / "tb"), custom_objects=schedules)
+        model = algo.load(saved, env=venv, device=device, tensorboard_log=str(run_dir / "tb"), custom_objects=schedules)
     else:
-        model = PPO(hp["policy"], venv, device=device, seed=config["seed"], tensorboard_log=str(run_dir / "tb"),
-                    verbose=0, **ppo_kwargs(hp))
+        model = algo(policy_name(algo_of(config), hp["policy"]), venv, device=device, seed=config["seed"],
+                     tensorboard_log=str(run_dir / "tb"), verbose=0, **ppo_kwargs(hp))
         if config.get("init_from"):  # fine-tuning, curricula: another run's weights (agents.tracking)
             _init_weights(model, config["init_from"], device)
+    apply_update_settings(model)  # CPU-only layout and optimizer choices; other devices keep the defaults
     # What PPO.learn does when it has no observations (or is told to reset): a second reset would count
     # the first frames twice in VecNormalize, and a loaded model's saved observations are stale.
     model._last_obs = observations
@@ -149,6 +156,37 @@ def _init_weights(model, init_from: dict[str, Any], device: str) -> None:
         close_vec_env(model.get_env())
         raise ValueError(f"--init-from {init_from.get('run')}: its weights do not fit this run's policy "
                          f"({str(exc).strip().splitlines()[0][:300]})") from None
+
+
+def _saved_steps(run_dir: Path, saved: Path | None, hp: dict[str, Any]) -> int:
+    """The steps of the model a run starts from (0 when new; a final model without checkpoints: all of them):
+    which curriculum stage _make_model builds the envs of."""
+    from wadgym.agents import runfolder
+
+    if saved is None:
+        return 0
+    latest = runfolder.latest_checkpoint(run_dir)
+    return latest[0] if latest and latest[1] == saved else int(hp["n_timesteps"])
+
+
+def _curriculum_callback(run_dir: Path, config: dict[str, Any], failure_dir: str, built_at: int):
+    """The CurriculumCallback of a run whose hyperparameters hold a curriculum (else None): it builds each
+    stage's envs as _make_model builds the first (same seeding, wrappers and vector env; a new Monitor file);
+    the envs _make_model built are those of step `built_at`'s stage."""
+    hp = config["hyperparams"]
+    if not hp.get("curriculum"):
+        return None
+    from wadgym.agents import runfolder
+    from wadgym.agents.config import normalize_kwargs
+    from wadgym.agents.curriculum import CurriculumCallback, stage_at
+    from wadgym.agents.vec import make_vec_env
+
+    def make_envs(env_kwargs: dict[str, Any], stage: int):
+        return make_vec_env(config["env"], env_kwargs, hp["n_envs"], config["seed"] + 1000 * stage,
+                            hp["frame_stack"], normalize_kwargs(hp), failure_dir=failure_dir,
+                            vec_env=config.get("vec_env", "subproc"), monitor=runfolder.monitor_file(run_dir))
+
+    return CurriculumCallback(hp, make_envs, stage_at(hp, built_at))
 
 
 def _save_results(run_dir: Path, model, callback, final: bool) -> None:

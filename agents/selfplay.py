@@ -52,6 +52,10 @@ def train(config: TrainConfig) -> TrainResult:
     if config.init_from:
         raise ValueError("--init-from is not supported for multi-agent envs yet")
     hp = resolve_hyperparams(config)
+    if hp.get("algo", "ppo") != "ppo":
+        raise ValueError(f"algo={hp['algo']} is not supported for multi-agent envs; self-play trains PPO (--algo ppo)")
+    if hp.get("curriculum"):
+        raise ValueError("a curriculum is not supported for multi-agent envs (self-play)")
     restart = config.restart_settings()
     device = select_device(config.device)
     make_game_factory(config.env, hp["env_kwargs"])().close()  # bad env kwargs: a ValueError now

@@ -1,16 +1,20 @@
 """The learning benchmark: every env id learns, measured on levels it never trained on.
 
-    python bench/learn.py [--env ID ...] [--budget cpu|gpu] [--seeds N] [--episodes 50]
-                          [--runs runs/bench] [--docs docs] [--table-only]
+    python bench/learn.py [--env ID ...] [--budget cpu|cpu-long|gpu] [--seeds N] [--episodes 50]
+                          [--runs runs/bench] [--docs docs] [--table-only] [--skip-done] [--rescript]
 
 For each id (default: every registered id with hyperparameters for the budget) and seed, trains PPO with
-the id's entry in agents/hyperparams/ppo.yml (`--budget gpu`: ppo_gpu.yml), then plays `--episodes` seeded
+the id's entry in agents/hyperparams/ppo.yml (`--budget cpu-long`: ppo_cpu_long.yml, at most 2 hours on 2
+cores each, possibly RecurrentPPO and a curriculum; `--budget gpu`: ppo_gpu.yml), then plays `--episodes` seeded
 episodes on the test levels (from level 10,000: never trained on) and as many on the training levels, with
 the trained policy, a uniform random policy and the family's scripted reference policy (privileged
 information), all on the very same seeded episodes. Default seeds: 3 for each family's default id, 1 for
 the others. Every finished run is added to docs/benchmark.json at once (the JSON fills in parts across
 sessions); docs/benchmark.md (the table) and docs/benchmark_curves.png (a learning-curve panel per env)
-are rewritten from it. `--table-only` rewrites them without training.
+are rewritten from it. `--table-only` rewrites them without training; `--rescript` plays the scripted
+reference again on the recorded rows of the --env ids (same seeds and splits, no training) and replaces
+its figures, as after a change to the reference. A row whose id trains on one map (num_levels=1) is
+marked "learning, not generalisation": its test levels differ from that map in at most small ways.
 """
 
 from __future__ import annotations
@@ -34,8 +38,34 @@ NEAR_ZERO = 0.05
 DEFAULT_IDS_SEEDS = 3
 
 
+BUDGETS = {"cpu": "ppo.yml", "cpu-long": "ppo_cpu_long.yml", "gpu": "ppo_gpu.yml"}
+
+
 def hyperparams_file(budget: str) -> Path:
-    return ROOT / "agents" / "hyperparams" / ("ppo.yml" if budget == "cpu" else "ppo_gpu.yml")
+    if budget not in BUDGETS:
+        raise ValueError(f"budget {budget!r} is not valid; choose one of {', '.join(BUDGETS)}")
+    return ROOT / "agents" / "hyperparams" / BUDGETS[budget]
+
+
+def training_levels(env_id: str, budget: str) -> int:
+    """How many levels the id's entry for `budget` trains on (0: unlimited): the registration's num_levels
+    with the entry's env_kwargs over it."""
+    import gymnasium as gym
+    import yaml
+
+    from wadgym.agents.vec import register_envs
+
+    register_envs(env_id)
+    entry = (yaml.safe_load(hyperparams_file(budget).read_text()) or {}).get(env_id) or {}
+    kwargs = {**(gym.spec(env_id).kwargs or {}), **(entry.get("env_kwargs") or {})}
+    return int(kwargs.get("num_levels", 0))
+
+
+def shows(env_id: str, budget: str) -> str:
+    """What a row shows: generalisation to held-out levels, or (trained on one map) learning only."""
+    if training_levels(env_id, budget) == 1:
+        return "learning, not generalisation (trains on one map)"
+    return "generalisation (held-out levels)"
 
 
 def benchmark_ids(budget: str) -> list[str]:
@@ -176,12 +206,22 @@ def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
         "# Learning benchmark",
         "",
         "Made by `python bench/learn.py` (each row names its commit and command). PPO (Stable-Baselines3) with",
-        "each id's entry in `agents/hyperparams/ppo.yml` (the CPU budget: 2 cores), trained on levels 0-199 and",
-        "evaluated on 50 seeded episodes of held-out test levels (from level 10,000) and 50 of the training",
-        "levels; a uniform random policy and the family's scripted reference policy (privileged information:",
-        "item, exit and monster positions) play the very same episodes. Figures: mean ± std over seeds of each",
-        "seed's mean score per episode. Wall time on the project's 2-core CPU VMs, which other jobs shared while",
-        "these ran, so wall times and steps/s are upper and lower bounds.",
+        "each id's entry in `agents/hyperparams/ppo.yml`, trained on levels 0-199 and evaluated on 50 seeded",
+        "episodes of held-out test levels (from level 10,000) and 50 of the training levels; random and",
+        "scripted (privileged information) policies play the very same episodes. Figures: mean ± std over",
+        "seeds of each seed's mean score per episode. Wall time on the project's 2-core CPU VMs, which other",
+        "jobs shared while these ran, so wall times and steps/s are upper and lower bounds. Budgets: `cpu`",
+        "(ppo.yml), `cpu-long` (ppo_cpu_long.yml: at most 2 hours on 2 cores, for the ids below the bar; may",
+        "train RecurrentPPO and a curriculum over the family's difficulty parameters, always tested on the id's",
+        "own held-out levels) and `gpu` (ppo_gpu.yml). Since commit df0b2d5 the maze ids' scripted reference",
+        "walks the shortest way through the doorways of the level's plan. A row whose commit column names",
+        "\"scripted: COMMIT\" had its scripted figures played again at that commit (`--rescript`); the others show",
+        "the reference of their own commit (for the maze ids before df0b2d5: a straight-line walk to the nearest",
+        "item, which walls stop).",
+        "",
+        "Rows marked \"learning, not generalisation\" train on one map (the v0 ids with num_levels=1): their",
+        "\"test levels\" are that map again (new item placements, maybe new pillars), so they show that PPO",
+        "learns the task, not that it generalises to new levels.",
         "",
         f"The bar: trained >= {BAR_RATIO:g}x random on test levels or, where random scores near 0, >= "
         f"{BAR_REFERENCE:.0%} of the scripted",
@@ -191,8 +231,8 @@ def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
         "run across sessions (`--skip-done`).",
         "",
         "| env | score | budget (steps) | wall time | seeds | random (test) | trained (train) | trained (test) "
-        "| scripted (test) | trained/random (test) | gap (train - test) | meets the bar | commit |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| scripted (test) | trained/random (test) | gap (train - test) | meets the bar | shows | commit |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     from wadgym.envs.registration import ENVS
 
@@ -217,16 +257,18 @@ def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
         lines.append(f"| {env_id} | {rows[0]['score_name']} | {budget}: {rows[0]['timesteps']:,} | {wall:.0f} min | "
                      f"{len(rows)} | {mean_spread(random_test)} | {mean_spread(trained_train)} | "
                      f"{mean_spread(trained_test)} | {mean_spread(scripted_test)} | {ratio} | {mean_spread(gaps)} | "
-                     f"{verdict(t_mean, r_mean, s_mean)} | {commits} |")
+                     f"{verdict(t_mean, r_mean, s_mean)} | {shows(env_id, budget)} | {commits}"
+                     f"{scripted_note(rows)} |")
     import yaml
 
     from wadgym.envs.registration import score_name
 
-    for env_id in benchmark_ids("cpu"):
-        if (env_id, "cpu") not in groups:
-            steps = yaml.safe_load(hyperparams_file("cpu").read_text())[env_id]["n_timesteps"]
-            lines.append(f"| {env_id} | {score_name(env_id)} | cpu: {int(steps):,} | - | 0 | - | - | - | - | - | - "
-                         "| not run yet | - |")
+    for budget in ("cpu", "cpu-long"):
+        for env_id in benchmark_ids(budget):
+            if (env_id, budget) not in groups:
+                steps = yaml.safe_load(hyperparams_file(budget).read_text())[env_id]["n_timesteps"]
+                lines.append(f"| {env_id} | {score_name(env_id)} | {budget}: {int(steps):,} | - | 0 | - | - | - | - "
+                             f"| - | - | not run yet | {shows(env_id, budget)} | - |")
     lines += ["", "*\"gap\" is trained on training levels minus trained on test levels.*", "",
               "![learning curves of the benchmark's runs](benchmark_curves.png)", "",
               "*Each seed's mean score per training episode against env steps, and random's level on the test "
@@ -260,6 +302,42 @@ def readme_table(block: str, summary: dict[str, tuple[str, str]]) -> str:
         result, verdict_text = summary.get(env_id, ("-", "not run yet"))
         lines.append(f"| `{env_id}` | {what.get(env_id, '')} | {steps} | {result} | {verdict_text} |")
     return "\n".join(lines) + "\n"
+
+
+def scripted_note(rows: list[dict[str, Any]]) -> str:
+    """The commit of the scripted reference's figures where they were played again later (--rescript)."""
+    commits = sorted({r["scripted_commit"] for r in rows if r.get("scripted_commit")})
+    return f" (scripted: {', '.join(commits)})" if commits else ""
+
+
+def rescript(json_path: Path, env_ids: list[str], budget: str) -> None:
+    """Play the scripted reference again on the recorded rows of `env_ids` for `budget`: the same seeds and
+    splits as the row's evaluation, the env kwargs of the row's run (its config.yml when the run folder is
+    here, else the id's entry for the budget); no training. Each row records the commit it was played at."""
+    import yaml
+
+    from wadgym.agents.evaluate import run_episodes, split_kwargs, summarize
+
+    data = json.loads(json_path.read_text()) if json_path.is_file() else {"runs": {}}
+    rows = {key: row for key, row in data["runs"].items() if row["env"] in env_ids and row["budget"] == budget}
+    if not rows:
+        raise SystemExit(f"no recorded rows of {', '.join(env_ids)} for budget {budget} in {json_path}")
+    for key, row in sorted(rows.items()):
+        config_path = Path(row["run_dir"]) / "config.yml"
+        if config_path.is_file():
+            env_kwargs = yaml.safe_load(config_path.read_text())["hyperparams"].get("env_kwargs") or {}
+        else:
+            entry = (yaml.safe_load(hyperparams_file(budget).read_text()) or {})[row["env"]]
+            env_kwargs = entry.get("env_kwargs") or {}
+        first, last = row["eval"]["seeds"]
+        seeds = list(range(first, last + 1))
+        for split in ("test", "train"):
+            kwargs = split_kwargs(row["env"], env_kwargs, split)
+            row["eval"][split]["scripted"] = summarize(run_episodes(row["env"], kwargs, seeds, "scripted"))
+        row["scripted_commit"] = git_commit()
+        record(json_path, key, row)
+        print(f"   {key}: scripted {score(row['eval']['test']['scripted']):.2f} (test), "
+              f"{score(row['eval']['train']['scripted']):.2f} (train)", flush=True)
 
 
 def plot_curves(groups: dict[tuple[str, str], list[dict[str, Any]]], path: Path) -> None:
@@ -302,10 +380,11 @@ def plot_curves(groups: dict[tuple[str, str], list[dict[str, Any]]], path: Path)
     runfolder.write_bytes_atomic(path, buf.getvalue())
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--env", nargs="+", help="env ids (default: every registered id with hyperparameters)")
-    parser.add_argument("--budget", choices=("cpu", "gpu"), default="cpu")
+    parser.add_argument("--budget", choices=tuple(BUDGETS), default="cpu",
+                        help="cpu: ppo.yml; cpu-long: ppo_cpu_long.yml (at most 2 hours on 2 cores); gpu: ppo_gpu.yml")
     parser.add_argument("--seeds", type=int, help="seeds per id (default: 3 for each family's default id, else 1)")
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--episodes", type=int, default=50, help="evaluation episodes per split and policy")
@@ -313,14 +392,20 @@ def main() -> int:
     parser.add_argument("--docs", default=str(ROOT / "docs"), help="where benchmark.md/.json/_curves.png go")
     parser.add_argument("--table-only", action="store_true", help="rewrite the table and figure, train nothing")
     parser.add_argument("--skip-done", action="store_true", help="skip (id, budget, seed) already in the JSON")
+    parser.add_argument("--rescript", action="store_true",
+                        help="play the scripted reference again on the recorded rows of the --env ids (no training)")
     parser.add_argument("--adopt", nargs="+", metavar="RUN",
                         help="evaluate finished `wadgym train` run folders and add them as rows (their own command, "
                              "commit and wall time), training nothing")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     docs = Path(args.docs)
     json_path, md_path, curves_path = docs / "benchmark.json", docs / "benchmark.md", docs / "benchmark_curves.png"
-    if args.adopt:
+    if args.rescript:
+        if not args.env:
+            parser.error("--rescript needs --env ID ...")
+        rescript(json_path, args.env, args.budget)
+    elif args.adopt:
         for run in args.adopt:
             key, row = adopted_row(Path(run), args.budget, args.episodes)
             record(json_path, key, row)

@@ -1,6 +1,7 @@
-"""Train PPO (Stable-Baselines3) on a wadgym env into a run folder, then evaluate it.
+"""Train PPO or RecurrentPPO (Stable-Baselines3, sb3-contrib) on a wadgym env into a run folder, then evaluate it.
 
     wadgym train [--env ID] [-n/--timesteps N] [--n-envs K] [--seed S] [--device auto|cpu|cuda]
+                 [--algo ppo|recurrent_ppo]
                  [-conf/--conf-file FILE] [-params/--hyperparams KEY:VALUE ...] [--hp KEY=VALUE ...]
                  [--env-kwargs KEY=VALUE ...] [--vec-env thread|subproc|dummy] [--run-dir DIR] [--resume RUN]
                  [--track] [--tracking-uri URI] [--init-from RUN] [--reproduce RUN]
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from wadgym.agents.algos import ALGOS
     from wadgym.agents.vec import VEC_ENVS
     from wadgym.envs.registration import DEFAULT_ENV
 
@@ -39,6 +41,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-n", "--timesteps", "--n-timesteps", dest="timesteps", type=float,
                         help="total env steps (default: n_timesteps from the YAML)")
     parser.add_argument("--n-envs", type=int, help="parallel envs (default: n_envs from the YAML)")
+    parser.add_argument("--algo", choices=ALGOS,
+                        help="ppo (SB3's PPO) or recurrent_ppo (sb3-contrib's RecurrentPPO, an LSTM policy); "
+                             "default: the entry's algo, else ppo")
     parser.add_argument("--seed", type=int, default=0, help="seed for envs, network and sampling (default 0)")
     parser.add_argument("--device", default="auto", help="auto (CUDA when available), cpu, cuda or cuda:N")
     parser.add_argument("-conf", "--conf-file", metavar="FILE",
@@ -117,7 +122,7 @@ def train_config(args: argparse.Namespace) -> TrainConfig:
         env_kwargs=parse_assignments(args.env_kwargs, "--env-kwargs"),
         vec_env=args.vec_env, run_dir=args.run_dir, resume=args.resume, save_freq=args.save_freq,
         eval_episodes=args.eval_episodes, eval_seed=args.eval_seed, progress=not args.no_progress,
-        backend=args.backend,
+        backend=args.backend, algo=args.algo,
         rllib=RLlibConfig(num_env_runners=args.num_env_runners, envs_per_runner=args.envs_per_runner,
                           num_gpus=args.num_gpus, address=args.address),
         track=args.track, tracking_uri=args.tracking_uri, init_from=args.init_from,

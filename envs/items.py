@@ -18,6 +18,7 @@ from wadgym.envs.doom_env import DoomEnv, steer_towards, user_variable
 from wadgym.envs.params import check_fields, check_name
 from wadgym.envs.scenarios.arena import ARENA_LIMITS, ArenaFields, arena_layout
 from wadgym.envs.scenarios.building import GRID_LIMITS, GridFields, centre, check_grid, grid_plan
+from wadgym.envs.scenarios.floor_grid import UNREACHABLE, FloorGrid
 from wadgym.envs.scenarios.placement import (
     ITEM_CHOICES,
     ITEM_LIMITS,
@@ -279,14 +280,43 @@ class ItemsEnv(DoomEnv):
         return self._items_collected
 
     def reference_action(self) -> int:
-        """Head for the nearest item still in the map, in a straight line (walls and pillars in the way are
-        not planned around)."""
+        """Head for the nearest item still in the map. In an arena in a straight line (pillars in the way are
+        not planned around); in a maze the item nearest along the floor, by the shortest walk through the
+        doorways of the level's plan (wadgym.envs.scenarios.floor_grid)."""
         pose = self.player_pose()
         remaining = self._item_positions[self._items_remaining]
         if not len(remaining):
             return 0
+        if self.params.layout == "maze":
+            return self._maze_action(pose, remaining)
         nearest = remaining[int(np.hypot(remaining[:, 0] - pose[0], remaining[:, 1] - pose[1]).argmin())]
         return steer_towards(pose, nearest)
+
+    def _maze_action(self, pose: tuple[float, float, float], remaining: np.ndarray) -> int:
+        grid, fields = self._maze_grid()
+        best = None
+        for target in map(tuple, remaining.tolist()):
+            if target not in fields:
+                fields[target] = grid.distances(target)
+            steps = grid.steps_from(fields[target], pose[:2])
+            if steps != UNREACHABLE and (best is None or steps < best[0]):
+                best = (steps, target)
+        if best is None:  # off the grid (pressed into a corner): the straight line as in an arena
+            nearest = remaining[int(np.hypot(remaining[:, 0] - pose[0], remaining[:, 1] - pose[1]).argmin())]
+            return steer_towards(pose, nearest)
+        return steer_towards(pose, grid.waypoint(fields[best[1]], pose[:2], best[1]))
+
+    def _maze_grid(self) -> tuple[FloorGrid, dict]:
+        """The floor grid of the maze being played, from its plan (build_maze draws grid_plan first from the
+        level's generator), and the distance fields to its items; kept while the level is played."""
+        if getattr(self, "_maze_level", None) != self.level_seed:
+            plan = grid_plan(np.random.default_rng(self.level_rng_seed(self.level_seed)), self.params)
+            doors = []
+            for o in plan.openings:
+                (x, y), half = o.ends[0], o.width // 2
+                doors.append((x, y - half, x, y + half) if o.inward[0] else (x - half, y, x + half, y))
+            self._maze_level, self._maze = self.level_seed, (FloorGrid(plan.cells, doors), {})
+        return self._maze
 
     def task_info(self) -> dict[str, Any]:
         # Copies: a caller may keep or change them (gymnasium's check_env refuses infos sharing arrays).

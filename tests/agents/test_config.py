@@ -48,7 +48,7 @@ def test_policy_kwargs_string_names_registered_extractors():
     kwargs = config.parse_policy_kwargs("dict(features_extractor_class=SmallCNN, net_arch=[64], activation_fn=nn.ReLU)")
     assert kwargs["features_extractor_class"] is SmallCNN
     assert config.parse_policy_kwargs({"features_extractor_class": "SmallCNN"})["features_extractor_class"] is SmallCNN
-    with pytest.raises(ValueError, match="registered: NatureCNN, SmallCNN"):
+    with pytest.raises(ValueError, match="registered: ImpalaCNN, NatureCNN, SmallCNN"):
         config.parse_policy_kwargs("dict(features_extractor_class='TinyCNN')")
     with pytest.raises(ValueError, match="names in scope"):
         config.parse_policy_kwargs("dict(features_extractor_class=Nope)")
@@ -120,3 +120,22 @@ def test_gpu_budget_entries_resolve_for_registered_envs(env_id):
     assert hp["n_envs"] >= 16 and kwargs["batch_size"] >= 1024
     assert hp["n_timesteps"] >= config.resolve("DoomItems-v1")["n_timesteps"]
     make_env(env_id, hp["env_kwargs"]).close()
+
+
+CPU_LONG_FILE = config.DEFAULT_HYPERPARAMS.with_name("ppo_cpu_long.yml")
+
+
+@pytest.mark.parametrize("env_id", sorted(yaml.safe_load(CPU_LONG_FILE.read_text())))
+def test_cpu_long_entries_resolve_and_every_curriculum_stage_makes_the_env(env_id):
+    """`bench/learn.py --budget cpu-long` trains with these: each entry is valid for its algorithm, and each
+    curriculum stage's env kwargs make an env that observes and acts as the id's own (agents.curriculum)."""
+    from wadgym.agents.algos import algo_class, algo_of, policy_name
+    from wadgym.agents.curriculum import check_stage_envs
+
+    register_envs(env_id)
+    hp = config.resolve(env_id, CPU_LONG_FILE)
+    algo = algo_of(hp)
+    assert algo_class(algo).__name__ in ("PPO", "RecurrentPPO") and policy_name(algo, hp["policy"])
+    assert hp["n_timesteps"] > config.resolve(env_id)["n_timesteps"]   # longer than the CPU budget's
+    one_level = {**hp["env_kwargs"], "num_levels": 1} if hp["env_kwargs"].get("num_levels") else hp["env_kwargs"]
+    check_stage_envs(env_id, {**hp, "env_kwargs": one_level})   # one level each: building 200 is the run's job

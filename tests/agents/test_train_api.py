@@ -69,6 +69,7 @@ def test_bad_configuration_is_a_value_error_before_any_folder(fields, message, t
         ({"restart_limit": 2.5}, "restart_limit=2.5 is not valid"),
         ({"restart_window_s": 0}, "restart_window_s=0 is not valid; give seconds > 0"),
         ({"restart": False, "restart_limit": 3}, "restart=False .* contradicts restart_limit"),
+        ({"algo": "a2c"}, "algo='a2c' is not valid; choose one of ppo, recurrent_ppo"),
     ],
 )
 def test_train_config_refuses_what_cannot_be_a_run(fields, message):
@@ -106,6 +107,29 @@ def test_the_restart_options_become_train_config_fields():
         train_config(parser.parse_args(["--no-restart", "--restart-limit", "3"]))
     with pytest.raises(ValueError, match="--restart-limit '3/x' is not valid"):
         train_config(parser.parse_args(["--restart-limit", "3/x"]))
+
+
+def test_resolve_config_records_the_algo_and_refuses_what_only_sb3_trains(tiny_hyperparams, env_id, tmp_path,
+                                                                           monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    base = {"env": env_id, "conf_file": tiny_hyperparams, "device": "cpu"}
+    assert wadgym.agents.resolve_config(TrainConfig(**base))["algo"] == "ppo"
+    settings = wadgym.agents.resolve_config(TrainConfig(**base, algo="recurrent_ppo"))
+    assert settings["algo"] == settings["hyperparams"]["algo"] == "recurrent_ppo"
+    with pytest.raises(ValueError, match="algo=recurrent_ppo trains with the sb3 backend only"):
+        wadgym.agents.train(TrainConfig(**base, algo="recurrent_ppo", backend="rllib"))
+    stages = [{"until": 64, "env_kwargs": {}}]
+    with pytest.raises(ValueError, match="a curriculum trains with the sb3 backend only"):
+        wadgym.agents.train(TrainConfig(**base, hyperparams={"curriculum": stages}, backend="rllib"))
+    assert not (tmp_path / "runs").exists()
+
+
+def test_self_play_refuses_what_it_does_not_train(tmp_path, monkeypatch):
+    pytest.importorskip("pettingzoo")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match="algo=recurrent_ppo is not supported for multi-agent envs"):
+        wadgym.agents.train(TrainConfig(env="DoomItemsDuel-v0", algo="recurrent_ppo"))
+    assert not (tmp_path / "runs").exists()
 
 
 def test_train_takes_a_train_config():

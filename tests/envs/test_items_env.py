@@ -160,9 +160,10 @@ def test_reset_gives_up_with_a_clear_error_when_placement_always_falls_short(mon
         env.close()
 
 
-@pytest.mark.parametrize("env_id", ["DoomItems-v1", "DoomItemsHard-v1"])
+@pytest.mark.parametrize("env_id", ["DoomItems-v1", "DoomItemsHard-v1", "DoomItemsMaze-v1"])
 def test_reference_policy_collects_the_items(env_id, make_env):
-    """The scripted reference of the learning benchmark: nearest item first, from the engine's positions."""
+    """The scripted reference of the learning benchmark: nearest item first, from the engine's positions (in
+    a maze: nearest along the floor, walking through the doorways of the level's plan)."""
     env = make_env(env_id, num_levels=2)
     _, info = env.reset(seed=3)
     done = False

@@ -1,0 +1,121 @@
+"""The algorithms `wadgym train --algo` trains with: SB3's PPO, or sb3-contrib's RecurrentPPO (PPO with an LSTM
+between the feature extractor and the heads, for partially observed tasks such as mazes).
+
+A hyperparameter entry names the network family as SB3 does (`policy: CnnPolicy`); the recurrent algorithm
+takes the same name and plays it with its LSTM variant (CnnPolicy -> CnnLstmPolicy), so one entry serves
+both. LSTM settings (lstm_hidden_size, n_lstm_layers, shared_lstm, enable_critic_lstm) go in policy_kwargs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+ALGOS = ("ppo", "recurrent_ppo")
+DEFAULT_ALGO = "ppo"
+# SB3 policy name -> sb3-contrib's recurrent one
+RECURRENT_POLICIES = {"CnnPolicy": "CnnLstmPolicy", "MlpPolicy": "MlpLstmPolicy",
+                      "MultiInputPolicy": "MultiInputLstmPolicy"}
+
+
+def check_algo(name: Any) -> str:
+    """`name` when it is one of ALGOS, else a ValueError saying what is valid."""
+    if name not in ALGOS:
+        raise ValueError(f"algo={name!r} is not valid; choose one of {', '.join(ALGOS)}")
+    return name
+
+
+def algo_class(name: str):
+    """The SB3 algorithm class of `name` (PPO, or sb3-contrib's RecurrentPPO)."""
+    if check_algo(name) == "ppo":
+        from stable_baselines3 import PPO
+
+        return PPO
+    try:
+        from sb3_contrib import RecurrentPPO
+    except ImportError:
+        raise ValueError("algo=recurrent_ppo needs sb3-contrib: pip install 'wadgym[train]'") from None
+    return RecurrentPPO
+
+
+def policy_name(algo: str, policy: str) -> str:
+    """The policy class name `algo` trains for an entry's `policy` (CnnPolicy -> CnnLstmPolicy when recurrent)."""
+    if check_algo(algo) == "recurrent_ppo":
+        if policy not in RECURRENT_POLICIES:
+            raise ValueError(f"policy={policy!r} has no recurrent variant; choose one of "
+                             f"{', '.join(RECURRENT_POLICIES)}")
+        return RECURRENT_POLICIES[policy]
+    return policy
+
+
+def is_recurrent(model) -> bool:
+    """Whether a loaded SB3 model (or its policy) keeps a recurrent state between steps."""
+    from stable_baselines3.common.base_class import BaseAlgorithm
+
+    policy = model.policy if isinstance(model, BaseAlgorithm) else model
+    return hasattr(policy, "lstm_actor")
+
+
+def algo_of(config: dict[str, Any]) -> str:
+    """The algorithm of a run's configuration (config.yml): its `algo`, else PPO (runs from before --algo)."""
+    return check_algo(config.get("algo") or DEFAULT_ALGO)
+
+
+@dataclass(frozen=True)
+class UpdateSettings:
+    """How the network is laid out and optimised for the PPO update; the defaults are SB3's and torch's.
+
+    channels_last: the conv weights and the observations in channels-last memory (NHWC), the layout oneDNN's
+    CPU convolutions work in, so that no layout conversion runs before and after each conv.
+    foreach_optimizer: Adam updates all parameters in a few multi-tensor kernels instead of a loop of small
+    ones per parameter (torch's default on CUDA; on the CPU it loops).
+
+    Where the update of `wadgym train`'s default goes on 2 cores (bench/train_speed.py --profile-updates 3,
+    before these settings): backward ~55%, forward ~28% (nearly all the CNN), Adam ~12%, the rest minibatch
+    gathering and gradient clipping. torch.compile is not among the settings: on the CPU its compilation
+    (tens of seconds on 2 cores, again after each resume) is a large share of a default run (~1 minute), and
+    fused Adam measured slower than the loop there; a quiet-machine measurement of both is still due."""
+
+    channels_last: bool = False
+    foreach_optimizer: bool = False
+
+
+def update_settings(device: str) -> UpdateSettings:
+    """The settings for training on `device` ("cpu", "cuda", "cuda:1", ...): the CPU-only layout and optimizer
+    choices on the CPU; every other device keeps the defaults (eager, torch's own layout and optimizer
+    choices), so nothing tuned for a CPU changes what a GPU runs."""
+    import torch
+
+    if torch.device(device).type == "cpu":
+        return UpdateSettings(channels_last=True, foreach_optimizer=True)
+    return UpdateSettings()
+
+
+def apply_update_settings(model, settings: UpdateSettings | None = None) -> UpdateSettings:
+    """Apply `settings` (default: update_settings of the model's device) to a new or loaded SB3 model, through
+    what SB3 exposes: the policy module's parameters and optimizer, and a forward pre-hook on its feature
+    extractors. The saved model is unchanged in content (state dicts do not record memory layout)."""
+    import torch
+
+    settings = update_settings(str(model.device)) if settings is None else settings
+    policy = model.policy
+    if settings.channels_last:
+        policy.to(memory_format=torch.channels_last)
+        extractors = {id(m): m for m in (getattr(policy, name, None) for name in
+                                         ("features_extractor", "pi_features_extractor", "vf_features_extractor"))
+                      if m is not None}
+        for extractor in extractors.values():
+            if not getattr(extractor, "_wadgym_channels_last", False):
+                extractor.register_forward_pre_hook(_to_channels_last)
+                extractor._wadgym_channels_last = True
+    if settings.foreach_optimizer:
+        for group in policy.optimizer.param_groups:
+            group["foreach"] = True
+    return settings
+
+
+def _to_channels_last(module, inputs):
+    import torch
+
+    return tuple(x.contiguous(memory_format=torch.channels_last) if isinstance(x, torch.Tensor) and x.dim() == 4
+                 else x for x in inputs)

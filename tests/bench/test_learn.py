@@ -1,0 +1,72 @@
+"""bench/learn.py's table: the budgets it knows, the honest label of one-map rows, and --rescript, which plays
+the scripted reference again on recorded rows without training."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def learn():
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        sys.modules.pop("learn", None)
+        import learn
+
+        yield learn
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+
+
+def test_budgets_name_their_files_and_a_bad_one_is_refused(learn):
+    long_file = learn.hyperparams_file("cpu-long")
+    assert long_file.name == "ppo_cpu_long.yml" and long_file.is_file()
+    with pytest.raises(ValueError, match="budget 'tpu' is not valid; choose one of cpu, cpu-long, gpu"):
+        learn.hyperparams_file("tpu")
+    assert set(learn.benchmark_ids("cpu-long")) == {"DoomItemsMaze-v1", "DoomHealthSupreme-v0", "DoomDefendHard-v0",
+                                                     "DoomExitHard-v0"}
+
+
+def test_rows_of_one_map_ids_say_learning_not_generalisation(learn):
+    assert learn.shows("DoomItems-v0", "cpu").startswith("learning, not generalisation")
+    assert learn.shows("DoomItemsHard-v0", "cpu").startswith("learning, not generalisation")
+    assert learn.shows("DoomItems-v1", "cpu") == "generalisation (held-out levels)"
+    assert learn.shows("DoomItemsMaze-v0", "cpu") == "generalisation (held-out levels)"   # 16 training mazes
+
+
+def row(env_id: str, scripted: float) -> dict:
+    summary = {"score_mean": scripted, "score_std": 0.0, "return_mean": scripted, "return_std": 0.0,
+               "length_mean": 1.0, "episodes": []}
+    other = {**summary, "score_mean": 1.0}
+    return {"env": env_id, "budget": "cpu", "seed": 0, "score_name": "items", "commit": "abc1234",
+            "command": "python bench/learn.py", "run_dir": "runs/none", "timesteps": 100, "wall_time_s": 60.0,
+            "steps_per_second": 1.0, "device": "cpu", "finished": "-",
+            "eval": {"episodes": 2, "seeds": [0, 1],
+                     **{split: {"trained": other, "random": other, "scripted": dict(summary)}
+                        for split in ("test", "train")}}}
+
+
+def test_rescript_replays_the_reference_on_the_rows_seeds_and_the_table_says_when(learn, tmp_path):
+    from wadgym.agents.evaluate import run_episodes, split_kwargs, summarize
+
+    json_path = tmp_path / "benchmark.json"
+    json_path.write_text(json.dumps({"runs": {"DoomItems-v1/cpu/seed0": row("DoomItems-v1", -1.0),
+                                              "DoomItems-v0/cpu/seed0": row("DoomItems-v0", -1.0)}}))
+    learn.rescript(json_path, ["DoomItems-v1"], "cpu")
+    runs = json.loads(json_path.read_text())["runs"]
+    replayed = runs["DoomItems-v1/cpu/seed0"]
+    expected = summarize(run_episodes("DoomItems-v1", split_kwargs("DoomItems-v1", {"num_levels": 200}, "test"),
+                                      [0, 1], "scripted"))
+    assert replayed["eval"]["test"]["scripted"]["score_mean"] == expected["score_mean"] > 0
+    assert replayed["scripted_commit"] and replayed["eval"]["test"]["trained"]["score_mean"] == 1.0
+    assert runs["DoomItems-v0/cpu/seed0"]["eval"]["test"]["scripted"]["score_mean"] == -1.0   # not asked for
+    learn.write_table(json_path, tmp_path / "benchmark.md", tmp_path / "curves.png")
+    table = (tmp_path / "benchmark.md").read_text()
+    assert f"abc1234 (scripted: {replayed['scripted_commit']}) |" in table
+    assert "| learning, not generalisation (trains on one map) | abc1234 |" in table
