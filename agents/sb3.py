@@ -113,8 +113,8 @@ def _make_model(run_dir: Path, config: dict[str, Any], device: str, saved: Path 
     from wadgym.agents import runfolder
     from wadgym.agents.algos import algo_class, algo_of, apply_update_settings, policy_name
     from wadgym.agents.config import normalize_kwargs, ppo_kwargs
-    from wadgym.agents.restart import RestartPolicy
     from wadgym.agents.curriculum import env_kwargs_at
+    from wadgym.agents.restart import RestartPolicy
     from wadgym.agents.vec import make_vec_env
 
     hp = config["hyperparams"]
