@@ -10,9 +10,10 @@ from stable_baselines3.common.vec_env import VecEnv
 
 class AgentSlots(VecEnv):
     """`n_games` multi-agent games as one SB3 VecEnv with a slot per agent (game-major: game 0's agents
-    first). The games step side by side from one thread (wadgym.envs.multi.step_envs: no thread per game
-    to queue for the GIL on a busy machine); a finished game is reset at once (resets in threads) and its
-    slots report the terminal observation, as SB3's VecEnvs do (a VecMonitor over it records the episodes)."""
+    first). Plain games step side by side from one thread (wadgym.envs.multi.step_envs: no thread per game
+    to queue for the GIL on a busy machine); games behind a wrapper (engine restarts) in a thread each; a
+    finished game is reset at once (resets in threads) and its slots report the terminal observation, as
+    SB3's VecEnvs do (a VecMonitor over it records the episodes)."""
 
     def __init__(self, make_game, n_games: int, seed: int = 0):
         self.games = []
@@ -39,11 +40,15 @@ class AgentSlots(VecEnv):
         self._actions = actions
 
     def step_wait(self):
-        from wadgym.envs.multi import step_envs
+        from wadgym.envs.multi import MultiplayerEnv, step_envs
 
         n = len(self.agents)
-        actions = self._actions.reshape(len(self.games), n)
-        stepped = step_envs(self.games, [{a: int(x) for a, x in zip(self.agents, row)} for row in actions])
+        actions = [{a: int(x) for a, x in zip(self.agents, row)} for row in self._actions.reshape(len(self.games), n)]
+        if all(type(game) is MultiplayerEnv for game in self.games):
+            stepped = step_envs(self.games, actions)
+        else:  # games behind a wrapper (agents.restart.GameRestart: its own step remakes a dead game) step alone,
+            # each in a thread, so that a failing game is that wrapper's to handle and the others go on
+            stepped = list(self._pool.map(lambda k: self.games[k].step(actions[k]), range(len(self.games))))
         results = [self._after_step(k, result) for k, result in enumerate(stepped)]
         done = [k for k, (_, _, d, _) in enumerate(results) if d[0]]
         if done:  # the finished games start their next episode side by side

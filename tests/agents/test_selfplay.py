@@ -74,6 +74,7 @@ def test_rollout_writes_the_players_views_side_by_side(tmp_path, process_session
 
 
 def test_a_player_engine_killed_during_selfplay_ends_the_run_cleanly(tmp_path, process_session, tiny_settings):
+    """With --no-restart (tests/agents/test_restart.py has the default: the game is made again)."""
     import os
     import signal
     import time
@@ -82,7 +83,7 @@ def test_a_player_engine_killed_during_selfplay_ends_the_run_cleanly(tmp_path, p
     tiny["env_kwargs"].update(num_levels=2, max_steps=40)
     (tmp_path / "hp.yml").write_text(yaml.safe_dump({ENV_ID: tiny}))
     command = wadgym("train", "--env", ENV_ID, "--conf-file", str(tmp_path / "hp.yml"), "--run-dir",
-                     str(tmp_path / "run"), "--eval-episodes", "0", "--no-progress")
+                     str(tmp_path / "run"), "--eval-episodes", "0", "--no-progress", "--no-restart")
     process = subprocess.Popen(command, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True)
     session = process_session(process.pid)
