@@ -94,6 +94,13 @@ def run_wadgym(source: str, target: str) -> tuple[bytes | None, str, float]:
     return data, "", time.process_time() - start
 
 
+def acc_command() -> list[str]:
+    """The wadgym-acc command as a map editor starts it: the console script installed beside this Python
+    (it registers no env: wadgym/__init__.py), else `python -m wadgym.acs`."""
+    script = os.path.join(os.path.dirname(sys.executable), "wadgym-acc")
+    return [script] if os.path.isfile(script) else [sys.executable, "-m", "wadgym.acs"]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("corpus", help="folder of ACS sources")
@@ -102,7 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="timing runs per file (best counts)")
     parser.add_argument("--list", action="store_true", help="name each file that differs or is refused")
     parser.add_argument("--process", action="store_true",
-                        help="also time the wadgym-acc command (python -m wadgym.acs) as a process per file")
+                        help="also time the wadgym-acc command (the script beside this Python, else python -m "
+                             "wadgym.acs) as a process per file")
     args = parser.parse_args(argv)
     acc = os.path.abspath(args.acc)
     files, duplicates = unique(acs_files(args.corpus))
@@ -142,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"different  {name} ({len(data)} bytes, acc {len(expected)})")
             ratios.append((ours / max(acc_cpu, 1e-6), ours, acc_cpu, os.path.getsize(source), name))
             if args.process:
-                command = [sys.executable, "-m", "wadgym.acs", "--target", args.target]
+                command = [*acc_command(), "--target", args.target]
                 processes.append(min(run_acc(command, os.path.abspath(source), output)[1]
                                      for _ in range(args.repeat)) / max(acc_cpu, 1e-6))
     compiled = sum(counts.values())
