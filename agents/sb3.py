@@ -35,7 +35,7 @@ def train(run_dir: Path, config: dict[str, Any], resume: bool = False, save_freq
     import torch
 
     from wadgym.agents import lifecycle, runfolder
-    from wadgym.agents.algos import algo_of
+    from wadgym.agents.algos import algo_class, algo_of
     from wadgym.agents.callbacks import RunCallback
     from wadgym.agents.plots import plot_learning_curve
     from wadgym.agents.restart import RestartPolicy
@@ -48,7 +48,8 @@ def train(run_dir: Path, config: dict[str, Any], resume: bool = False, save_freq
     saved = lifecycle.resume_point(run_dir) if resume else None
     if resume and saved is None:
         raise ValueError(f"{run_dir} has no checkpoint to resume from")
-    print(f"{'resuming' if resume else 'training'} {algo_of(config)} on {config['env']}: {hp['n_timesteps']} steps, "
+    algo_name = algo_class(algo_of(config)).__name__  # PPO, RecurrentPPO
+    print(f"{'resuming' if resume else 'training'} {algo_name} on {config['env']}: {hp['n_timesteps']} steps, "
           f"{hp['n_envs']} envs, device {device}, seed {config['seed']}; run folder {run_dir}", flush=True)
     if saved is not None:
         runfolder.rewind_monitors(run_dir, saved)  # episodes recorded after the checkpoint are trained again
