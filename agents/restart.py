@@ -59,6 +59,40 @@ def describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
 
 
+class RestartSeeds:
+    """The seeds of one env's engines across restarts: a seeded reset starts the sequence SeedSequence(seed),
+    each restart draws its next child for the new engine's first reset (as restart_seed computes it)."""
+
+    def __init__(self):
+        self._sequence: np.random.SeedSequence | None = None  # from the first seeded reset
+        self._next: int | None = None  # the new engine's first reset
+
+    def for_reset(self, seed: int | None) -> int | None:
+        """The seed to reset with: `seed` when given (a new sequence), else a restart's drawn seed (once)."""
+        if seed is not None:
+            self._sequence, self._next = np.random.SeedSequence(seed), None
+            return seed
+        seed, self._next = self._next, None
+        return seed
+
+    def draw(self) -> None:
+        """A restart: the next child of the sequence seeds the new engine's first reset."""
+        if self._sequence is None:
+            self._sequence = np.random.SeedSequence()
+        self._next = int(self._sequence.spawn(1)[0].generate_state(1)[0])
+
+
+def remake(old, make: Callable[[], Any], seeds: RestartSeeds):
+    """Close `old`, whose engine died (its game may refuse to close cleanly), free the dead engines'
+    segments, draw the new engine's seed and return `make()`."""
+    with contextlib.suppress(Exception):
+        old.close()
+    remove_dead_segments()
+    new = make()
+    seeds.draw()
+    return new
+
+
 class EngineRestart(gym.Wrapper):
     """The env `make()` returns, made again (same arguments, a new engine) whenever its engine dies; see
     the module's docstring for what the step of a restart returns. A second death while the new env
@@ -68,23 +102,17 @@ class EngineRestart(gym.Wrapper):
         super().__init__(make())
         self._make = make
         self.restarts = 0
-        self._seeds: np.random.SeedSequence | None = None  # from the first seeded reset
-        self._next_seed: int | None = None  # the new env's first reset
+        self._seeds = RestartSeeds()
         self._pending: str | None = None  # a restart in reset, reported by the next step
         self._last: tuple[Any, dict[str, Any]] | None = None  # the last good observation and info
         self._noted = False  # whether its engine's instance id was noted (see note_engines)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        if seed is not None:
-            self._seeds, self._next_seed = np.random.SeedSequence(seed), None
-        elif self._next_seed is not None:
-            seed, self._next_seed = self._next_seed, None
         try:
-            observation, info = self.env.reset(seed=seed, options=options)
+            observation, info = self.env.reset(seed=self._seeds.for_reset(seed), options=options)
         except ENGINE_ERRORS as error:
             self._pending = self._rebuild(error)
-            seed, self._next_seed = self._next_seed, None
-            observation, info = self.env.reset(seed=seed, options=options)
+            observation, info = self.env.reset(seed=self._seeds.for_reset(None), options=options)
         self._last = (observation, info)
         if not self._noted:
             self._noted = note_engines()
@@ -108,13 +136,7 @@ class EngineRestart(gym.Wrapper):
 
     def _rebuild(self, error: BaseException) -> str:
         """Close the env whose engine died, make a new one and draw its first seed; returns the cause."""
-        with contextlib.suppress(Exception):  # the dead engine's game may refuse to close cleanly
-            self.env.close()
-        remove_dead_segments()
-        self.env, self._noted = self._make(), False
-        if self._seeds is None:
-            self._seeds = np.random.SeedSequence()
-        self._next_seed = int(self._seeds.spawn(1)[0].generate_state(1)[0])  # the same as restart_seed's
+        self.env, self._noted = remake(self.env, self._make, self._seeds), False
         self.restarts += 1
         return describe(error)
 
@@ -190,8 +212,7 @@ class GameRestart:
         self._make = make
         self.game = make()
         self.restarts = 0
-        self._seeds: np.random.SeedSequence | None = None
-        self._next_seed: int | None = None
+        self._seeds = RestartSeeds()
         self._last: tuple[dict, dict] | None = None
         self._noted = False
 
@@ -201,16 +222,11 @@ class GameRestart:
         return getattr(self.game, name)
 
     def reset(self, seed: int | None = None, options: dict | None = None):
-        if seed is not None:
-            self._seeds, self._next_seed = np.random.SeedSequence(seed), None
-        elif self._next_seed is not None:
-            seed, self._next_seed = self._next_seed, None
         try:
-            observations, infos = self.game.reset(seed=seed, options=options)
+            observations, infos = self.game.reset(seed=self._seeds.for_reset(seed), options=options)
         except game_errors():
             self._rebuild()
-            seed, self._next_seed = self._next_seed, None
-            observations, infos = self.game.reset(seed=seed, options=options)
+            observations, infos = self.game.reset(seed=self._seeds.for_reset(None), options=options)
         self._last = (observations, infos)
         if not self._noted:
             self._noted = note_engines()
@@ -235,13 +251,7 @@ class GameRestart:
         self.game.close()
 
     def _rebuild(self) -> None:
-        with contextlib.suppress(Exception):
-            self.game.close()
-        remove_dead_segments()
-        self.game, self._noted = self._make(), False
-        if self._seeds is None:
-            self._seeds = np.random.SeedSequence()
-        self._next_seed = int(self._seeds.spawn(1)[0].generate_state(1)[0])
+        self.game, self._noted = remake(self.game, self._make, self._seeds), False
         self.restarts += 1
 
 
