@@ -11,7 +11,8 @@
 - SB3's DummyVecEnv (the envs stepped one after another);
 - with `--baseline REF`: wadgym's vector env as it was at git revision REF (its envs/vector.py and
   envs/vector_sb3.py), both APIs, so that a change is measured against its predecessor in one run
-  (printed: each API's steps/s ratio to its baseline).
+  (printed: each API's steps/s ratio to its baseline, and its steps per CPU second over the baseline's: on a
+  machine other work keeps busy, the CPU a step costs varies far less than the wall-clock speed).
 
 For each N every configuration is started once; then each round runs all of them for `--seconds` each,
 in an order that rotates, so that a busy machine slows all of them alike. Printed: the median over
@@ -240,7 +241,9 @@ def main() -> int:
             for api in (GYM_API, SB3_API):
                 now, then = results[api][0], results[f"{api} ({args.baseline})"][0]
                 ratio = statistics.median(a / b for a, b in zip(now, then))  # round by round
-                print(f"  {n:>6}  {api}: {ratio:.3f} x the steps/s of {args.baseline} (median of the rounds' ratios)")
+                cpu_ratio = results[f"{api} ({args.baseline})"][1] / results[api][1]
+                print(f"  {n:>6}  {api}: {ratio:.3f} x the steps/s of {args.baseline} (median of the rounds' ratios); "
+                      f"{cpu_ratio:.3f} x its steps per CPU second (all rounds)")
     return 0 if passed else 1
 
 
