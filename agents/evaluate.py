@@ -229,5 +229,5 @@ def format_comparison(result: dict[str, Any]) -> str:
             scores = ", ".join(f"{name} {summaries[name]['score_mean']:.2f}" for name in PLAYERS if name in summaries)
             lines.append(f"{split} levels, the same seeds: {result['score_name']}/episode {scores}")
     if result.get("split_note"):
-        lines.append(f"one split only: {result['split_note']}")
+        lines.append(result["split_note"])
     return "\n".join(lines)
