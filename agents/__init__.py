@@ -9,7 +9,8 @@
 command's options; see wadgym.agents.config): it resolves the configuration (bad input is a ValueError
 before any folder or engine exists), trains into a run folder with the backend the configuration names
 (Stable-Baselines3: agents.sb3; Ray RLlib: agents.rllib; a multi-agent env: self-play, agents.selfplay),
-evaluates the trained agent against a random one, and returns a TrainResult. A failure while training
+evaluates the trained agent beside a random one and the env's scripted reference (with a video of one
+episode), and returns a TrainResult. A failure while training
 raises TrainingFailed (meta.json says why; the latest checkpoint stays the point to resume from with
 TrainConfig(resume=run_dir)); Ctrl-C stops training at a checkpoint (result.status "interrupted").
 TrainConfig(track=True) logs the run to MLflow as well (agents.tracking; docs/tracking.md), and
@@ -61,8 +62,8 @@ def train_resolved(settings: dict[str, Any], config: TrainConfig | None = None) 
     """Train a new run whose configuration is already resolved: `settings` is what a run folder's config.yml
     stores (resolve_config's result, or another run's configuration to train again, as `wadgym train
     --reproduce` does), trained as `train` trains a new run. Of `config` (default TrainConfig()) only the
-    options of the session are read: run_dir, save_freq, progress, eval_episodes, eval_seed, rllib.address,
-    track and tracking_uri; the settings give the rest.
+    options of the session are read: run_dir, save_freq, progress, eval_episodes, eval_seed, eval_video,
+    rllib.address, track and tracking_uri; the settings give the rest.
 
     Raises ValueError for bad input (nothing is created then), TrainingFailed when training fails."""
     from wadgym.agents import lifecycle, runfolder
@@ -102,7 +103,7 @@ def _run(run_dir: Path, settings: dict[str, Any], config: TrainConfig, resume: b
                                    progress=config.progress,
                                    callbacks=[tracker.sb3_callback()] if tracker is not None else ())
         if result.status == "finished" and config.eval_episodes > 0:
-            metrics = lifecycle.evaluate_run(run_dir, config.eval_episodes, config.eval_seed)
+            metrics = lifecycle.evaluate_run(run_dir, config.eval_episodes, config.eval_seed, config.eval_video)
             result = dataclasses.replace(result, evaluation=metrics["eval"])
         return result
     finally:

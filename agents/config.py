@@ -99,7 +99,9 @@ class TrainConfig:
     run_dir: the run folder (None: runs/<env>_<time>). resume: a run folder to continue from its latest
         checkpoint with its own configuration (then env, hyperparameters and the like are not read).
     save_freq: a checkpoint every this many env steps. eval_episodes, eval_seed: the final evaluation
-        (trained vs random on seeds eval_seed, eval_seed + 1, ...); 0 episodes skips it.
+        (trained, random and the family's scripted reference, each on seeds eval_seed, eval_seed + 1, ...
+        of the test and of the training levels); 0 episodes skips it. eval_video: with the evaluation, one
+        more episode of the trained policy recorded to the run folder's eval.mp4 (`--no-video`: False).
     progress: show a progress bar.
     backend: "sb3" (Stable-Baselines3 on this machine) or "rllib" (Ray RLlib, sized by `rllib`).
     track: log the run to MLflow as well (agents.tracking; needs pip install 'wadgym[track]'): params, code
@@ -134,6 +136,7 @@ class TrainConfig:
     save_freq: int = 25_000
     eval_episodes: int = 20
     eval_seed: int = 0
+    eval_video: bool = True
     progress: bool = True
     backend: str = "sb3"
     rllib: RLlibConfig = dataclasses.field(default_factory=RLlibConfig)

@@ -1,5 +1,6 @@
 """Evaluate a training run on fixed seeded episodes, beside a random policy on the same seeds (`wadgym eval`,
-wired in wadgym.cli.eval).
+wired in wadgym.cli.eval: compare_with_random); training's final evaluation and bench/learn.py play the
+env's scripted reference too, on the test and the training levels (final_evaluation, evaluate_policies).
 
 Episode i of both policies starts with reset(seed=seed+i), so both play the same level and start.
 Each episode's score is the env's own measure (info["score"]: items, kills, ...). The "test" levels are
@@ -105,30 +106,108 @@ def check_held_out(first: int, count: int) -> None:
                          f"which overlap the test levels (from {TEST_START_LEVEL}); use --levels train")
 
 
+PLAYERS = ("trained", "random", "scripted")  # the policies an evaluation plays, in this order
+
+
+def has_scripted(env_id: str, env_kwargs: dict[str, Any]) -> bool:
+    """Whether the env's family wrote a scripted reference policy (agents.episodes.has_reference_policy)."""
+    from wadgym.agents.episodes import has_reference_policy
+    from wadgym.agents.vec import make_env
+
+    probe = make_env(env_id, env_kwargs)
+    try:
+        return has_reference_policy(probe)
+    finally:
+        probe.close()
+
+
+def play_split(policy, seeds: list[int], levels: str, players=PLAYERS[:2],
+               video: str | Path | None = None) -> dict[str, dict[str, Any]]:
+    """Each of `players` ("trained": `policy`, "random", "scripted") on the same seeded episodes of the
+    `levels` split: player -> summarize(...). `video` records the trained policy's first episode."""
+    env_kwargs = split_kwargs(policy.env_id, policy.env_kwargs, levels)
+    played = {"trained": policy, "random": "random", "scripted": "scripted"}
+    return {name: summarize(run_episodes(policy.env_id, env_kwargs, seeds, played[name],
+                                         video=video if name == "trained" else None))
+            for name in players}
+
+
 def compare_with_random(policy, episodes: int, seed: int, video: str | Path | None = None,
                         levels: str = "test") -> dict[str, Any]:
     """The trained policy and a random one on seeds seed..seed+episodes-1 of the `levels` split."""
     seeds = [seed + i for i in range(episodes)]
-    env_kwargs = split_kwargs(policy.env_id, policy.env_kwargs, levels)
     start = time.perf_counter()
-    trained = summarize(run_episodes(policy.env_id, env_kwargs, seeds, policy, video=video))
-    random = summarize(run_episodes(policy.env_id, env_kwargs, seeds, None))
+    summaries = play_split(policy, seeds, levels, video=video)
+    return comparison(policy, seeds, levels, summaries, time.perf_counter() - start)
+
+
+def comparison(policy, seeds: list[int], levels: str, summaries: dict[str, dict[str, Any]],
+               seconds: float) -> dict[str, Any]:
+    """compare_with_random's result of the players' `summaries` on `seeds` of the `levels` split."""
     from wadgym.envs.registration import score_name
 
+    trained, random = summaries["trained"], summaries["random"]
     ratio = trained["score_mean"] / random["score_mean"] if random["score_mean"] else None
     return {
         "env": policy.env_id,
         "score_name": score_name(policy.env_id),
         "model": str(policy.model_file),
-        "episodes": episodes,
+        "episodes": len(seeds),
         "levels": levels,
         "seeds": [seeds[0], seeds[-1]],
         "deterministic": policy.deterministic,
-        "trained": trained,
-        "random": random,
+        **summaries,
         "score_ratio": ratio,
-        "eval_seconds": time.perf_counter() - start,
+        "eval_seconds": seconds,
     }
+
+
+def evaluate_policies(policy, episodes: int, seed: int, splits=LEVEL_SPLITS) -> dict[str, Any]:
+    """The trained `policy`, the random policy and, where the env's family wrote one, its scripted reference,
+    all on the same seeded episodes (seeds seed..seed+episodes-1) of each of `splits`: {"episodes", "seeds",
+    <split>: {<player>: summarize(...)}}. What bench/learn.py records and training's final evaluation plays."""
+    seeds = [seed + i for i in range(episodes)]
+    players = PLAYERS if has_scripted(policy.env_id, policy.env_kwargs) else PLAYERS[:2]
+    result: dict[str, Any] = {"episodes": episodes, "seeds": [seeds[0], seeds[-1]]}
+    for split in splits:
+        result[split] = play_split(policy, seeds, split, players)
+    return result
+
+
+def final_splits(env_id: str, env_kwargs: dict[str, Any]) -> tuple[tuple[str, ...], str | None]:
+    """The level splits training's final evaluation plays, the first its headline, and why there is one
+    split only (None when there are two): ("test", "train") for a run trained on a range of levels that
+    ends before the test levels; ("train",) for one whose training levels include the test levels (an
+    unlimited range: none is held out) or that trained on one map (num_levels=1: the "test levels" would be
+    new placements on that map, no separate split)."""
+    import gymnasium as gym
+
+    from wadgym.agents.vec import register_envs
+    from wadgym.envs.registration import env_id_for
+
+    if default_split(env_id, env_kwargs) == "train":
+        return ("train",), (f"no held-out test split: the training levels (an unlimited range, or one reaching "
+                            f"level {TEST_START_LEVEL}) include the test levels")
+    register_envs(env_id)
+    trained = {**(gym.spec(env_id_for(env_id)).kwargs or {}), **env_kwargs}
+    if int(trained.get("num_levels", 0)) == 1:
+        return ("train",), "no separate test split: trained on one map (num_levels=1), played on that map"
+    return LEVEL_SPLITS, None
+
+
+def final_evaluation(policy, episodes: int, seed: int) -> dict[str, Any]:
+    """Training's final evaluation: evaluate_policies on final_splits(...); the result is compare_with_random's
+    for the headline split (its "trained", "random" and, where there is one, "scripted"), with "splits":
+    {<split>: {<player>: summary}} for every split played, and "split_note" when only one was."""
+    splits, note = final_splits(policy.env_id, policy.env_kwargs)
+    start = time.perf_counter()
+    played = evaluate_policies(policy, episodes, seed, splits)
+    seeds = [seed + i for i in range(episodes)]
+    result = comparison(policy, seeds, splits[0], played[splits[0]], time.perf_counter() - start)
+    result["splits"] = {split: played[split] for split in splits}
+    if note:
+        result["split_note"] = note
+    return result
 
 
 def format_comparison(result: dict[str, Any]) -> str:
@@ -141,9 +220,14 @@ def format_comparison(result: dict[str, Any]) -> str:
         f"{result['env']}: {result['episodes']} episodes on {result['levels']} levels, seeds {seeds[0]}..{seeds[1]}"
         f" ({'deterministic' if result['deterministic'] else 'sampled'} actions)",
         f"{'policy':<8} {result['score_name'] + '/episode':>16} {'return':>19} {'length':>9}",
-        line("trained", result["trained"]),
-        line("random", result["random"]),
+        *(line(name, result[name]) for name in PLAYERS if name in result),
     ]
     if result["score_ratio"] is not None:
         lines.append(f"{result['score_name']} trained/random: {result['score_ratio']:.2f}x")
+    for split, summaries in (result.get("splits") or {}).items():  # training's final evaluation: the other split
+        if split != result["levels"]:
+            scores = ", ".join(f"{name} {summaries[name]['score_mean']:.2f}" for name in PLAYERS if name in summaries)
+            lines.append(f"{split} levels, the same seeds: {result['score_name']}/episode {scores}")
+    if result.get("split_note"):
+        lines.append(result["split_note"])
     return "\n".join(lines)

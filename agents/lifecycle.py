@@ -9,7 +9,9 @@ agents.rllib.train, self-play in agents.selfplay):
     finish_session(run_dir, meta, session, from_steps, to_steps, wall, status, failure=None)
                                           meta.json: the session appended, the run's status, steps and speed
     raise TrainingFailed(failure_message(run_dir, steps, error))   when it failed
-    evaluate_run(run_dir, episodes, seed) trained vs random into metrics.json (a finished SB3 or RLlib run)
+    evaluate_run(run_dir, episodes, seed, video)
+                                          trained, random and scripted on test and training levels into
+                                          metrics.json, and an episode's video (a finished SB3 or RLlib run)
 
 Each trainer returns a TrainResult. Nothing here imports a trainer, and no trainer imports another.
 """
@@ -138,27 +140,54 @@ def failure_message(run_dir: Path, steps: int, error: str) -> str:
             f"  model.zip was not written; {kept}; meta.json holds the error and its traceback")
 
 
-def evaluate_run(run_dir: Path, episodes: int, seed: int) -> dict[str, Any]:
-    """Trained vs random on fixed seeds (held-out levels where the env has them); the result goes into
-    metrics.json, and the random policy's level into the learning curve."""
+def evaluate_run(run_dir: Path, episodes: int, seed: int, video: bool = True) -> dict[str, Any]:
+    """Trained, random and scripted (where the family wrote one) on fixed seeds of the test and training
+    levels (agents.evaluate.final_evaluation; one split where the run has no separate one); the result goes
+    into metrics.json, and the random policy's level into the learning curve. With `video`, one more
+    episode of the trained policy, the first seed of the headline split, is recorded to VIDEO_FILE (a
+    failure to write it is a warning: the evaluation stands)."""
     from wadgym.agents import runfolder
-    from wadgym.agents.evaluate import compare_with_random, default_split
+    from wadgym.agents.evaluate import final_evaluation
     from wadgym.agents.plots import plot_learning_curve
     from wadgym.agents.policy import SavedPolicy
 
     meta = runfolder.read_json(run_dir / "meta.json")
     policy = SavedPolicy(run_dir)
-    comparison = compare_with_random(policy, episodes, seed, levels=default_split(policy.env_id, policy.env_kwargs))
+    evaluation = final_evaluation(policy, episodes, seed)
     metrics = {
-        "env": comparison["env"],
+        "env": evaluation["env"],
         "timesteps": meta.get("timesteps"),
         "wall_time_s": meta.get("wall_time_s"),
         "steps_per_second": meta.get("steps_per_second"),
         "device": meta.get("device"),
-        "eval": comparison,
+        "eval": evaluation,
     }
+    if video:
+        metrics["video"] = record_video(policy, run_dir / VIDEO_FILE, evaluation["levels"], seed)
+    else:  # a video of an earlier session's model is not this evaluation's
+        (run_dir / VIDEO_FILE).unlink(missing_ok=True)
     runfolder.write_json(run_dir / "metrics.json", metrics)
     plot_learning_curve(runfolder.read_episodes(run_dir), run_dir / "learning_curve.png",
-                        title=f"{comparison['env']} PPO ({run_dir.name})",
-                        random_level=comparison["random"]["score_mean"], score_name=comparison["score_name"])
+                        title=f"{evaluation['env']} PPO ({run_dir.name})",
+                        random_level=evaluation["random"]["score_mean"], score_name=evaluation["score_name"])
     return metrics
+
+
+VIDEO_FILE = "eval.mp4"  # the final evaluation's video, in the run folder
+
+
+def record_video(policy, path: Path, levels: str, seed: int) -> dict[str, Any]:
+    """One episode of `policy` on seed `seed` of the `levels` split, recorded to `path`: what metrics.json
+    says of it (file, levels, seed, score, length; or the error that kept it from being written)."""
+    import sys
+
+    from wadgym.agents.evaluate import run_episodes, split_kwargs
+
+    try:
+        episode, = run_episodes(policy.env_id, split_kwargs(policy.env_id, policy.env_kwargs, levels), [seed],
+                                policy, video=path)
+    except Exception as exc:  # noqa: BLE001 - the run and its evaluation are whole without it
+        error = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+        print(f"wadgym: the evaluation video was not written ({error})", file=sys.stderr, flush=True)
+        return {"file": None, "error": error}
+    return {"file": path.name, "levels": levels, "seed": seed, "score": episode["score"], "length": episode["length"]}

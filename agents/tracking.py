@@ -494,7 +494,8 @@ def _log_table(mlflow_client, run_id: str, table: dict[str, list]) -> None:
 
 def evaluation_metrics(evaluation: dict[str, Any], prefix: str = "eval") -> dict[str, float]:
     """eval/<policy>/<score_mean ...> of a compare_with_random result (and the score ratio); a self-play
-    evaluation's eval/vs_random/<trained_items ...> likewise: the numbers of each section."""
+    evaluation's eval/vs_random/<trained_items ...> likewise: the numbers of each section; training's final
+    evaluation adds eval/<split>/<policy>/<score_mean ...> for each level split it played."""
     values = {}
     for section, numbers in evaluation.items():
         if not isinstance(numbers, dict):
@@ -504,15 +505,23 @@ def evaluation_metrics(evaluation: dict[str, Any], prefix: str = "eval") -> dict
                 values[f"{prefix}/{section}/{key}"] = float(value)
     if _is_number(evaluation.get("score_ratio")):
         values[f"{prefix}/score_ratio"] = float(evaluation["score_ratio"])
+    for split, players in (evaluation.get("splits") or {}).items():
+        for player, summary in players.items():
+            values.update({f"{prefix}/{split}/{player}/{key}": float(value) for key, value in summary.items()
+                           if _is_number(value)})
     return values
 
 
 def evaluation_table(evaluation: dict[str, Any]) -> dict[str, list]:
-    policies = [p for p in ("trained", "random", "scripted") if isinstance(evaluation.get(p), dict)]
+    """The evaluation's rows, one per policy (and level split, for training's final evaluation): levels,
+    policy, episodes, score, return and length."""
+    splits = evaluation.get("splits") or {evaluation.get("levels"): evaluation}
+    rows = [(split, player, players[player]) for split, players in splits.items()
+            for player in ("trained", "random", "scripted") if isinstance(players.get(player), dict)]
     columns = ("score_mean", "score_std", "return_mean", "return_std", "length_mean")
-    return {"policy": policies, "levels": [evaluation.get("levels")] * len(policies),
-            "episodes": [evaluation.get("episodes")] * len(policies),
-            **{c: [evaluation[p].get(c) for p in policies] for c in columns}}
+    return {"policy": [player for _, player, _ in rows], "levels": [split for split, _, _ in rows],
+            "episodes": [evaluation.get("episodes")] * len(rows),
+            **{c: [summary.get(c) for _, _, summary in rows] for c in columns}}
 
 
 def _last_step(mlflow_client, run_id: str, key: str) -> int:

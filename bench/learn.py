@@ -115,24 +115,12 @@ def train_one(env_id: str, seed: int, budget: str, run_dir: Path) -> dict[str, A
 
 
 def evaluate(run_dir: Path, episodes: int) -> dict[str, Any]:
-    """Trained, random and scripted policies on the same seeded episodes of the test and training levels."""
-    from wadgym.agents.episodes import has_reference_policy
-    from wadgym.agents.evaluate import run_episodes, split_kwargs, summarize
+    """Trained, random and scripted policies on the same seeded episodes of the test and training levels
+    (agents.evaluate.evaluate_policies, which `wadgym train`'s final evaluation plays as well)."""
+    from wadgym.agents.evaluate import evaluate_policies
     from wadgym.agents.policy import SavedPolicy
-    from wadgym.agents.vec import make_env
 
-    policy = SavedPolicy(run_dir, deterministic=False)
-    probe = make_env(policy.env_id, policy.env_kwargs)
-    scripted = has_reference_policy(probe)
-    probe.close()
-    seeds = list(range(episodes))
-    result: dict[str, Any] = {"episodes": episodes, "seeds": [0, episodes - 1]}
-    for split in ("test", "train"):
-        kwargs = split_kwargs(policy.env_id, policy.env_kwargs, split)
-        players = {"trained": policy, "random": "random", **({"scripted": "scripted"} if scripted else {})}
-        result[split] = {name: summarize(run_episodes(policy.env_id, kwargs, seeds, player))
-                         for name, player in players.items()}
-    return result
+    return evaluate_policies(SavedPolicy(run_dir, deterministic=False), episodes, 0, ("test", "train"))
 
 
 def record(json_path: Path, key: str, row: dict[str, Any]) -> None:

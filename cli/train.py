@@ -4,11 +4,14 @@
                  [--algo ppo|recurrent_ppo]
                  [-conf/--conf-file FILE] [-params/--hyperparams KEY:VALUE ...] [--hp KEY=VALUE ...]
                  [--env-kwargs KEY=VALUE ...] [--vec-env thread|subproc|dummy] [--run-dir DIR] [--resume RUN]
+                 [--eval-episodes N] [--eval-seed S] [--no-video]
                  [--track] [--tracking-uri URI] [--init-from RUN] [--reproduce RUN]
                  [--restart-limit N[/SECONDS] | --no-restart]
 
 With no arguments it trains the default env (wadgym.envs.registration.DEFAULT_ENV) on its default
-hyperparameters (agents/hyperparams/ppo.yml) and compares the trained agent with a random one. The
+hyperparameters (agents/hyperparams/ppo.yml), then plays the trained agent, a random one and the env's
+scripted reference on the same seeded episodes of held-out test levels and of the training levels
+(metrics.json) and records one episode of the trained agent (eval.mp4; --no-video skips it). The
 hyperparameter options are rl-baselines3-zoo's: -conf/--conf-file names the YAML file, -params/--hyperparams
 overrides entries (KEY:VALUE; --hp KEY=VALUE does the same). Ctrl-C saves a checkpoint; --resume continues it.
 If an env fails, training stops (exit status 1), meta.json records the error and the latest
@@ -60,8 +63,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--run-dir", metavar="DIR", help="run folder (default runs/<env>_<timestamp>)")
     parser.add_argument("--resume", metavar="RUN", help="continue RUN from its last checkpoint, same configuration")
     parser.add_argument("--save-freq", type=int, default=25_000, help="checkpoint every N env steps (default 25000)")
-    parser.add_argument("--eval-episodes", type=int, default=20, help="final evaluation episodes; 0 skips (default 20)")
+    parser.add_argument("--eval-episodes", type=int, default=20,
+                        help="final evaluation: episodes per policy (trained, random, scripted) and level split "
+                             "(test, train); 0 skips it (default 20)")
     parser.add_argument("--eval-seed", type=int, default=0, help="final evaluation uses seeds EVAL_SEED.. (default 0)")
+    parser.add_argument("--no-video", action="store_true",
+                        help="no video of the final evaluation (default: one episode of the trained policy "
+                             "recorded to RUN/eval.mp4)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--no-restart", action="store_true", help="stop the run when an env's engine dies "
                         "(default: make the env again with a new engine and go on; see docs/reliability.md)")
@@ -121,7 +129,8 @@ def train_config(args: argparse.Namespace) -> TrainConfig:
         hyperparams={**parse_assignments(args.hp, "--hp"), **zoo_overrides(args.hyperparams)},
         env_kwargs=parse_assignments(args.env_kwargs, "--env-kwargs"),
         vec_env=args.vec_env, run_dir=args.run_dir, resume=args.resume, save_freq=args.save_freq,
-        eval_episodes=args.eval_episodes, eval_seed=args.eval_seed, progress=not args.no_progress,
+        eval_episodes=args.eval_episodes, eval_seed=args.eval_seed, eval_video=not args.no_video,
+        progress=not args.no_progress,
         backend=args.backend, algo=args.algo,
         rllib=RLlibConfig(num_env_runners=args.num_env_runners, envs_per_runner=args.envs_per_runner,
                           num_gpus=args.num_gpus, address=args.address),
@@ -181,8 +190,11 @@ def report(result: TrainResult) -> int:
           f"({result.steps_per_second:.0f} steps/s); run folder: {run_dir}")
     if result.evaluation is not None:
         from wadgym.agents.evaluate import format_comparison
+        from wadgym.agents.lifecycle import VIDEO_FILE
 
         print(format_comparison(result.evaluation))
+        if (run_dir / VIDEO_FILE).is_file():
+            print(f"evaluation video: {run_dir / VIDEO_FILE}")
     print(f"learning curve: {run_dir / 'learning_curve.png'}; TensorBoard: tensorboard --logdir {run_dir / 'tb'}")
     return 0
 

@@ -21,8 +21,11 @@ from .conftest import ENV_ID, TINY
 
 pytest.importorskip("mlflow", reason="needs pip install 'wadgym[track]'")
 
-# Short episodes, so that a few hundred steps hold several; short rollouts, so that several are logged.
-TRACK_TINY = {**TINY, "n_steps": 32, "batch_size": 32, "env_kwargs": {**TINY["env_kwargs"], "max_episode_steps": 40}}
+# Short episodes, so that a few hundred steps hold several; short rollouts, so that several are logged;
+# two training levels, so that the final evaluation plays held-out test levels and the training levels.
+TRACK_TINY = {**TINY, "n_steps": 32, "batch_size": 32,
+              "env_kwargs": {**TINY["env_kwargs"], "max_episode_steps": 40, "num_levels": 2}}
+PLAYERS = ("trained", "random", "scripted")
 SERVER_START_S = 180  # the first start creates the database; the test machine is shared
 
 
@@ -169,10 +172,31 @@ def check_tracked(run_dir: Path, uri: str, tmp_path: Path):
     assert run.data.metrics["eval/random/score_mean"] == pytest.approx(evaluation["random"]["score_mean"])
     assert run.data.metrics["timesteps"] == meta["timesteps"]
 
-    # code and model, byte for byte
+    # the final evaluation: trained, random and scripted on the test and the training levels, as metrics
+    # and as a table (policy x levels)
+    splits = evaluation["splits"]
+    assert evaluation["levels"] == "test" and set(splits) == {"test", "train"}
+    for split in ("test", "train"):
+        for player in PLAYERS:
+            for key in ("score_mean", "score_std", "return_mean", "length_mean"):
+                logged = run.data.metrics[f"eval/{split}/{player}/{key}"]
+                assert logged == pytest.approx(splits[split][player][key])
+    assert run.data.metrics["eval/scripted/score_mean"] == pytest.approx(splits["test"]["scripted"]["score_mean"])
+    table = json.loads(Path(mlflow_client.download_artifacts(run.info.run_id, "evaluation.json",
+                                                             str(tmp_path))).read_text())
+    rows = [dict(zip(table["columns"], row)) for row in table["data"]]
+    assert [(r["levels"], r["policy"]) for r in rows] == [(s, p) for s in ("test", "train") for p in PLAYERS]
+    for r in rows:
+        summary = splits[r["levels"]][r["policy"]]
+        assert r["episodes"] == 1 and r["score_mean"] == pytest.approx(summary["score_mean"])
+        assert r["length_mean"] == pytest.approx(summary["length_mean"])
+
+    # code, model and the evaluation's video, byte for byte
     names = {f.path for f in mlflow_client.list_artifacts(run.info.run_id)}
     assert {"model.zip", "config.yml", "meta.json", "metrics.json", "learning_curve.png", "levels.json",
-            "evaluation.json", "code"} <= names
+            "evaluation.json", "eval.mp4", "code"} <= names
+    video = Path(mlflow_client.download_artifacts(run.info.run_id, "eval.mp4", str(tmp_path)))
+    assert video.read_bytes() == (run_dir / "eval.mp4").read_bytes() and video.stat().st_size > 1000
     diff = Path(mlflow_client.download_artifacts(run.info.run_id, "code/code.diff", str(tmp_path)))
     assert diff.read_text() == code_diff(code_root())  # the same tree as when it trained (empty when clean)
     model = Path(mlflow_client.download_artifacts(run.info.run_id, "model.zip", str(tmp_path)))
@@ -201,12 +225,13 @@ def test_reproduce_trains_the_stored_configuration_into_the_local_store(server, 
     run_dir = tmp_path / "runs" / "again"
     capsys.readouterr()
     assert train("--reproduce", original.info.run_id, "--tracking-uri", server.uri, "--run-dir", str(run_dir),
-                 "--eval-episodes", "1") == 0
+                 "--eval-episodes", "1", "--no-video") == 0
     assert "code: the same as" in capsys.readouterr().out
     again = runfolder.load_config(run_dir)
     assert again.pop("reproduces") == original.info.run_id
     assert again == runfolder.load_config(server_run)
     assert not (run_dir / "tracking.json").exists()  # --tracking-uri alone does not track
+    assert not (run_dir / "eval.mp4").exists() and "video" not in runfolder.read_json(run_dir / "metrics.json")
 
     local = tmp_path / "runs" / "local"
     assert train("--reproduce", str(server_run), "--run-dir", str(local), "--eval-episodes", "1", "--track") == 0
@@ -268,6 +293,45 @@ def test_resume_continues_the_same_mlflow_run(server, server_run):
     assert again_record["run_id"] == record["run_id"] and again_record["synced"] is True
     assert again.info.status == "FINISHED" and again.info.end_time >= after.info.end_time
     assert len(client(server.uri).search_runs([before.info.experiment_id])) == len(runs_before)
+
+
+def test_selfplay_training_is_tracked_with_its_params_metrics_and_model(tmp_path):
+    """Self-play (one shared policy, every player a slot) with --track into an embedded store: 256 agent
+    steps on two-player games, then its head-to-head evaluation; read back through MLflow's client."""
+    pytest.importorskip("pettingzoo")
+    from wadgym.agents import runfolder
+    from wadgym.agents.tracking import list_runs
+
+    duel = "DoomItemsDuel-v0"
+    conf = tmp_path / "duel.yml"
+    conf.write_text(yaml.safe_dump({duel: {**TINY, "n_envs": 1, "n_timesteps": 256,
+                                           "env_kwargs": {**TINY["env_kwargs"], "num_levels": 4, "max_steps": 40}}}))
+    run_dir = tmp_path / "runs" / "duel"
+    uri = "sqlite:///" + str(tmp_path / "store" / "mlflow.db")
+    assert train("--env", duel, "--conf-file", str(conf), "--run-dir", str(run_dir), "--eval-episodes", "1",
+                 "--track", "--tracking-uri", uri) == 0
+    record, run = tracked_run(run_dir)
+    assert record["tracking_uri"] == uri and record["synced"] is True
+    assert run.info.status == "FINISHED" and run.data.tags["wadgym.status"] == "finished"
+    assert run.data.tags["wadgym.kind"] == "train"
+    params = run.data.params
+    assert params["env"] == duel and params["selfplay"] == "true" and params["seed"] == "1"
+    assert params["hyperparams.n_timesteps"] == "256" and params["hyperparams.env_kwargs.max_steps"] == "40"
+
+    mlflow_client = client(uri)
+    meta = runfolder.read_json(run_dir / "meta.json")
+    evaluation = runfolder.read_json(run_dir / "metrics.json")["eval"]
+    assert meta["timesteps"] >= 256 and run.data.metrics["timesteps"] == meta["timesteps"]
+    assert run.data.metrics["eval/trained/score_mean"] == pytest.approx(evaluation["trained"]["score_mean"])
+    assert run.data.metrics["eval/vs_random/random_score"] == pytest.approx(evaluation["vs_random"]["random_score"])
+    episodes = runfolder.read_episodes(run_dir)
+    scores = mlflow_client.get_metric_history(run.info.run_id, "episode/score")
+    assert len(episodes) >= 2 and [(m.step, m.value) for m in scores] == [
+        (e["timesteps"], pytest.approx(e["score"])) for e in episodes]
+    assert mlflow_client.get_metric_history(run.info.run_id, "train/value_loss")
+    model = Path(mlflow_client.download_artifacts(run.info.run_id, "model.zip", str(tmp_path)))
+    assert model.read_bytes() == (run_dir / "model.zip").read_bytes()
+    assert [row["id"] for row in list_runs(uri, duel)] == [run.info.run_id]   # `wadgym runs --tracking-uri`
 
 
 def test_an_unreachable_server_fails_before_anything_starts(tmp_path, capsys):

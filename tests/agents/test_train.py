@@ -30,16 +30,46 @@ def test_run_folder_holds_everything_to_reproduce_the_run(trained_run, env_id):
     assert list((trained_run / "tb").rglob("events.out.tfevents.*"))
 
 
-def test_final_evaluation_compares_with_random_on_the_same_seeds(trained_run):
+def test_final_evaluation_compares_with_random_and_scripted_on_the_same_seeds(trained_run):
+    """DoomItems-v0 trains on one map: one split, its training map, and metrics.json says why."""
     metrics = json.loads((trained_run / "metrics.json").read_text())
     evaluation = metrics["eval"]
     assert evaluation["episodes"] == 2
-    trained, random = evaluation["trained"], evaluation["random"]
+    trained, random, scripted = evaluation["trained"], evaluation["random"], evaluation["scripted"]
     assert [e["seed"] for e in trained["episodes"]] == [e["seed"] for e in random["episodes"]] == [0, 1]
+    assert [e["seed"] for e in scripted["episodes"]] == [0, 1]
     assert evaluation["score_name"] == "items"
-    for summary in (trained, random):
+    for summary in (trained, random, scripted):
         assert summary["score_mean"] == np.mean([e["score"] for e in summary["episodes"]])
         assert all(e["length"] > 0 for e in summary["episodes"])
+    assert scripted["score_mean"] > random["score_mean"]   # the reference heads for the items
+    assert evaluation["levels"] == "train" and evaluation["splits"] == {"train": {
+        "trained": trained, "random": random, "scripted": scripted}}
+    assert "one map" in evaluation["split_note"]
+
+
+def test_final_evaluation_records_one_episode_of_the_trained_policy(trained_run):
+    import imageio.v2 as imageio
+
+    video = json.loads((trained_run / "metrics.json").read_text())["video"]
+    assert video["file"] == "eval.mp4" and video["levels"] == "train" and video["seed"] == 0
+    reader = imageio.get_reader(trained_run / "eval.mp4")
+    frames = reader.count_frames()
+    reader.close()
+    assert frames == video["length"] + 1   # the reset's frame, then one a step
+
+
+@pytest.mark.parametrize("env_kwargs, splits, note", [
+    ({"num_levels": 200}, ("test", "train"), None),
+    ({"num_levels": 1}, ("train",), "one map"),
+    ({}, ("train",), "no held-out test split"),                            # DoomItems-v1 alone: unlimited levels
+    ({"start_level": 9_990, "num_levels": 20}, ("train",), "no held-out test split"),   # reaches the test levels
+])
+def test_final_evaluation_plays_a_test_split_only_where_levels_are_held_out(env_kwargs, splits, note):
+    from wadgym.agents.evaluate import final_splits
+
+    played, why = final_splits("DoomItems-v1", env_kwargs)
+    assert played == splits and (why is None if note is None else note in why)
 
 
 def test_reloaded_policy_replays_the_same_episode_for_the_same_seed(trained_run):

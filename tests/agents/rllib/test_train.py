@@ -63,14 +63,15 @@ def test_the_run_is_tracked_in_mlflow(cluster_run, tmp_path):
     assert steps and steps == sorted(steps) and steps[-1] >= 256
     episodes = client.get_metric_history(run.info.run_id, "episode/return")
     assert len(episodes) == len(runfolder.read_episodes(cluster_run))
-    assert "eval/trained/score_mean" in run.data.metrics
+    assert "eval/trained/score_mean" in run.data.metrics and "eval/train/scripted/score_mean" in run.data.metrics
     artifacts = {f.path for f in client.list_artifacts(run.info.run_id, "model")}
     assert "model/rllib_checkpoint.json" in artifacts
+    assert "eval.mp4" in {f.path for f in client.list_artifacts(run.info.run_id)}
 
 
 def test_run_folder_is_complete(cluster_run):
     for name in ("config.yml", "command.txt", "meta.json", "metrics.json", "train_1.monitor.csv",
-                 "learning_curve.png"):
+                 "learning_curve.png", "eval.mp4"):
         assert (cluster_run / name).is_file(), name
     assert (cluster_run / "model" / "rllib_checkpoint.json").is_file()
     assert [p.name for p in (cluster_run / "checkpoints").iterdir()] == ["model_256_steps"]
