@@ -1,7 +1,9 @@
 """Self-play for wadgym's multi-agent envs (wadgym.envs.multi): one shared PPO policy plays every player.
 
 `wadgym train --env <multi-agent id>` lands here: each agent of each game is one slot of an SB3 vector
-env (`AgentSlots`), so the policy learns from every player's stream; evaluation seats the trained policy
+env (`AgentSlots`), so the policy learns from every player's stream (a hyperparameter entry's `curriculum`
+changes the training games' kwargs at step thresholds, as for single-agent envs: agents.curriculum); evaluation
+seats the trained policy
 against a random one (alternating seats) and against itself, and counts each agent's score (the env's
 info[agent]["score"], named by its score_name). `wadgym rollout <multi-agent id> --video out.mp4` writes
 the players' views side by side. Nothing here knows a family: ids and scores come from the registry.
@@ -39,6 +41,32 @@ def make_game_factory(env_id: str, env_kwargs: dict[str, Any]):
 # -- training ------------------------------------------------------------------------------------------
 
 
+def check_stage_games(env_id: str, hp: dict[str, Any]) -> None:
+    """Make one game with the entry's env kwargs and one with each curriculum stage's (agents.curriculum): a
+    bad kwarg is a ValueError now, not mid-run, and so is a stage whose players observe or act otherwise."""
+    from wadgym.agents.curriculum import check_schedule, env_kwargs_at
+
+    def spaces(env_kwargs: dict[str, Any]):
+        game = make_game_factory(env_id, env_kwargs)()
+        try:
+            agent = game.possible_agents[0]
+            return game.observation_space(agent), game.action_space(agent), len(game.possible_agents)
+        finally:
+            game.close()
+
+    own = spaces(hp["env_kwargs"])
+    for k, stage in enumerate(check_schedule(hp.get("curriculum"))):
+        try:
+            theirs = spaces(env_kwargs_at(hp, stage["until"] - 1))
+        except ValueError as exc:
+            raise ValueError(f"curriculum[{k}] (until {stage['until']}): {exc}") from None
+        if theirs != own:
+            raise ValueError(f"curriculum[{k}] (until {stage['until']}): env kwargs {stage['env_kwargs']} give "
+                             f"observations {theirs[0]}, actions {theirs[1]} and {theirs[2]} players; the entry's "
+                             f"own give {own[0]}, {own[1]} and {own[2]}: a stage may change the task, not the "
+                             "inputs, actions or players")
+
+
 def train(config: TrainConfig) -> TrainResult:
     """`wadgym train --env <multi-agent id>` (wadgym.agents.train of such an env): self-play PPO into a run
     folder, then the head-to-head evaluation; with config.track, into an MLflow run as well (agents.tracking),
@@ -54,11 +82,9 @@ def train(config: TrainConfig) -> TrainResult:
     hp = resolve_hyperparams(config)
     if hp.get("algo", "ppo") != "ppo":
         raise ValueError(f"algo={hp['algo']} is not supported for multi-agent envs; self-play trains PPO (--algo ppo)")
-    if hp.get("curriculum"):
-        raise ValueError("a curriculum is not supported for multi-agent envs (self-play)")
     restart = config.restart_settings()
     device = select_device(config.device)
-    make_game_factory(config.env, hp["env_kwargs"])().close()  # bad env kwargs: a ValueError now
+    check_stage_games(config.env, hp)  # bad env kwargs (the entry's or a curriculum stage's): a ValueError now
     settings = {"env": config.env, "algo": "ppo", "selfplay": True, "seed": config.seed, "device": config.device,
                 "hyperparams_file": config.hyperparams_file(), "hyperparams": hp, "restart": restart}
     if config.track:  # MLflow: an unreachable store fails before the run folder exists
@@ -81,6 +107,7 @@ def _train(run_dir: Path, settings: dict[str, Any], config: TrainConfig, device:
     from wadgym.agents import lifecycle, runfolder
     from wadgym.agents.callbacks import RunCallback, save_model
     from wadgym.agents.config import ppo_kwargs
+    from wadgym.agents.curriculum import CurriculumCallback, env_kwargs_at
     from wadgym.agents.restart import GameRestart, RestartPolicy
     from wadgym.agents.slots import AgentSlots
     from wadgym.agents.vec import monitored, observe
@@ -91,17 +118,34 @@ def _train(run_dir: Path, settings: dict[str, Any], config: TrainConfig, device:
     meta, session = lifecycle.start_session(run_dir, device, False)
     print(f"self-play PPO on {config.env}: {hp['n_timesteps']} agent steps, {hp['n_envs']} games, device {device}, "
           f"seed {config.seed}; run folder {run_dir}", flush=True)
-    games = make_game_factory(config.env, hp["env_kwargs"])  # with restarts: a game whose engines die is made again
-    slots = AgentSlots((lambda: GameRestart(games)) if restart["enabled"] else games, hp["n_envs"], config.seed)
-    venv = observe(monitored(slots, runfolder.monitor_file(run_dir)), hp["frame_stack"])
+
+    def make_envs(env_kwargs: dict[str, Any], stage: int):
+        """The training games of a curriculum stage (the entry's own kwargs without one), each player a slot,
+        a Monitor file of their own; with restarts, a game whose engines die is made again."""
+        games = make_game_factory(config.env, env_kwargs)
+        slots = AgentSlots((lambda: GameRestart(games)) if restart["enabled"] else games, hp["n_envs"],
+                           config.seed + 1000 * stage)
+        return observe(monitored(slots, runfolder.monitor_file(run_dir)), hp["frame_stack"])
+
+    def make_stage(env_kwargs: dict[str, Any], stage: int):
+        venv = make_envs(env_kwargs, stage)
+        try:
+            return venv, venv.reset()
+        except BaseException:
+            venv.close()
+            raise
+
+    venv = make_envs(env_kwargs_at(hp, 0), 0)
     callback = RunCallback(run_dir, config.save_freq, restarts=RestartPolicy.from_config(restart))
+    callbacks = [callback, *([CurriculumCallback(hp, make_stage, 0)] if hp.get("curriculum") else [])]
     start = time.perf_counter()
     status, failure = "finished", None
+    model = None
     try:
         model = PPO(hp["policy"], venv, device=device, seed=config.seed, tensorboard_log=str(run_dir / "tb"),
                     verbose=0, **ppo_kwargs(hp))
         callback.install_signal_handlers()
-        model.learn(hp["n_timesteps"], callback=[callback, *([tracker.sb3_callback()] if tracker else [])],
+        model.learn(hp["n_timesteps"], callback=[*callbacks, *([tracker.sb3_callback()] if tracker else [])],
                     progress_bar=config.progress, tb_log_name="PPO")
         if callback.stop_signal is not None:
             status = "interrupted"
@@ -109,7 +153,9 @@ def _train(run_dir: Path, settings: dict[str, Any], config: TrainConfig, device:
         status, failure = "failed", {"error": f"{type(exc).__name__}: {exc}", "traceback": ""}
     finally:
         callback.restore_process_state()
-        venv.close()
+        venv.close()  # the first stage's games (a curriculum closes each stage's when it moves on)
+        if model is not None and model.get_env() is not None and model.get_env() is not venv:
+            model.get_env().close()
     wall = time.perf_counter() - start
     if status == "failed":
         lifecycle.finish_session(run_dir, meta, session, 0, 0, wall, status, failure)

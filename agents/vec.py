@@ -313,6 +313,9 @@ def close_vec_env(venv, timeout: float = 10.0) -> None:
         base.threads.close(timeout)
         return
     if not isinstance(base, SubprocVecEnv):
+        if not hasattr(base, "envs"):  # a VecEnv of its own kind (agents.slots.AgentSlots): its close() ends it
+            with contextlib.suppress(Exception):
+                base.close()
         for env in getattr(base, "envs", ()):
             with contextlib.suppress(Exception):
                 env.close()

@@ -30,8 +30,10 @@ def run(command: list[str], process_session, timeout: float = 300) -> subprocess
 
 
 def test_selfplay_trains_and_meets_random_head_to_head_on_held_out_levels(tmp_path, process_session, tiny_settings):
-    # One game of two players (two slots), 128 agent steps; short episodes on 4 training levels.
-    tiny = {**tiny_settings, "n_envs": 1, "n_timesteps": 128}
+    # One game of two players (two slots), 256 agent steps (two rollouts); short episodes on 4 training levels.
+    # A curriculum: the first rollout's game races for 5 items, the second's for the entry's own 10.
+    tiny = {**tiny_settings, "n_envs": 1, "n_timesteps": 256,
+            "curriculum": [{"until": 128, "env_kwargs": {"n_items": 5}}]}
     tiny["env_kwargs"].update(num_levels=4, max_steps=40)
     (tmp_path / "hp.yml").write_text(yaml.safe_dump({ENV_ID: tiny}))
     run_dir = tmp_path / "run"
@@ -43,7 +45,9 @@ def test_selfplay_trains_and_meets_random_head_to_head_on_held_out_levels(tmp_pa
     config = yaml.safe_load((run_dir / "config.yml").read_text())
     assert config["selfplay"] is True and config["env"] == ENV_ID
     meta = json.loads((run_dir / "meta.json").read_text())
-    assert meta["finished"] and meta["timesteps"] >= 128  # agent steps: both players' streams count
+    assert meta["finished"] and meta["timesteps"] >= 256  # agent steps: both players' streams count
+    assert "curriculum: stage 1 from step 128" in result.stdout and "'n_items'" not in result.stdout.split("stage 1")[1]
+    assert sorted(p.name for p in run_dir.glob("*.monitor.csv")) == ["train_1.monitor.csv", "train_2.monitor.csv"]
     evaluation = json.loads((run_dir / "metrics.json").read_text())["eval"]
     assert evaluation["levels"] == "test" and evaluation["seeds"] == [0, 1]
     head = evaluation["vs_random"]["episodes"]
@@ -57,6 +61,14 @@ def test_selfplay_trains_and_meets_random_head_to_head_on_held_out_levels(tmp_pa
     replay = run(wadgym("eval", str(run_dir), "--episodes", "1"), process_session)
     assert replay.returncode == 0, replay.stderr
     assert "on test levels" in replay.stdout and "trained vs trained" in replay.stdout
+
+
+def test_a_curriculum_stage_that_changes_the_players_is_refused_before_training():
+    from wadgym.agents.selfplay import check_stage_games
+
+    hp = {"env_kwargs": {"num_levels": 2}, "curriculum": [{"until": 100, "env_kwargs": {"n_players": 3}}]}
+    with pytest.raises(ValueError, match=r"curriculum\[0\] \(until 100\): .* 3 players; the entry's own .* 2"):
+        check_stage_games(ENV_ID, hp)
 
 
 def test_rollout_writes_the_players_views_side_by_side(tmp_path, process_session):

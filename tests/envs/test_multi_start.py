@@ -1,12 +1,15 @@
 """A multi-agent game starts from wherever Python runs: the docs' snippet exactly as printed, as a plain
-script (no main guard), from standard input, from `python -c` and in an interactive interpreter, on the
-real engine; a worker that fails before its engine runs is reported with its own error text."""
+script (no main guard), from standard input, from `python -c`, in an interactive interpreter and in a
+Jupyter kernel, on the real engine; a worker that fails before its engine runs is reported with its own error text."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -40,6 +43,62 @@ def test_the_docs_snippet_runs_from_a_script_stdin_dash_c_and_a_repl(how, tmp_pa
     assert process.returncode == 0 and "Traceback" not in err, err
     assert "finished: ['player_0', 'player_1']" in out, out + err
     assert session.leftovers() == [], "engines or workers outlived the snippet"
+
+
+def kernel_children(session, kernel: int, timeout: float = 10.0) -> list[str]:
+    """'pid command' of each process of the kernel's session other than the kernel, once none is left or
+    `timeout` seconds passed."""
+    deadline = time.monotonic() + timeout
+    while True:
+        others = [p for p in session.processes() if p.pid != kernel]
+        if not others or time.monotonic() > deadline:
+            return [f"{p.pid} {' '.join(p.cmdline())[:160]}" for p in others]
+        time.sleep(0.05)
+
+
+def test_the_docs_snippet_runs_in_a_jupyter_kernel(tmp_path, process_session):
+    """A real IPython kernel (this venv's Python, on 127.0.0.1, its files in tmp_path) runs the snippet as
+    one cell; a second cell shows what the snippet's comments say it made."""
+    pytest.importorskip("ipykernel")
+    manager_module = pytest.importorskip("jupyter_client.manager")
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    spec = tmp_path / "kernels" / "wadgym-test"
+    spec.mkdir(parents=True)
+    spec.joinpath("kernel.json").write_text(json.dumps(
+        {"argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+         "display_name": "wadgym test", "language": "python"}))
+    manager = manager_module.KernelManager(
+        kernel_name="wadgym-test", ip="127.0.0.1", connection_file=str(tmp_path / "connection.json"),
+        kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(spec.parent)], ensure_native_kernel=False))
+    manager.start_kernel(cwd=str(tmp_path), env={**os.environ, "IPYTHONDIR": str(tmp_path / "ipython")})
+    session = process_session(manager.provisioner.pid)  # the kernel leads a session of its own
+    client = manager.client()
+    outputs: list[dict] = []
+
+    def run(code: str) -> dict:
+        reply = client.execute_interactive(code, timeout=240, output_hook=lambda m: outputs.append(m))
+        return reply["content"]
+
+    try:
+        client.start_channels()
+        client.wait_for_ready(timeout=60)
+        snippet_reply = run(snippet())
+        errors = [m["content"] for m in outputs if m["msg_type"] == "error" or m["msg_type"] == "stream"
+                  and m["content"]["name"] == "stderr" and "Traceback" in m["content"]["text"]]
+        outputs.clear()
+        check_reply = run("sorted(rewards), {a: (o.shape, str(o.dtype)) for a, o in observations.items()}")
+        results = [m["content"]["data"]["text/plain"] for m in outputs if m["msg_type"] == "execute_result"]
+        children = kernel_children(session, manager.provisioner.pid)  # env.close() ended them in a live kernel
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=False)
+    assert snippet_reply["status"] == "ok" and errors == [], (snippet_reply, errors)
+    assert check_reply["status"] == "ok", check_reply
+    assert results == ["(['player_0', 'player_1'],\n {'player_0': ((60, 80, 1), 'uint8'), "
+                       "'player_1': ((60, 80, 1), 'uint8')})"], results
+    assert children == [], "engines or workers outlived env.close() in the kernel"
+    assert session.leftovers() == [], "the kernel, engines or workers outlived the snippet"
 
 
 def settings(**changes) -> PlayerSettings:
