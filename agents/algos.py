@@ -69,6 +69,11 @@ class UpdateSettings:
     CPU convolutions work in, so that no layout conversion runs before and after each conv.
     foreach_optimizer: Adam updates all parameters in a few multi-tensor kernels instead of a loop of small
     ones per parameter (torch's default on CUDA; on the CPU it loops).
+    bf16_features: the feature extractor (the CNN, nearly all of the update's arithmetic) runs under CPU
+    autocast to bfloat16 and hands float32 features to the heads, so values, log-probabilities, the loss and
+    Adam's state stay float32. Only where the CPU computes bfloat16 natively (AVX512-BF16 or AMX); elsewhere
+    it would be emulated and slower. On the 2-core VM (AVX512-BF16) it makes the default's
+    update 1.48x faster (250 -> 169 ms an update, quiet machine, /tmp microbenchmark of model.train()).
 
     Where the update of `wadgym train`'s default goes on 2 cores (bench/train_speed.py --profile-updates 3,
     before these settings): backward ~55%, forward ~28% (nearly all the CNN), Adam ~12%, the rest minibatch
@@ -78,6 +83,7 @@ class UpdateSettings:
 
     channels_last: bool = False
     foreach_optimizer: bool = False
+    bf16_features: bool = False
 
 
 def update_settings(device: str) -> UpdateSettings:
@@ -87,8 +93,20 @@ def update_settings(device: str) -> UpdateSettings:
     import torch
 
     if torch.device(device).type == "cpu":
-        return UpdateSettings(channels_last=True, foreach_optimizer=True)
+        return UpdateSettings(channels_last=True, foreach_optimizer=True, bf16_features=cpu_computes_bf16())
     return UpdateSettings()
+
+
+def cpu_computes_bf16() -> bool:
+    """Whether this CPU computes bfloat16 natively: AVX512-BF16 or AMX tiles (torch.cpu's own checks; a CPU
+    with plain AVX512 would emulate it)."""
+    import torch
+
+    checks = [getattr(torch.cpu, name, None) for name in ("_is_avx512_bf16_supported", "_is_amx_tile_supported")]
+    try:
+        return any(bool(check()) for check in checks if check is not None)
+    except RuntimeError:
+        return False
 
 
 def apply_update_settings(model, settings: UpdateSettings | None = None) -> UpdateSettings:
@@ -101,17 +119,37 @@ def apply_update_settings(model, settings: UpdateSettings | None = None) -> Upda
     policy = model.policy
     if settings.channels_last:
         policy.to(memory_format=torch.channels_last)
-        extractors = {id(m): m for m in (getattr(policy, name, None) for name in
-                                         ("features_extractor", "pi_features_extractor", "vf_features_extractor"))
-                      if m is not None}
-        for extractor in extractors.values():
+        for extractor in _extractors(policy):
             if not getattr(extractor, "_wadgym_channels_last", False):
                 extractor.register_forward_pre_hook(_to_channels_last)
                 extractor._wadgym_channels_last = True
     if settings.foreach_optimizer:
         for group in policy.optimizer.param_groups:
             group["foreach"] = True
+    if settings.bf16_features:
+        for extractor in _extractors(policy):
+            if not getattr(extractor, "_wadgym_bf16", False):
+                extractor.forward = _bf16_forward(extractor.forward)
+                extractor._wadgym_bf16 = True
     return settings
+
+
+def _extractors(policy) -> list:
+    """The policy's feature extractors, each once (SB3 shares one between actor and critic by default)."""
+    found = (getattr(policy, name, None) for name in ("features_extractor", "pi_features_extractor",
+                                                      "vf_features_extractor"))
+    return list({id(m): m for m in found if m is not None}.values())
+
+
+def _bf16_forward(forward):
+    import torch
+
+    def bf16_forward(observations):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            features = forward(observations)
+        return features.float()
+
+    return bf16_forward
 
 
 def _to_channels_last(module, inputs):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from wadgym.agents.algos import UpdateSettings, apply_update_settings, update_settings
+from wadgym.agents.algos import UpdateSettings, apply_update_settings, cpu_computes_bf16, update_settings
 
 
 @pytest.mark.parametrize("device", ["cuda", "cuda:0", "cuda:3", "mps"])
@@ -16,8 +16,31 @@ def test_other_devices_keep_the_defaults(device):
     assert not update_settings(device).channels_last and not update_settings(device).foreach_optimizer
 
 
-def test_the_cpu_gets_channels_last_and_the_multi_tensor_optimizer():
-    assert update_settings("cpu") == UpdateSettings(channels_last=True, foreach_optimizer=True)
+def test_the_cpu_gets_channels_last_the_multi_tensor_optimizer_and_bf16_where_it_computes_it():
+    assert update_settings("cpu") == UpdateSettings(channels_last=True, foreach_optimizer=True,
+                                                    bf16_features=cpu_computes_bf16())
+    assert not update_settings("cuda").bf16_features
+
+
+def test_bf16_features_keep_the_policy_close_and_its_outputs_float32(trained_run):
+    from wadgym.agents.policy import SavedPolicy
+
+    model = SavedPolicy(trained_run, deterministic=True).model
+    observations = np.stack([model.observation_space.sample() for _ in range(8)])
+    obs = model.policy.obs_to_tensor(observations)[0]
+    with torch.no_grad():
+        before = model.policy.get_distribution(obs).distribution.probs
+        values_before = model.policy.predict_values(obs)
+    apply_update_settings(model, UpdateSettings(bf16_features=True))
+    apply_update_settings(model, UpdateSettings(bf16_features=True))   # wrapped once
+    with torch.no_grad():
+        features = model.policy.extract_features(obs, model.policy.features_extractor)
+        after = model.policy.get_distribution(obs).distribution.probs
+        values_after = model.policy.predict_values(obs)
+    assert features.dtype == after.dtype == values_after.dtype == torch.float32
+    assert not torch.equal(before, after)                       # the CNN did run in bfloat16
+    assert torch.allclose(before, after, atol=0.05)             # ... and its features are close
+    assert torch.allclose(values_before, values_after, atol=0.1 + 0.05 * values_before.abs().max().item())
 
 
 def test_applied_settings_change_the_layout_not_the_policy(trained_run):
@@ -32,11 +55,12 @@ def test_applied_settings_change_the_layout_not_the_policy(trained_run):
     convs = [m.weight for m in model.policy.modules() if isinstance(m, torch.nn.Conv2d)]
     assert convs and all(w.is_contiguous() for w in convs)
 
-    assert apply_update_settings(model) == update_settings("cpu")               # the model is on the CPU
+    cpu = UpdateSettings(channels_last=True, foreach_optimizer=True)   # the layout and optimizer choices
+    assert apply_update_settings(model, cpu) == cpu
     assert all(w.is_contiguous(memory_format=torch.channels_last) for w in convs)
     assert all(group["foreach"] for group in model.policy.optimizer.param_groups)
     with torch.no_grad():
         after = model.policy.get_distribution(model.policy.obs_to_tensor(observations)[0]).distribution.logits
     assert torch.allclose(before, after, atol=1e-5)
-    apply_update_settings(model)   # applying twice hooks the extractor once
+    apply_update_settings(model, cpu)   # applying twice hooks the extractor once
     assert len(model.policy.features_extractor._forward_pre_hooks) == 1
