@@ -12,6 +12,7 @@ configuration's vec_env says otherwise; config.yml records which, and a resumed 
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 import time
 import traceback
@@ -58,7 +59,8 @@ def train(run_dir: Path, config: dict[str, Any], resume: bool = False, save_freq
     meta, session = lifecycle.start_session(run_dir, device, resume)
 
     with tempfile.TemporaryDirectory(prefix="wadgym-workers-") as failure_dir:
-        model = _make_model(run_dir, config, device, saved, failure_dir)
+        model, settings = _make_model(run_dir, config, device, saved, failure_dir)
+        session["update_settings"] = dataclasses.asdict(settings)  # bf16 and layout choices, per session
         try:
             callback = RunCallback(run_dir, save_freq, restarts=RestartPolicy.from_config(config.get("restart")))
             curriculum = _curriculum_callback(run_dir, config, failure_dir, _saved_steps(run_dir, saved, hp))
@@ -109,8 +111,8 @@ def _learn(model, callback, steps: int, progress_bar: bool, failure_dir: str,
 
 def _make_model(run_dir: Path, config: dict[str, Any], device: str, saved: Path | None, failure_dir: str):
     """A new model (PPO, or the run's --algo) on fresh vectorised envs, or the saved one (with its VecNormalize
-    statistics) to resume; either starts from the envs' first (seeded) reset. With a curriculum, the envs
-    are those of the stage the model's steps are in (agents.curriculum)."""
+    statistics) to resume, and the update settings applied to it; either starts from the envs' first (seeded)
+    reset. With a curriculum, the envs are those of the stage the model's steps are in (agents.curriculum)."""
     from wadgym.agents import runfolder
     from wadgym.agents.algos import algo_class, algo_of, apply_update_settings, policy_name
     from wadgym.agents.config import normalize_kwargs, ppo_kwargs
@@ -135,14 +137,14 @@ def _make_model(run_dir: Path, config: dict[str, Any], device: str, saved: Path 
                      tensorboard_log=str(run_dir / "tb"), verbose=0, **ppo_kwargs(hp))
         if config.get("init_from"):  # fine-tuning, curricula: another run's weights (agents.tracking)
             _init_weights(model, config["init_from"], device)
-    apply_update_settings(model)  # CPU-only layout and optimizer choices; other devices keep the defaults
+    settings = apply_update_settings(model)  # CPU-only layout, optimizer and bf16 choices; other devices: defaults
     # What PPO.learn does when it has no observations (or is told to reset): a second reset would count
     # the first frames twice in VecNormalize, and a loaded model's saved observations are stale.
     model._last_obs = observations
     model._last_episode_starts = np.ones(venv.num_envs, dtype=bool)
     if model.get_vec_normalize_env() is not None:
         model._last_original_obs = model.get_vec_normalize_env().get_original_obs()
-    return model
+    return model, settings
 
 
 def _init_weights(model, init_from: dict[str, Any], device: str) -> None:

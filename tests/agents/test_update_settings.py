@@ -64,3 +64,11 @@ def test_applied_settings_change_the_layout_not_the_policy(trained_run):
     assert torch.allclose(before, after, atol=1e-5)
     apply_update_settings(model, cpu)   # applying twice hooks the extractor once
     assert len(model.policy.features_extractor._forward_pre_hooks) == 1
+
+
+def test_each_session_records_the_update_settings_it_trained_with(trained_run):
+    import dataclasses
+    import json
+
+    sessions = json.loads((trained_run / "meta.json").read_text())["sessions"]
+    assert sessions and all(s["update_settings"] == dataclasses.asdict(update_settings("cpu")) for s in sessions)
