@@ -46,26 +46,45 @@ def stage_at(hp: dict[str, Any], steps: int) -> int:
     return next((k for k, stage in enumerate(stages) if steps < stage["until"]), len(stages))
 
 
+def check_stages(hp: dict[str, Any], interface: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    """Check each curriculum stage before training: `interface(env_kwargs)` makes an env (or a multi-agent
+    game) with those kwargs, closes it and returns what every stage must keep as the entry's own kwargs give
+    it, by name (observations, actions, ...). A bad kwarg, or a stage that changes one of those, is a
+    ValueError naming the stage."""
+    own = interface(hp.get("env_kwargs") or {})
+    for k, stage in enumerate(check_schedule(hp.get("curriculum"))):
+        where = f"curriculum[{k}] (until {stage['until']})"
+        try:
+            theirs = interface(env_kwargs_at(hp, stage["until"] - 1))
+        except ValueError as exc:
+            raise ValueError(f"{where}: {exc}") from None
+        if theirs != own:
+            raise ValueError(f"{where}: env kwargs {stage['env_kwargs']} give {_listed(theirs)}; the entry's own "
+                             f"give {_listed(own)}: a stage may change the task, not the {_joined(list(own))}")
+
+
+def _listed(parts: dict[str, Any]) -> str:
+    """'observations Box(...), actions Discrete(5) and 2 players': a count before its name, a space after."""
+    return _joined([f"{value} {name}" if isinstance(value, int) else f"{name} {value}"
+                    for name, value in parts.items()])
+
+
+def _joined(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
 def check_stage_envs(env_id: str, hp: dict[str, Any]) -> None:
-    """Make one env of each stage (a bad kwarg is a ValueError now, not mid-run) and check it observes and
-    acts as the entry's own env does."""
+    """check_stages for a single-agent env: each stage's env observes and acts as the entry's own does."""
     from wadgym.agents.vec import make_env
 
-    own = make_env(env_id, hp.get("env_kwargs") or {})
-    spaces = (own.observation_space, own.action_space)
-    own.close()
-    for k, stage in enumerate(check_schedule(hp.get("curriculum"))):
-        kwargs = env_kwargs_at(hp, stage["until"] - 1)
+    def interface(env_kwargs: dict[str, Any]) -> dict[str, Any]:
+        env = make_env(env_id, env_kwargs)
         try:
-            env = make_env(env_id, kwargs)
-        except ValueError as exc:
-            raise ValueError(f"curriculum[{k}] (until {stage['until']}): {exc}") from None
-        theirs = (env.observation_space, env.action_space)
-        env.close()
-        if theirs != spaces:
-            raise ValueError(f"curriculum[{k}] (until {stage['until']}): env kwargs {stage['env_kwargs']} give "
-                             f"observations {theirs[0]} and actions {theirs[1]}; the entry's own env gives "
-                             f"{spaces[0]} and {spaces[1]}: a stage may change the task, not the inputs or actions")
+            return {"observations": env.observation_space, "actions": env.action_space}
+        finally:
+            env.close()
+
+    check_stages(hp, interface)
 
 
 class CurriculumCallback(BaseCallback):

@@ -42,29 +42,20 @@ def make_game_factory(env_id: str, env_kwargs: dict[str, Any]):
 
 
 def check_stage_games(env_id: str, hp: dict[str, Any]) -> None:
-    """Make one game with the entry's env kwargs and one with each curriculum stage's (agents.curriculum): a
-    bad kwarg is a ValueError now, not mid-run, and so is a stage whose players observe or act otherwise."""
-    from wadgym.agents.curriculum import check_schedule, env_kwargs_at
+    """agents.curriculum.check_stages for self-play: a game of the entry's kwargs and one of each stage's; a
+    bad kwarg is a ValueError now, not mid-run, and so is a stage whose players observe, act or count otherwise."""
+    from wadgym.agents.curriculum import check_stages
 
-    def spaces(env_kwargs: dict[str, Any]):
+    def interface(env_kwargs: dict[str, Any]) -> dict[str, Any]:
         game = make_game_factory(env_id, env_kwargs)()
         try:
             agent = game.possible_agents[0]
-            return game.observation_space(agent), game.action_space(agent), len(game.possible_agents)
+            return {"observations": game.observation_space(agent), "actions": game.action_space(agent),
+                    "players": len(game.possible_agents)}
         finally:
             game.close()
 
-    own = spaces(hp["env_kwargs"])
-    for k, stage in enumerate(check_schedule(hp.get("curriculum"))):
-        try:
-            theirs = spaces(env_kwargs_at(hp, stage["until"] - 1))
-        except ValueError as exc:
-            raise ValueError(f"curriculum[{k}] (until {stage['until']}): {exc}") from None
-        if theirs != own:
-            raise ValueError(f"curriculum[{k}] (until {stage['until']}): env kwargs {stage['env_kwargs']} give "
-                             f"observations {theirs[0]}, actions {theirs[1]} and {theirs[2]} players; the entry's "
-                             f"own give {own[0]}, {own[1]} and {own[2]}: a stage may change the task, not the "
-                             "inputs, actions or players")
+    check_stages(hp, interface)
 
 
 def train(config: TrainConfig) -> TrainResult:
