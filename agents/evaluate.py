@@ -84,19 +84,24 @@ def default_split(env_id: str, env_kwargs: dict[str, Any]) -> str:
 def split_kwargs(env_id: str, env_kwargs: dict[str, Any], levels: str) -> dict[str, Any]:
     """The env kwargs that play a split: "train" as trained; "test" the unlimited levels from
     TEST_START_LEVEL on, after checking the training range (the id's and the run's kwargs) ends before them."""
+    if levels not in LEVEL_SPLITS:
+        raise ValueError(f"levels={levels!r} is not valid; choose one of {', '.join(LEVEL_SPLITS)}")
+    if levels == "train":
+        return dict(env_kwargs)
+    trained = trained_kwargs(env_id, env_kwargs)
+    check_held_out(int(trained.get("start_level", 0)), int(trained.get("num_levels", 0)))
+    return {**env_kwargs, "start_level": TEST_START_LEVEL, "num_levels": 0}
+
+
+def trained_kwargs(env_id: str, env_kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The kwargs a run's envs were made with: the id's registered ones with the run's over them."""
     import gymnasium as gym
 
     from wadgym.agents.vec import register_envs
     from wadgym.envs.registration import env_id_for
 
-    if levels not in LEVEL_SPLITS:
-        raise ValueError(f"levels={levels!r} is not valid; choose one of {', '.join(LEVEL_SPLITS)}")
-    if levels == "train":
-        return dict(env_kwargs)
     register_envs(env_id)
-    trained = {**(gym.spec(env_id_for(env_id)).kwargs or {}), **env_kwargs}
-    check_held_out(int(trained.get("start_level", 0)), int(trained.get("num_levels", 0)))
-    return {**env_kwargs, "start_level": TEST_START_LEVEL, "num_levels": 0}
+    return {**(gym.spec(env_id_for(env_id)).kwargs or {}), **env_kwargs}
 
 
 def check_held_out(first: int, count: int) -> None:
@@ -180,17 +185,10 @@ def final_splits(env_id: str, env_kwargs: dict[str, Any]) -> tuple[tuple[str, ..
     ends before the test levels; ("train",) for one whose training levels include the test levels (an
     unlimited range: none is held out) or that trained on one map (num_levels=1: the "test levels" would be
     new placements on that map, no separate split)."""
-    import gymnasium as gym
-
-    from wadgym.agents.vec import register_envs
-    from wadgym.envs.registration import env_id_for
-
     if default_split(env_id, env_kwargs) == "train":
         return ("train",), (f"no held-out test split: the training levels (an unlimited range, or one reaching "
                             f"level {TEST_START_LEVEL}) include the test levels")
-    register_envs(env_id)
-    trained = {**(gym.spec(env_id_for(env_id)).kwargs or {}), **env_kwargs}
-    if int(trained.get("num_levels", 0)) == 1:
+    if int(trained_kwargs(env_id, env_kwargs).get("num_levels", 0)) == 1:
         return ("train",), "no separate test split: trained on one map (num_levels=1), played on that map"
     return LEVEL_SPLITS, None
 
