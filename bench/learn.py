@@ -252,7 +252,7 @@ def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
         lines.append(f"| {env_id} | {rows[0]['score_name']} | {budget}: {rows[0]['timesteps']:,} | {wall:.0f} min | "
                      f"{len(rows)} | {mean_spread(random_test)} | {mean_spread(trained_train)} | "
                      f"{mean_spread(trained_test)} | {mean_spread(scripted_test)} | {ratio} | {mean_spread(gaps)} | "
-                     f"{verdict(t_mean, r_mean, s_mean)} | {shows(env_id, budget)} | {commits}"
+                     f"{met} | {shows(env_id, budget)} | {commits}"
                      f"{scripted_note(rows)} |")
     import yaml
 
