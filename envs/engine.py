@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import itertools
 import os
 import secrets
 import signal
@@ -89,6 +90,11 @@ class Game(vzd.DoomGame):
     def init(self) -> None:
         start_engine(self)
 
+    def close(self) -> None:
+        """Close the engine (it writes its settings file as it exits), then remove that file."""
+        vzd.DoomGame.close(self)
+        remove_settings(self)
+
 
 # -- engine lifetime ---------------------------------------------------------------------------------
 #
@@ -114,7 +120,9 @@ def start_engine(game: vzd.DoomGame) -> None:
     that happens (SIGKILL included), holds none of its pipes, and ignores Ctrl-C and SIGTERM sent to
     the process group; its settings file is wadgym's own (engine_settings), not `_vizdoom.ini` and
     `_vizdoom/` in the working directory."""
-    if not game.get_doom_config_path():
+    config = game.get_doom_config_path()
+    if not config or config in _made_settings:  # a restarted game gets a fresh file too
+        remove_settings(game)
         game.set_doom_config_path(str(engine_settings()))
     with _start_lock:
         token = _watched_token()
@@ -219,32 +227,58 @@ def _group_signals_blocked() -> Iterator[None]:
 
 # -- engine settings ---------------------------------------------------------------------------------
 
-SETTINGS_NAME = "vizdoom.ini"
 # Without these sections the engine adds them pointing at ./_vizdoom/autoexec.cfg, creating that
 # folder in the working directory (ViZDoom's m_specialpaths.cpp, GetUserFile); present, it leaves them.
-SETTINGS_SEED = ("# ViZDoom's settings for the games wadgym starts; the engine rewrites this file when it exits.\n"
+SETTINGS_SEED = ("# ViZDoom's settings for one game wadgym started; removed when the game closes.\n"
                  + "".join(f"[{game}.AutoExec]\n" for game in ("Doom", "Heretic", "Hexen", "Strife", "Chex")))
 _fallback_settings_dir: str | None = None
 
 
 def engine_settings() -> Path:
-    """ViZDoom's settings file (its `-config`) for wadgym's games: `<cache>/engine/vizdoom.ini` in the
-    WAD cache's folder (a private temporary folder if that is not writable), seeded when it is missing."""
+    """A fresh settings file (the engine's `-config`) for one game: `<cache>/engine/<pid>-<n>.ini` in the
+    WAD cache's folder (a private temporary folder if that is not writable), holding SETTINGS_SEED only.
+
+    Each game gets its own, removed when the game closes (Game.close). The engine rewrites its file when
+    it exits, with every archived setting its arguments changed (`+cl_noprediction 1`, `+cl_capfps 1`
+    ...): a file shared from game to game handed those to every later game, which then played and drew
+    differently from a fresh checkout's. Files left by processes that are gone are removed here."""
     global _fallback_settings_dir
-    path = cache_dir() / "engine" / SETTINGS_NAME
+    folder = cache_dir() / "engine"
     try:
-        _seed_settings(path)
+        return _new_settings(folder)
     except OSError:
         if _fallback_settings_dir is None:
             _fallback_settings_dir = tempfile.mkdtemp(prefix="wadgym-engine-")
-        path = Path(_fallback_settings_dir) / SETTINGS_NAME
-        _seed_settings(path)
+        return _new_settings(Path(_fallback_settings_dir))
+
+
+_settings_numbers = itertools.count()
+_made_settings: set[str] = set()  # every file engine_settings made in this process
+
+
+def _new_settings(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    _remove_orphan_settings(folder)
+    path = folder / f"{os.getpid()}-{next(_settings_numbers)}-{secrets.token_hex(3)}.ini"
+    write_atomic(path, SETTINGS_SEED.encode())
+    _made_settings.add(str(path))
     return path
 
 
-def _seed_settings(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        if "[Doom.AutoExec]" in path.read_text(errors="replace"):
-            return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, SETTINGS_SEED.encode())
+def _remove_orphan_settings(folder: Path) -> None:
+    """Remove the settings files of processes that are gone (killed before their games closed)."""
+    import psutil
+
+    for path in folder.glob("*-*.ini"):
+        pid = path.name.split("-", 1)[0]
+        if pid.isdigit() and not psutil.pid_exists(int(pid)):
+            with contextlib.suppress(OSError):
+                path.unlink()
+
+
+def remove_settings(game: vzd.DoomGame) -> None:
+    """Remove a closed game's settings file, when engine_settings made it."""
+    path = game.get_doom_config_path()
+    if path in _made_settings:
+        with contextlib.suppress(OSError):
+            os.unlink(path)

@@ -155,7 +155,14 @@ class MultiplayerEnv(ParallelEnv):
 
     # -- the game ------------------------------------------------------------------------------------
 
-    def _settings(self, wad, map_name: str) -> PlayerSettings:
+    def _engine_seed(self, level_seed: int) -> int:
+        """The random seed of a new game's engines: drawn from the env's seed and the game's first level,
+        without touching np_random (whose draws place levels and items), so two envs reset with the same
+        seed play the same damage, spread and respawns."""
+        entropy = [int(self._np_random_seed or 0) % 2**63, int(level_seed)]
+        return int(np.random.SeedSequence(entropy).generate_state(1)[0] % (2**31 - 1))
+
+    def _settings(self, wad, map_name: str, seed: int) -> PlayerSettings:
         t = self.tasks[0]
         return PlayerSettings(wad=str(wad), map=map_name, resolution=t._engine_resolution.name,
                               screen_format="RGB24" if t._engine_rgb else "GRAY8",
@@ -167,7 +174,7 @@ class MultiplayerEnv(ParallelEnv):
                               # 1 s), ours ends it
                               game_args=f"{'-netmode 1 ' if self.n_players == 2 else ''}"
                                         f"+viz_sync_timeout {int(self.step_timeout * 1000)} "
-                                        f"{type(t).netgame_args}".strip())
+                                        f"{type(t).netgame_args}".strip(), seed=seed)
 
     def _load_level(self, level_seed: int) -> None:
         """Make the game play `level_seed`: a map change within the WAD when it holds the level, else a new game."""
@@ -177,7 +184,7 @@ class MultiplayerEnv(ParallelEnv):
             self._close_game()
             wad = first._wad_of(*levels)
             name = map_name(level_seed)
-            self.game = NetGame(self._settings(wad, name), self.n_players, join_timeout=self.join_timeout,
+            self.game = NetGame(self._settings(wad, name, self._engine_seed(level_seed)), self.n_players, join_timeout=self.join_timeout,
                                 step_timeout=self.step_timeout)
             self._levels = levels
             for p, task in enumerate(self.tasks):

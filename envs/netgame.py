@@ -81,6 +81,8 @@ class PlayerSettings:
     variables: tuple[str, ...]           # vizdoom.GameVariable names, in the order states report them
     buffers: tuple[str, ...] = ()        # any of "depth", "labels", "automap"
     game_args: str = ""                  # extra engine arguments for every player
+    seed: int | None = None              # the engines' random seed (the same in every player's game);
+                                         # None: each engine draws its own
 
 
 # -- ports ---------------------------------------------------------------------------------------------
@@ -146,9 +148,14 @@ def _make_game(settings: PlayerSettings, args: str):
     game = make_game(settings.wad, settings.map, resolution=getattr(vzd.ScreenResolution, settings.resolution),
                      screen_format=getattr(vzd.ScreenFormat, settings.screen_format),
                      buttons=[getattr(vzd.Button, b) for b in settings.buttons],
-                     variables=[getattr(vzd.GameVariable, v) for v in settings.variables])
+                     variables=[getattr(vzd.GameVariable, v) for v in settings.variables],
+                     seed=settings.seed)
     game.set_mode(vzd.Mode.PLAYER)
     enable_buffers(game, settings.buffers)
+    # No palette flashes (pickup gold, damage red): a joiner draws its view with the engine's client-side
+    # prediction, which runs the flash's countdown but not the pickup, so how far the flash had faded in
+    # a joiner's frame hung on when the host's tic arrived (docs/multi-agent.md, Seeding)
+    game.set_render_screen_flashes(False)
     game.add_game_args(args)
     return game
 

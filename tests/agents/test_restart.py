@@ -82,7 +82,10 @@ def test_engines_that_keep_dying_stop_the_run_with_its_checkpoint(tmp_path, tiny
     if option[0] == "--restart-limit":
         wait_for(lambda: (run / "engine_restarts.json").is_file(), process, "restart")
         killed.add(kill_an_engine(session, process, run, exclude=killed).pid)
-    out, err = process.communicate(timeout=60)
+    try:
+        out, err = process.communicate(timeout=120)  # as the test above: a restart starts an engine
+    except subprocess.TimeoutExpired as stuck:
+        pytest.fail(f"the run was still going 120 s after the death that should stop it; stderr:\n{stuck.stderr}")
     assert process.returncode == 1, out + err
     assert "wadgym train: training failed at step" in err and f"--resume {run}" in err
     assert session.leftovers() == []

@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import psutil
 import pytest
@@ -70,7 +71,38 @@ def test_the_engine_ignores_the_groups_ctrl_c_and_sigterm(start_game):
 
 def test_no_vizdoom_files_in_the_working_directory(start_game, tmp_path, monkeypatch, session_wad_cache):
     monkeypatch.chdir(tmp_path)
-    start_game(None).close()
-    assert list(tmp_path.iterdir()) == []
-    settings = engine.engine_settings()
+    game = start_game(None)
+    settings = Path(game.get_doom_config_path())
     assert settings.is_relative_to(session_wad_cache) and "[Doom.AutoExec]" in settings.read_text()
+    game.close()
+    assert list(tmp_path.iterdir()) == []
+    assert not settings.exists()  # each game's own file, gone with the game
+
+
+def test_a_setting_one_games_arguments_changed_never_reaches_the_next_game(start_game):
+    # the engine saves archived settings as it exits; the first game's +cl_noprediction must not
+    # reach a later game started without it (it changes what a netgame's joiner draws)
+    first = engine.make_game(None)
+    first.add_game_args("+cl_noprediction 1")
+    try:
+        first.init()
+        first_file = Path(first.get_doom_config_path())
+        first.make_action([], 1)
+    finally:
+        first.close()
+    assert not first_file.exists()
+    second = start_game(None)
+    second_file = Path(second.get_doom_config_path())
+    assert second_file != first_file and "cl_noprediction" not in second_file.read_text()
+    second.close()
+    assert not second_file.exists()  # what the engine wrote as it exited goes with the game
+
+
+def test_settings_files_of_processes_that_are_gone_are_removed(session_wad_cache):
+    folder = engine.engine_settings().parent
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    orphan = folder / f"{dead}-0-abcdef.ini"
+    orphan.write_text(engine.SETTINGS_SEED)
+    engine.engine_settings()
+    assert not orphan.exists()
