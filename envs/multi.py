@@ -184,7 +184,8 @@ class MultiplayerEnv(ParallelEnv):
             self._close_game()
             wad = first._wad_of(*levels)
             name = map_name(level_seed)
-            self.game = NetGame(self._settings(wad, name, self._engine_seed(level_seed)), self.n_players, join_timeout=self.join_timeout,
+            settings = self._settings(wad, name, self._engine_seed(level_seed))
+            self.game = NetGame(settings, self.n_players, join_timeout=self.join_timeout,
                                 step_timeout=self.step_timeout)
             self._levels = levels
             for p, task in enumerate(self.tasks):
