@@ -91,9 +91,11 @@ class Game(vzd.DoomGame):
         start_engine(self)
 
     def close(self) -> None:
-        """Close the engine (it writes its settings file as it exits), then remove that file."""
+        """Close the engine (it writes its settings file as it exits), then remove that file; a later
+        init() gets a fresh one."""
         vzd.DoomGame.close(self)
         remove_settings(self)
+        self.set_doom_config_path("")
 
 
 # -- engine lifetime ---------------------------------------------------------------------------------
@@ -121,7 +123,7 @@ def start_engine(game: vzd.DoomGame) -> None:
     the process group; its settings file is wadgym's own (engine_settings), not `_vizdoom.ini` and
     `_vizdoom/` in the working directory."""
     config = game.get_doom_config_path()
-    if not config or config in _made_settings:  # a restarted game gets a fresh file too
+    if not config or config in _made_settings:  # started again without close(): a fresh file too
         remove_settings(game)
         game.set_doom_config_path(str(engine_settings()))
     with _start_lock:
@@ -241,7 +243,8 @@ def engine_settings() -> Path:
     Each game gets its own, removed when the game closes (Game.close). The engine rewrites its file when
     it exits, with every archived setting its arguments changed (`+cl_noprediction 1`, `+cl_capfps 1`
     ...): a file shared from game to game handed those to every later game, which then played and drew
-    differently from a fresh checkout's. Files left by processes that are gone are removed here."""
+    differently from a fresh checkout's. Files left by processes that are gone are removed at a process's
+    first game."""
     global _fallback_settings_dir
     folder = cache_dir() / "engine"
     try:
@@ -253,12 +256,15 @@ def engine_settings() -> Path:
 
 
 _settings_numbers = itertools.count()
-_made_settings: set[str] = set()  # every file engine_settings made in this process
+_made_settings: set[str] = set()  # the files engine_settings made in this process and not yet removed
+_pruned: set[Path] = set()  # the folders whose dead processes' files this process removed (once each)
 
 
 def _new_settings(folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
-    _remove_orphan_settings(folder)
+    if folder not in _pruned:
+        _remove_orphan_settings(folder)
+        _pruned.add(folder)
     path = folder / f"{os.getpid()}-{next(_settings_numbers)}-{secrets.token_hex(3)}.ini"
     write_atomic(path, SETTINGS_SEED.encode())
     _made_settings.add(str(path))
@@ -266,7 +272,8 @@ def _new_settings(folder: Path) -> Path:
 
 
 def _remove_orphan_settings(folder: Path) -> None:
-    """Remove the settings files of processes that are gone (killed before their games closed)."""
+    """Remove the settings files of processes that are gone (killed before their games closed): once a
+    process, at its first game, not at every engine start (unlimited levels start one an episode)."""
     import psutil
 
     for path in folder.glob("*-*.ini"):
@@ -280,5 +287,6 @@ def remove_settings(game: vzd.DoomGame) -> None:
     """Remove a closed game's settings file, when engine_settings made it."""
     path = game.get_doom_config_path()
     if path in _made_settings:
+        _made_settings.discard(path)
         with contextlib.suppress(OSError):
             os.unlink(path)

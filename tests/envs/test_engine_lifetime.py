@@ -98,11 +98,13 @@ def test_a_setting_one_games_arguments_changed_never_reaches_the_next_game(start
     assert not second_file.exists()  # what the engine wrote as it exited goes with the game
 
 
-def test_settings_files_of_processes_that_are_gone_are_removed(session_wad_cache):
-    folder = engine.engine_settings().parent
+def test_settings_files_of_processes_that_are_gone_are_removed_by_a_new_process(session_wad_cache):
+    folder = Path(session_wad_cache) / "engine"
+    folder.mkdir(exist_ok=True)
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
                           text=True, check=True).stdout.strip()
     orphan = folder / f"{dead}-0-abcdef.ini"
     orphan.write_text(engine.SETTINGS_SEED)
-    engine.engine_settings()
+    first_game = "import os; from wadgym.envs import engine; os.unlink(engine.engine_settings())"
+    subprocess.run([sys.executable, "-c", first_game], check=True)  # a new process's first game
     assert not orphan.exists()
