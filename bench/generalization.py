@@ -12,8 +12,9 @@ n_timesteps), then plays --episodes seeded episodes with the trained policy on i
 on held-out test levels (from level 10,000), and the random policy on the same test episodes. Every finished
 run is added to docs/generalization.json at once (so a stopped sweep continues where it stopped: done runs
 are skipped); docs/generalization.md (the table) and docs/generalization.png (train and test score against
-the number of training levels, mean and spread over seeds) are rewritten from it. --dry-run prints the runs
-it would make; --table-only rewrites the table and figure from the JSON.
+the number of training levels, mean and spread over seeds) are rewritten from it. Runs go seed by seed
+(every number of levels for the first seed, then the next), so a stopped sweep already draws whole curves.
+--dry-run prints the runs it would make; --table-only rewrites the table and figure from the JSON.
 """
 
 from __future__ import annotations
@@ -198,8 +199,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.table_only:
         done = set(load(json_path)["runs"])
         for env_id in args.env:
-            for levels in args.levels:
-                for seed in range(args.first_seed, args.first_seed + args.seeds):
+            # Seed-major: a sweep stopped part-way has every point of its first seeds (a whole curve early).
+            for seed in range(args.first_seed, args.first_seed + args.seeds):
+                for levels in args.levels:
                     key = run_key(env_id, levels, seed)
                     run_dir = Path(args.runs) / f"{env_id}_levels{levels}_s{seed}_{time.strftime('%Y%m%d-%H%M%S')}"
                     argv_train = train_args(env_id, levels, seed, conf_file, run_dir, args.timesteps)

@@ -40,6 +40,9 @@ def test_sweep_trains_each_point_evaluates_train_and_test_levels_and_skips_done_
     planned = capsys.readouterr().out
     assert planned.count("wadgym train") == 2 and "num_levels=1" in planned and "num_levels=2" in planned
     assert not (tmp_path / "runs").exists() and not (tmp_path / "docs").exists()
+    generalization.main(["--env", ENV_ID, "--levels", "1", "2", "--seeds", "2", "--dry-run"])
+    order = [line.split(":")[0] for line in capsys.readouterr().out.splitlines() if line.startswith("==")]
+    assert order == [f"== {ENV_ID}/levels{n}/seed{s}" for s in (0, 1) for n in (1, 2)]   # seed by seed
 
     assert generalization.main(argv) == 0
     data = json.loads((tmp_path / "docs" / "generalization.json").read_text())
