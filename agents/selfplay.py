@@ -273,13 +273,15 @@ def format_evaluation(result: dict[str, Any]) -> str:
 def rollout(env_id: str, env_kwargs: dict[str, Any], episodes: int = 3, seed: int | None = None,
             video: str | Path | None = None, policy: str | Path | None = None) -> int:
     """`wadgym rollout <multi-agent id>`: episodes with random (or `policy`, a run folder) players; `video`
-    gets the players' views side by side."""
+    gets the players' views side by side. With a run, the games are made as its entry made them (its env
+    kwargs, e.g. color frames), then `env_kwargs` on top."""
     from wadgym.agents import runfolder
 
     run = Path(policy) if policy not in (None, "random") else None
-    frame_stack = int(runfolder.load_config(run)["hyperparams"].get("frame_stack") or 0) if run else 0
+    hyperparams = runfolder.load_config(run)["hyperparams"] if run else {}
+    frame_stack = int(hyperparams.get("frame_stack") or 0)
     render = {"render_mode": "rgb_array"} if video else {}
-    venv = game_vec_env(env_id, {**env_kwargs, **render}, frame_stack)
+    venv = game_vec_env(env_id, {**(hyperparams.get("env_kwargs") or {}), **env_kwargs, **render}, frame_stack)
     frames: list | None = [] if video else None
     try:
         seats = [seat(run, venv.action_space) for _ in venv.unwrapped.agents]

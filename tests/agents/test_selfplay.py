@@ -34,7 +34,7 @@ def test_selfplay_trains_and_meets_random_head_to_head_on_held_out_levels(tmp_pa
     # A curriculum: the first rollout's game races for 5 items, the second's for the entry's own 10.
     tiny = {**tiny_settings, "n_envs": 1, "n_timesteps": 256,
             "curriculum": [{"until": 128, "env_kwargs": {"n_items": 5}}]}
-    tiny["env_kwargs"].update(num_levels=4, max_steps=40)
+    tiny["env_kwargs"].update(num_levels=4, max_steps=40, color=True)   # rollout --policy must make color games too
     (tmp_path / "hp.yml").write_text(yaml.safe_dump({ENV_ID: tiny}))
     run_dir = tmp_path / "run"
     result = run(wadgym("train", "--env", ENV_ID, "--conf-file", str(tmp_path / "hp.yml"), "--run-dir",
@@ -61,6 +61,11 @@ def test_selfplay_trains_and_meets_random_head_to_head_on_held_out_levels(tmp_pa
     replay = run(wadgym("eval", str(run_dir), "--episodes", "1"), process_session)
     assert replay.returncode == 0, replay.stderr
     assert "on test levels" in replay.stdout and "trained vs trained" in replay.stdout
+
+    played = run(wadgym("rollout", ENV_ID, "--policy", str(run_dir), "--episodes", "1", "--seed", "0",
+                        "-k", "max_steps=8", "--video", str(tmp_path / "trained.mp4")), process_session)
+    assert played.returncode == 0, played.stdout + played.stderr   # the run's own kwargs (color), then -k
+    assert (tmp_path / "trained.mp4").is_file() and "      0      0       8  " in played.stdout
 
 
 def test_a_curriculum_stage_that_changes_the_players_is_refused_before_training():
