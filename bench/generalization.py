@@ -115,7 +115,9 @@ def write_table(json_path: Path, md_path: Path, png_path: Path) -> None:
              "draws them: PPO trained with the id's entry on 10, 100, 1,000 and \"unlimited\" training levels (every",
              "level below the test range, 0-9,999: a new one almost every episode), the same number of steps each,",
              "then evaluated on its own training levels and on held-out test levels (from level 10,000). Figures:",
-             "mean ± std over seeds of each seed's mean score on the evaluation episodes.", "",
+             "mean ± std over seeds of each seed's mean score on the evaluation episodes. The sweep records run by",
+             "run, seed by seed, across sessions: a point with fewer seeds than the others is still being measured.",
+             "",
              "| env | training levels | seeds | steps | trained (train levels) | trained (test levels) "
              "| gap (train - test) | random (test) | commit |",
              "|---|---|---|---|---|---|---|---|---|"]

@@ -217,7 +217,9 @@ def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
         "",
         f"The bar: trained >= {BAR_RATIO:g}x random on test levels or, where random scores near 0, >= "
         f"{BAR_REFERENCE:.0%} of the scripted",
-        "reference. What was tried for the ids below it is in ppo.yml's comments. `--budget gpu` trains with",
+        "reference. What was tried for the ids below it is in the comments of ppo.yml and ppo_cpu_long.yml",
+        "(each long run's result and speed; a cpu-long row's wall time passes 2 hours where other jobs shared",
+        "the VM: the comment gives the time at the quiet machine's speed). `--budget gpu` trains with",
         "`agents/hyperparams/ppo_gpu.yml` instead (bigger batches, more envs and steps); `--adopt RUN ...` adds",
         "finished `wadgym train` runs as rows; `docs/benchmark.json` fills row by row, so a long benchmark can",
         "run across sessions (`--skip-done`).",
