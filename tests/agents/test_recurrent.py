@@ -37,7 +37,9 @@ def test_the_run_records_its_algorithm_and_trains_an_lstm_policy(recurrent_run):
     assert config["algo"] == "recurrent_ppo" and config["hyperparams"]["algo"] == "recurrent_ppo"
     policy = SavedPolicy(recurrent_run)
     assert policy.recurrent and type(policy.model).__name__ == "RecurrentPPO"
-    assert type(policy.model.policy).__name__ == "RecurrentActorCriticCnnPolicy"
+    assert type(policy.model.policy).__name__ == "RecurrentActorCriticCnnPolicy"   # sb3-contrib's, in the zip
+    sessions = json.loads((recurrent_run / "meta.json").read_text())["sessions"]
+    assert all(s["update_settings"]["segmented_lstm"] for s in sessions)   # trained with the segmented LSTM
 
 
 def test_eval_plays_the_recurrent_policy_and_its_state_carries_between_steps(recurrent_run, capsys):

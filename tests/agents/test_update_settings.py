@@ -11,15 +11,48 @@ from wadgym.agents.algos import UpdateSettings, apply_update_settings, cpu_compu
 
 
 @pytest.mark.parametrize("device", ["cuda", "cuda:0", "cuda:3", "mps"])
-def test_other_devices_keep_the_defaults(device):
-    assert update_settings(device) == UpdateSettings()
+def test_other_devices_keep_the_defaults_but_the_segmented_lstm(device):
+    assert update_settings(device) == UpdateSettings(segmented_lstm=True)
     assert not update_settings(device).channels_last and not update_settings(device).foreach_optimizer
 
 
 def test_the_cpu_gets_channels_last_the_multi_tensor_optimizer_and_bf16_where_it_computes_it():
     assert update_settings("cpu") == UpdateSettings(channels_last=True, foreach_optimizer=True,
-                                                    bf16_features=cpu_computes_bf16())
+                                                    bf16_features=cpu_computes_bf16(), segmented_lstm=True)
     assert not update_settings("cuda").bf16_features
+
+
+@pytest.mark.parametrize("start_steps", [[], [0], [0, 5], [3, 4, 11]])
+def test_the_segmented_lstm_computes_what_sb3_contrib_computes_with_fewer_calls(start_steps):
+    from sb3_contrib.common.recurrent.policies import RecurrentActorCriticPolicy
+
+    from wadgym.agents.algos import segmented_sequence
+
+    torch.manual_seed(0)
+    n_seq, length = 5, 12
+    lstm = torch.nn.LSTM(7, 6, num_layers=2)
+    features = torch.randn(n_seq * length, 7, requires_grad=True)
+    states = (torch.randn(2, n_seq, 6), torch.randn(2, n_seq, 6))
+    starts = torch.zeros(n_seq, length)
+    for i, step in enumerate(start_steps):   # sequence i % n_seq starts an episode at `step`
+        starts[i % n_seq, step] = 1.0
+    calls = []
+    lstm.register_forward_hook(lambda module, inputs, output: calls.append(inputs[0].shape[0]))
+    results = {}
+    for name, process in (("sb3-contrib", RecurrentActorCriticPolicy._process_sequence),
+                          ("segmented", segmented_sequence)):
+        calls.clear()
+        output, (hidden, cell) = process(features, states, starts.flatten(), lstm)
+        (grad,) = torch.autograd.grad((output ** 2).sum() + hidden.sum() + cell.sum(), features)
+        results[name] = (output, hidden, cell, grad, list(calls))
+    *expected, expected_calls = results["sb3-contrib"]
+    *got, got_calls = results["segmented"]
+    assert got[0].shape == (n_seq * length, 6)
+    for a, b in zip(expected, got):
+        assert torch.allclose(a, b, atol=1e-5)
+    assert sum(got_calls) == length
+    assert len(got_calls) == len({0, *start_steps})   # one call per stretch without an episode start
+    assert len(expected_calls) == (1 if not start_steps else length)
 
 
 def test_bf16_features_keep_the_policy_close_and_its_outputs_float32(trained_run):
