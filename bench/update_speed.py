@@ -2,8 +2,8 @@
 settings for the CPU (agents.algos.update_settings) against the same without one of them, in rotating rounds on
 one rollout of real experience.
 
-    python bench/update_speed.py [--env DoomItemsMaze-v1] [--budget cpu-long] [--without segmented_lstm]
-                                 [--rounds 5]
+    python bench/update_speed.py [--env DoomItemsMaze-v1] [--budget cpu-long | --conf-file FILE]
+                                 [--without segmented_lstm] [--rounds 5]
 
 Collects one rollout with the entry's envs (its first curriculum stage's, as a run starts), then times
 --rounds updates with each variant on that buffer, alternating which goes first (the network trains on as it
@@ -22,11 +22,12 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-BUDGETS = {"cpu": "ppo.yml", "cpu-long": "ppo_cpu_long.yml", "gpu": "ppo_gpu.yml"}
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from learn import BUDGETS, hyperparams_file  # noqa: E402  (bench/learn.py, beside this file)
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     import torch
 
     from wadgym.agents.algos import UpdateSettings, algo_class, apply_update_settings, policy_name, update_settings
@@ -37,15 +38,19 @@ def main() -> int:
     settings_names = [field.name for field in dataclasses.fields(UpdateSettings)]
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--env", default="DoomItemsMaze-v1")
-    parser.add_argument("--budget", choices=BUDGETS, default="cpu-long", help="which hyperparameter file")
+    parser.add_argument("--budget", choices=tuple(BUDGETS), default="cpu-long", help="which hyperparameter file")
+    parser.add_argument("--conf-file", help="a hyperparameter file instead of the budget's")
     parser.add_argument("--without", choices=settings_names, default="segmented_lstm",
                         help="the setting the comparison leaves out")
     parser.add_argument("--rounds", type=int, default=5)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.rounds < 1:
         parser.error(f"--rounds must be >= 1, got {args.rounds}")
 
-    hp = resolve(args.env, ROOT / "agents" / "hyperparams" / BUDGETS[args.budget])
+    try:
+        hp = resolve(args.env, args.conf_file or hyperparams_file(args.budget))
+    except ValueError as exc:
+        parser.error(str(exc))
     algo = hp.get("algo", "ppo")
     if hp.get("torch_threads", "auto") != "auto":
         torch.set_num_threads(int(hp["torch_threads"]))
@@ -63,9 +68,9 @@ def main() -> int:
         model.learn(hp["n_steps"] * hp["n_envs"])   # one rollout and its update: the buffer is full
     finally:
         close_vec_env(venv)
-    print(f"{args.env} ({args.budget}: {algo}, {hp['n_steps']} x {hp['n_envs']} samples, batch {hp['batch_size']}, "
-          f"{hp['n_epochs']} epochs), torch {torch.__version__}, {torch.get_num_threads()} threads, "
-          f"{torch.backends.cpu.get_cpu_capability()}; settings: {full}", flush=True)
+    print(f"{args.env} ({args.conf_file or args.budget}: {algo}, {hp['n_steps']} x {hp['n_envs']} samples, "
+          f"batch {hp['batch_size']}, {hp['n_epochs']} epochs), torch {torch.__version__}, "
+          f"{torch.get_num_threads()} threads, {torch.backends.cpu.get_cpu_capability()}; settings: {full}", flush=True)
     times: dict[str, list[float]] = {name: [] for name in variants}
     names = list(variants)
     for r in range(args.rounds):
