@@ -4,30 +4,16 @@ figure it writes, a dry run that trains nothing, and a second call that skips th
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
 ENV_ID = "DoomItems-v1"
 TINY = {"n_envs": 2, "n_timesteps": 128, "policy": "CnnPolicy", "frame_stack": 2, "n_steps": 64, "batch_size": 64,
         "n_epochs": 1, "policy_kwargs": ("dict(features_extractor_class=SmallCNN, "
                                          "features_extractor_kwargs=dict(features_dim=32), net_arch=[])"),
         "env_kwargs": {"resolution": [30, 40], "num_levels": 200}}
-
-
-@pytest.fixture(scope="module")
-def generalization():
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        sys.modules.pop("generalization", None)
-        import generalization
-
-        yield generalization
-    finally:
-        sys.path.remove(str(ROOT / "bench"))
 
 
 def test_sweep_trains_each_point_evaluates_train_and_test_levels_and_skips_done_runs(generalization, tmp_path,

@@ -4,24 +4,8 @@ the scripted reference again on recorded rows without training."""
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def learn():
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        sys.modules.pop("learn", None)
-        import learn
-
-        yield learn
-    finally:
-        sys.path.remove(str(ROOT / "bench"))
 
 
 def test_budgets_name_their_files_and_a_bad_one_is_refused(learn):

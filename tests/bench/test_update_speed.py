@@ -3,31 +3,15 @@ and a clear refusal when the setting left out is off on this CPU already."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
 ENV_ID = "DoomItems-v1"
 TINY_LSTM = {"algo": "recurrent_ppo", "n_envs": 2, "n_timesteps": 64, "policy": "CnnPolicy", "frame_stack": 1,
              "n_steps": 32, "batch_size": 32, "n_epochs": 1,
              "policy_kwargs": ("dict(features_extractor_class=SmallCNN, "
                                "features_extractor_kwargs=dict(features_dim=16), net_arch=[], lstm_hidden_size=8)"),
              "env_kwargs": {"resolution": [30, 40], "num_levels": 4}, "torch_threads": 1}
-
-
-@pytest.fixture(scope="module")
-def update_speed():
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        sys.modules.pop("update_speed", None)
-        import update_speed
-
-        yield update_speed
-    finally:
-        sys.path.remove(str(ROOT / "bench"))
 
 
 def test_times_the_recurrent_update_with_and_without_the_segmented_lstm(update_speed, tmp_path, capsys):
