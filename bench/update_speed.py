@@ -8,9 +8,9 @@ one rollout of real experience.
 Collects one rollout with the entry's envs (its first curriculum stage's, as a run starts), then times
 --rounds updates with each variant on that buffer, alternating which goes first (the network trains on as it
 would; both variants see the same data), and prints each variant's median time per update and the median of
-the rounds' ratios. `--without`: the setting the comparison leaves out (default segmented_lstm, the LSTM over
-stretches without an episode start instead of one step at a time; bf16_features, channels_last or
-foreach_optimizer: the others).
+the rounds' ratios. `--without`: the setting the comparison leaves out: segmented_lstm (the LSTM over stretches
+without an episode start instead of one step at a time), the one agents.algos.apply_update_settings switches off
+again on a live model; the others are refused by name.
 """
 
 from __future__ import annotations
@@ -30,7 +30,14 @@ from learn import BUDGETS, hyperparams_file  # noqa: E402  (bench/learn.py, besi
 def main(argv: list[str] | None = None) -> int:
     import torch
 
-    from wadgym.agents.algos import UpdateSettings, algo_class, apply_update_settings, policy_name, update_settings
+    from wadgym.agents.algos import (
+        UpdateSettings,
+        algo_class,
+        algo_of,
+        apply_update_settings,
+        policy_name,
+        update_settings,
+    )
     from wadgym.agents.config import ppo_kwargs, resolve
     from wadgym.agents.curriculum import env_kwargs_at
     from wadgym.agents.vec import close_vec_env, make_vec_env
@@ -51,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         hp = resolve(args.env, args.conf_file or hyperparams_file(args.budget))
     except ValueError as exc:
         parser.error(str(exc))
-    algo = hp.get("algo", "ppo")
+    algo = algo_of(hp)
     if hp.get("torch_threads", "auto") != "auto":
         torch.set_num_threads(int(hp["torch_threads"]))
     full = update_settings("cpu")
@@ -59,6 +66,10 @@ def main(argv: list[str] | None = None) -> int:
     variants = {"wadgym's settings": full, f"without {args.without}": without}
     if full == without:
         print(f"{args.without} is off on this CPU already (agents.algos.update_settings): nothing to compare")
+        return 1
+    if args.without != "segmented_lstm":
+        print(f"{args.without} stays on once applied to a model (agents.algos.apply_update_settings switches only "
+              f"segmented_lstm off again): not measured here")
         return 1
     venv, _ = make_vec_env(args.env, env_kwargs_at(hp, 0), hp["n_envs"], seed=0, frame_stack=hp["frame_stack"])
     try:
