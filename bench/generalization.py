@@ -14,7 +14,9 @@ run is added to docs/generalization.json at once (so a stopped sweep continues w
 are skipped); docs/generalization.md (the table) and docs/generalization.png (train and test score against
 the number of training levels, mean and spread over seeds) are rewritten from it. Runs go seed by seed
 (every number of levels for the first seed, then the next), so a stopped sweep already draws whole curves.
---dry-run prints the runs it would make; --table-only rewrites the table and figure from the JSON.
+--dry-run prints the runs it would make; --table-only rewrites the table and figure from the JSON. A section
+of docs/generalization.md headed READING (what the curves show, written by hand) is kept when the table is
+rewritten.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from learn import BUDGETS, git_commit, hyperparams_file  # noqa: E402  (bench/le
 
 DEFAULT_LEVELS = (10, 100, 1000, 0)
 DEFAULT_SEEDS = 3
+READING = "## Reading the curves"
 
 
 def unlimited_levels() -> int:
@@ -105,10 +108,18 @@ def spread(values: list[float]) -> str:
     return f"{np.mean(values):.2f} ± {np.std(values):.2f}" if len(values) > 1 else f"{values[0]:.2f}"
 
 
+def hand_written(md_path: Path) -> list[str]:
+    """The READING section of an existing table (to its end), kept as it is when the table is rewritten."""
+    text = md_path.read_text() if md_path.is_file() else ""
+    start = text.find(READING + "\n")
+    return text[start:].rstrip("\n").split("\n") if start >= 0 else []
+
+
 def write_table(json_path: Path, md_path: Path, png_path: Path) -> None:
     from wadgym.agents.runfolder import write_text_atomic
 
     data = load(json_path)
+    reading = hand_written(md_path)
     env_ids = sorted({row["env"] for row in data["runs"].values()})
     lines = ["# Generalisation curves", "",
              "Made by `python bench/generalization.py` (each row names its commit and command), as procgen's paper",
@@ -132,6 +143,7 @@ def write_table(json_path: Path, md_path: Path, png_path: Path) -> None:
     lines += ["", "![train and test score against the number of training levels](generalization.png)", "",
               "Commands:", ""]
     lines += sorted({f"- `{r['command']}`" for r in data["runs"].values()})
+    lines += [""] + reading if reading else []
     write_text_atomic(md_path, "\n".join(lines) + "\n")
     plot(data, env_ids, png_path)
 

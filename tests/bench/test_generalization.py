@@ -45,6 +45,11 @@ def test_sweep_trains_each_point_evaluates_train_and_test_levels_and_skips_done_
     assert generalization.main(argv) == 0   # everything recorded: nothing trained again
     assert capsys.readouterr().out.count("done, skipped") == 2
 
+    reading = f"{generalization.READING}\n\nWritten by hand: no gap at this budget.\n"
+    (tmp_path / "docs" / "generalization.md").write_text(table + "\n" + reading)
+    assert generalization.main([*argv, "--table-only"]) == 0   # the table rewritten, the reading kept
+    assert (tmp_path / "docs" / "generalization.md").read_text() == table + "\n" + reading
+
 
 def test_levels_past_the_test_range_are_refused(generalization, capsys):
     with pytest.raises(SystemExit):
