@@ -326,6 +326,8 @@ def train(run_dir: Path, config: dict[str, Any], resume: bool = False, save_freq
     saved = lifecycle.resume_point(run_dir) if resume else None
     if resume and saved is None:
         raise ValueError(f"{run_dir} has no checkpoint to resume from")
+    if saved is not None:
+        runfolder.rewind_monitors(run_dir, saved)  # episodes recorded after the checkpoint are trained again
     hp, rllib = config["hyperparams"], config["rllib"]
     started_here = connect(address, rllib["num_env_runners"] + torch_threads(hp))
     trainer = group = None
@@ -500,14 +502,20 @@ class TrainingLoop:
             self.tracker.log_metrics(scalars, self.timesteps)
 
     def save(self, final: Path | None) -> Path:
-        """A checkpoint (checkpoints/model_<steps>_steps/, older ones removed); with
-        `final`, also the final model there. Written under a temporary name, then renamed."""
+        """A checkpoint (checkpoints/model_<steps>_steps/, older ones removed), after the Monitor files'
+        lengths beside it (model_<steps>_steps.monitor.json, which --resume rewinds them to); with `final`,
+        also the final model there. Written under a temporary name, then renamed."""
         import ray
 
         from wadgym.agents import runfolder
 
         checkpoint, _ = runfolder.checkpoint_paths(self.run_dir, self.timesteps)
         checkpoint = checkpoint.with_suffix("")
+        # The steps no Monitor row holds yet (episodes still running in the env runners, which a resume
+        # starts again): the trainer's count less the global step of the last recorded episode.
+        recorded = runfolder.read_episodes(self.run_dir)
+        running = self.timesteps - (recorded[-1]["timesteps"] if recorded else 0)
+        runfolder.write_monitor_marker(self.run_dir, checkpoint, [max(running, 0)])
         targets = [checkpoint] + ([final] if final is not None else [])
         for target in targets:
             temporary = target.with_name(f".{target.name}.tmp")
@@ -518,6 +526,7 @@ class TrainingLoop:
         for old in checkpoint.parent.glob("model_*_steps"):
             if old != checkpoint:
                 shutil.rmtree(old, ignore_errors=True)
+                runfolder.monitor_marker(old).unlink(missing_ok=True)
         self.last_checkpoint = self.timesteps
         return checkpoint
 

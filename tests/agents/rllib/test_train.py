@@ -148,7 +148,20 @@ def test_ctrl_c_checkpoints_and_resume_finishes(cluster, hyperparams, tmp_path, 
     meta = json.loads((run / "meta.json").read_text())
     stopped_at = meta["timesteps"]
     assert meta["status"] == "interrupted" and 0 < stopped_at < 1024
-    assert (run / "checkpoints" / f"model_{stopped_at}_steps").is_dir() and not (run / "model").exists()
+    checkpoint = run / "checkpoints" / f"model_{stopped_at}_steps"
+    assert checkpoint.is_dir() and not (run / "model").exists()
+
+    # A trainer killed after its last checkpoint has recorded episodes that a resume trains again: here
+    # one more row, as if so. --resume cuts the Monitor file back to its length at the checkpoint, and
+    # the next session's episodes count on from the checkpoint's step.
+    monitor = run / "train_1.monitor.csv"
+    recorded = monitor.read_bytes()
+    marker = json.loads(runfolder.monitor_marker(checkpoint).read_text())
+    assert marker["monitor_bytes"] == {monitor.name: len(recorded)}
+    before = runfolder.read_episodes(run)
+    assert before and marker["running_episode_steps"] == [stopped_at - before[-1]["timesteps"]]
+    monitor.write_bytes(recorded + recorded.splitlines(keepends=True)[-1])
+    assert len(runfolder.read_episodes(run)) == len(before) + 1
 
     config_before = (run / "config.yml").read_text()
     assert main(["train", "--resume", str(run), "--address", cluster.address, "--eval-episodes", "0",
@@ -158,3 +171,7 @@ def test_ctrl_c_checkpoints_and_resume_finishes(cluster, hyperparams, tmp_path, 
     assert meta["status"] == "finished" and meta["timesteps"] >= 1024
     assert [s["from_steps"] for s in meta["sessions"]] == [0, stopped_at]
     assert (run / "model").is_dir()
+    assert monitor.read_bytes() == recorded and (run / "train_2.resume.json").is_file()
+    after = runfolder.read_episodes(run)
+    assert after[:len(before)] == before and len(after) > len(before)
+    assert after[len(before)]["timesteps"] == stopped_at + after[len(before)]["length"]
