@@ -74,7 +74,8 @@ def test_run_folder_is_complete(cluster_run):
                  "learning_curve.png", "eval.mp4"):
         assert (cluster_run / name).is_file(), name
     assert (cluster_run / "model" / "rllib_checkpoint.json").is_file()
-    assert [p.name for p in (cluster_run / "checkpoints").iterdir()] == ["model_256_steps"]
+    assert sorted(p.name for p in (cluster_run / "checkpoints").iterdir()) == ["model_256_steps",
+                                                                           "model_256_steps.monitor.json"]
     assert list((cluster_run / "tb").rglob("events.out.tfevents.*"))
     config = yaml.safe_load((cluster_run / "config.yml").read_text())
     assert config["backend"] == "rllib" and config["hyperparams"]["n_envs"] == 2
