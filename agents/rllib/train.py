@@ -512,7 +512,9 @@ class TrainingLoop:
         checkpoint, _ = runfolder.checkpoint_paths(self.run_dir, self.timesteps)
         checkpoint = checkpoint.with_suffix("")
         # The steps no Monitor row holds yet (episodes still running in the env runners, which a resume
-        # starts again): the trainer's count less the global step of the last recorded episode.
+        # starts again): the trainer's count less the global step of the last recorded episode. RLlib's
+        # count (num_env_steps_sampled_lifetime) can trail its env runners by an iteration, when their
+        # metrics come late (a busy machine): then this is less than the running steps, at least 0.
         recorded = runfolder.read_episodes(self.run_dir)
         running = self.timesteps - (recorded[-1]["timesteps"] if recorded else 0)
         runfolder.write_monitor_marker(self.run_dir, checkpoint, [max(running, 0)])
