@@ -42,6 +42,11 @@ PARAM_VALUE_LIMIT = 6000  # MLflow's limit on a param's value
 # MLflow's "View run at" line after each status change is left out: `begin` prints the run's page once.
 HTTP_SETTINGS = {"MLFLOW_HTTP_REQUEST_MAX_RETRIES": "2", "MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR": "1",
                  "MLFLOW_HTTP_REQUEST_TIMEOUT": "20", "MLFLOW_SUPPRESS_PRINTING_URL_TO_STDOUT": "true"}
+# Set before `import mlflow` (its usage telemetry starts at import; the user's setting wins). MLflow 3.17's
+# telemetry thread adds and deletes an environment variable while requests' threads read os.environ: on a
+# machine that cannot reach its endpoint, calls to a tracking server failed now and then with
+# KeyError: '_MLFLOW_TELEMETRY_SESSION_ID'.
+IMPORT_SETTINGS = {"MLFLOW_DISABLE_TELEMETRY": "true"}
 STATUS = {"finished": "FINISHED", "failed": "FAILED", "interrupted": "KILLED"}
 # The MLflow UI shows an experiment of this kind as model training (runs, charts), not as GenAI traces.
 EXPERIMENT_TAGS = {"mlflow.experimentKind": "custom_model_development"}
@@ -56,6 +61,8 @@ class TrackingError(ValueError):
 
 def require_mlflow():
     """mlflow, or a ModuleNotFoundError the CLI turns into "pip install 'wadgym[track]'"."""
+    for name, value in IMPORT_SETTINGS.items():
+        os.environ.setdefault(name, value)
     try:
         import mlflow
     except ModuleNotFoundError as error:
