@@ -351,6 +351,26 @@ def test_without_mlflow_track_names_the_extra(tmp_path):
     assert len(result.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("setting, disabled", [(None, True), ("false", False)])
+def test_mlflow_telemetry_is_off_unless_the_environment_turns_it_on(setting, disabled):
+    """MLflow 3.17's telemetry thread deletes an environment variable while requests reads os.environ
+    (KeyError '_MLFLOW_TELEMETRY_SESSION_ID' from calls to a server): wadgym turns it off before importing
+    mlflow, and a user's own MLFLOW_DISABLE_TELEMETRY wins. (MLflow's own setting, as MLflow reads it.)"""
+    env = {k: v for k, v in os.environ.items() if k != "MLFLOW_DISABLE_TELEMETRY"}
+    if setting is not None:
+        env["MLFLOW_DISABLE_TELEMETRY"] = setting
+    code = ("from wadgym.agents.tracking import require_mlflow\nrequire_mlflow()\n"
+            "from mlflow.environment_variables import MLFLOW_DISABLE_TELEMETRY\n"
+            "from mlflow.telemetry.client import get_telemetry_client\n"
+            "print(MLFLOW_DISABLE_TELEMETRY.get(), get_telemetry_client() is None)\n")
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    told_off, no_client = result.stdout.split()
+    assert told_off == str(disabled)
+    if disabled:
+        assert no_client == "True"
+
+
 def test_code_diff_restores_staged_unstaged_and_untracked_changes(tmp_path):
     from wadgym.agents.tracking import code_diff
 
