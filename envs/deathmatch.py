@@ -182,7 +182,8 @@ class DeathmatchEnv(DoomEnv):
       `weapons` (names from WEAPONS), `ammo` (names from AMMO), `n_weapons`, `n_ammo`, `player_spacing`,
       `pickup_spacing`, `player_health`, `light_low`, `light_high`.
     - num_levels, start_level, frame_skip, resolution, render_resolution, downsample, color,
-      game_variables, buffers, action_set, cache_dir, render_mode: as in every wadgym env.
+      game_variables, buffers, action_set, cache_dir, render_mode: as in every wadgym env; not
+      visit_reward (the single-agent envs' exploration bonus: a multi-agent env refuses it).
     - frag_reward, suicide_penalty, damage_reward, death_penalty (see Rewards).
 
     ## Version History

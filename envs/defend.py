@@ -295,7 +295,8 @@ class DefendEnv(DoomEnv):
     - frame_skip (1..64, default 4), resolution, render_resolution, downsample, color, game_variables,
       buffers, action_set ("attack", "attack_move", "basic", "extended").
     - kill_reward (default 1.0), damage_penalty (default 0.0, per health point).
-    - cache_dir, render_mode: as in every wadgym env.
+    - cache_dir, render_mode, visit_reward, visit_cell (an exploration bonus, off by default): as in every
+      wadgym env (wadgym.envs.items.ItemsEnv's Arguments).
     Unknown names and out-of-range values raise a ValueError naming what is valid: zero monsters
     (`wave_size=0`, `monsters=()`), more ammo than the weapon's maximum, a `spawn_distance` that leaves no
     room in the smallest arena, pillars that do not fit.

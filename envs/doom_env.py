@@ -67,6 +67,8 @@ RESET_ATTEMPTS = 5
 # WAD (one engine start, then a map switch per level); other levels get a WAD each.
 MAX_LEVEL_SEED = 2**31 - 1
 MAX_WAD_LEVELS = 1024
+# visit_cell: the side of the exploration bonus's squares, map units (the player is 32 across).
+MIN_VISIT_CELL, MAX_VISIT_CELL = 16, 1024
 _CHECKED: set = set()  # (family, params, first level) whose first level built: see DoomEnv._check_levels
 
 
@@ -247,6 +249,8 @@ class DoomEnv(gym.Env):
         action_set: str | None = None,
         render_mode: str | None = None,
         cache_dir: str | os.PathLike | None = None,
+        visit_reward: float = 0.0,
+        visit_cell: int = 64,
         **params: Any,
     ):
         cls = type(self)
@@ -259,6 +263,9 @@ class DoomEnv(gym.Env):
             raise ValueError(f"start_level={start_level} + num_levels={num_levels} go past the last level seed "
                              f"{MAX_LEVEL_SEED}")
         self.cache_dir = _check_cache_dir(cache_dir)
+        self.visit_reward = check_number("visit_reward", visit_reward)
+        self.visit_cell = check_number("visit_cell", visit_cell, MIN_VISIT_CELL, MAX_VISIT_CELL, whole=True)
+        self._cells: set[tuple[int, int]] = set()  # the squares visited this episode (visit_reward)
         self._configure(frame_skip=frame_skip, resolution=resolution, render_resolution=render_resolution,
                         downsample=downsample, color=color, game_variables=game_variables, buffers=buffers,
                         action_set=cls.default_action_set if action_set is None else action_set,
@@ -460,6 +467,8 @@ class DoomEnv(gym.Env):
                                f"the scenario's parameters leave too little room (see the env's Arguments)")
         self._return = 0.0
         self.on_reset(v)
+        if self.visit_reward:
+            self._cells = {self._player_cell()}
         observation = self._observe(state)
         if self.render_mode == "human":
             self._next_frame_time = time.perf_counter()
@@ -479,6 +488,8 @@ class DoomEnv(gym.Env):
         game.make_action(buttons, self.frame_skip)
         state = game.get_state()
         reward, terminated = self.on_step(self._tracked_values(state))
+        if self.visit_reward:
+            reward += self._visit_bonus()
         self._return += reward
         observation = self._observe(state)
         if self._window:
@@ -565,7 +576,24 @@ class DoomEnv(gym.Env):
         return self._downsample_plane(plane, out)
 
     def _info(self) -> dict[str, Any]:
-        return {"score": self.score, "level_seed": self.level_seed, "map": self.map, **self.task_info()}
+        info = {"score": self.score, "level_seed": self.level_seed, "map": self.map, **self.task_info()}
+        if self.visit_reward:
+            info["cells_visited"] = len(self._cells)
+        return info
+
+    # -- the exploration bonus (visit_reward) ------------------------------------------------------
+
+    def _player_cell(self) -> tuple[int, int]:
+        x, y, _ = self.player_pose()
+        return int(x // self.visit_cell), int(y // self.visit_cell)
+
+    def _visit_bonus(self) -> float:
+        """`visit_reward` when the player stands in a square of the map it has not visited this episode."""
+        cell = self._player_cell()
+        if cell in self._cells:
+            return 0.0
+        self._cells.add(cell)
+        return self.visit_reward
 
     @property
     def score(self) -> float:

@@ -226,6 +226,8 @@ class ExitEnv(DoomEnv):
       new_room_reward (default 0.0: off).
     - frame_skip (1..64, default 4), resolution, render_resolution, downsample, color, game_variables,
       buffers, action_set ("basic", "extended"), cache_dir, render_mode: as every wadgym env.
+    - visit_reward, visit_cell: a finer exploration bonus than the rooms', on squares of the map, off by
+      default, as in every single-agent wadgym env (wadgym.envs.items.ItemsEnv's Arguments).
     Unknown names and out-of-range values raise a ValueError listing what is valid; so does a `min_rooms`
     that no building of that size is sure to offer.
 

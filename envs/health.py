@@ -303,7 +303,8 @@ class HealthEnv(DoomEnv):
       (see `Params`).
     - num_levels, start_level: the level range (see above).
     - frame_skip, resolution, render_resolution, downsample, color, game_variables, buffers, action_set,
-      render_mode, cache_dir: as every wadgym env (wadgym.envs.doom_env.DoomEnv).
+      render_mode, cache_dir, visit_reward, visit_cell (an exploration bonus, off by default): as every
+      wadgym env (wadgym.envs.items.ItemsEnv's Arguments).
     - living_reward (default 1.0), death_penalty (default 0.0), health_reward (default 0.0).
     Unknown names and out-of-range values raise a ValueError listing what is valid, and so do pickups
     that would not fit at the start (their placement is simulated when the WAD is built).

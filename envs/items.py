@@ -211,6 +211,14 @@ class ItemsEnv(DoomEnv):
     - frame_skip (1..64, default 4), resolution, render_resolution, downsample ("stride", "mean"), color,
       game_variables, buffers, action_set ("basic", "extended").
     - item_reward (default 1.0), step_penalty (default 0.0).
+    - visit_reward (default 0.0: off), visit_cell (16..1024, default 64): an exploration bonus for
+      training, in every single-agent wadgym env. With `visit_reward=r`, each step in which the player
+      stands in a square of the map (`visit_cell` units on a side, on a grid from the map's origin) that
+      it has not stood in this episode adds r to the reward; the start's square counts as visited, and
+      `info["cells_visited"]` counts the squares. This is the "grid oracle" count bonus of Savinov et al.
+      (2018, Episodic Curiosity through Reachability): it knows the player's position, nothing of the
+      task, and does not change the score. It pays walking to new places and nothing for turning on the
+      spot; keep r small enough that what it can still pay after the task ends is worth less than the task.
     - cache_dir: where built WADs are kept (default: $WADGYM_CACHE_DIR, else the user cache folder,
       e.g. ~/.cache/wadgym).
     - render_mode: None, "rgb_array" (render() returns the full engine frame in RGB, (h, w, 3) at

@@ -131,6 +131,9 @@ class MultiplayerEnv(ParallelEnv):
         self.tasks = [cls(player=p, n_players=self.n_players, render_mode=render_mode, **kwargs)
                       for p in range(self.n_players)]
         first = self.tasks[0]
+        if first.visit_reward:
+            raise ValueError(f"visit_reward={first.visit_reward!r}: the exploration bonus is for the single-agent "
+                             "envs; a multi-agent env takes none (valid: 0.0, the default)")
         self.frame_skip = first.frame_skip
         self.metadata = {**self.metadata, "render_fps": first.metadata["render_fps"]}
         self.possible_agents = [f"player_{p}" for p in range(self.n_players)]

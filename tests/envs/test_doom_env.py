@@ -145,6 +145,48 @@ def test_bad_cache_dirs_are_refused(tmp_path):
             ItemsEnv(cache_dir=cache_dir)
 
 
+def test_visit_reward_pays_each_square_first_stood_in_and_leaves_the_score_alone(make_env):
+    """Walk out of the arena's centre, turn on the spot, walk on: the bonus comes in exactly the steps that
+    end in a square of `visit_cell` units not stood in before this episode (the start's counts), and
+    turning on the spot earns (nearly: the walk's momentum) nothing."""
+    cell = 64
+    env = make_env("DoomItems-v0", item_reward=0.0, game_variables=POSITION, visit_reward=0.5, visit_cell=cell)
+    observation, info = env.reset(seed=0)
+
+    def square(observation):
+        x, y = observation["gamevariables"][:2]
+        return int(np.floor(x / cell)), int(np.floor(y / cell))
+
+    seen, paid, expected = {square(observation)}, [], []
+    assert info["cells_visited"] == 1
+    for action in [0] * 12 + [1] * 12 + [0] * 12:    # forward, turn in place, forward
+        observation, reward, terminated, truncated, info = env.step(action)
+        here = square(observation)
+        expected.append(0.5 if here not in seen else 0.0)
+        seen.add(here)
+        paid.append(reward)
+        assert info["cells_visited"] == len(seen) and not terminated
+    assert paid == expected
+    assert sum(paid[:12]) >= 1.0 and sum(paid[12:24]) <= 0.5 and sum(paid[24:]) >= 1.0
+    assert info["score"] == info["items_collected"]   # the task's own score, without the bonus
+    env.reset(seed=0)
+    assert env.unwrapped.visit_reward == 0.5 and env.step(1)[4]["cells_visited"] == 1   # a new episode: afresh
+    off = make_env("DoomItems-v0", item_reward=0.0)
+    _, info = off.reset(seed=0)
+    rewards = [off.step(0)[1] for _ in range(12)]
+    assert "cells_visited" not in info and rewards == [0.0] * 12
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"visit_reward": float("nan")}, "visit_reward=nan must be a finite number"),
+    ({"visit_cell": 8}, "visit_cell=8 is out of range; valid: 16 to 1024"),
+    ({"visit_cell": 64.5}, "visit_cell=64.5 must be a whole number from 16 to 1024"),
+])
+def test_bad_visit_arguments_name_what_is_valid(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        ItemsEnv(**kwargs)
+
+
 def test_env_arguments_come_from_every_class_in_the_hierarchy():
     names = env_arguments(ItemsEnv)
     assert names[:2] == ["item_reward", "step_penalty"] and {"num_levels", "buffers", "cache_dir"} <= set(names)

@@ -104,4 +104,6 @@ def test_bad_arguments_name_what_is_valid():
         make("DoomItemsTrio-v9")
     with pytest.raises(ValueError, match="render_mode"):
         make("DoomItemsDuel-v0", render_mode="human")
+    with pytest.raises(ValueError, match=r"visit_reward=0.1: the exploration bonus is for the single-agent envs"):
+        make("DoomItemsDuel-v0", visit_reward=0.1)
     assert "DoomItemsDuel-v0" in MULTI_ENVS
