@@ -59,10 +59,15 @@ class TrackingError(ValueError):
 
 # -- the store -----------------------------------------------------------------------------------------
 
-def require_mlflow():
-    """mlflow, or a ModuleNotFoundError the CLI turns into "pip install 'wadgym[track]'"."""
+def apply_import_settings() -> None:
+    """IMPORT_SETTINGS into os.environ, each only where the user has not set it: before `import mlflow`."""
     for name, value in IMPORT_SETTINGS.items():
         os.environ.setdefault(name, value)
+
+
+def require_mlflow():
+    """mlflow, or a ModuleNotFoundError the CLI turns into "pip install 'wadgym[track]'"."""
+    apply_import_settings()
     try:
         import mlflow
     except ModuleNotFoundError as error:

@@ -12,12 +12,11 @@ import psutil
 import pytest
 import vizdoom as vzd
 
-from wadgym.agents.tracking import IMPORT_SETTINGS
+from wadgym.agents.tracking import apply_import_settings
 from wadgym.envs import engine, watchdog
 
 # Before any test module imports mlflow (test_tracking.py does at collection): see IMPORT_SETTINGS.
-for _name, _value in IMPORT_SETTINGS.items():
-    os.environ.setdefault(_name, _value)
+apply_import_settings()
 
 # A scenario file as a user writes one (`wadgym build my_map.py`): Params, PRESETS, build(rng, params).
 USER_SCENARIO = '''
