@@ -2,6 +2,7 @@
 
     python bench/learn.py [--env ID ...] [--budget cpu|cpu-long|gpu] [--seeds N] [--episodes 50]
                           [--runs runs/bench] [--docs docs] [--table-only] [--skip-done] [--rescript]
+                          [--adopt RUN ...] [--attempt]
 
 For each id (default: every registered id with hyperparameters for the budget) and seed, trains PPO with
 the id's entry in agents/hyperparams/ppo.yml (`--budget cpu-long`: ppo_cpu_long.yml, at most 2 hours on 2
@@ -15,6 +16,8 @@ are rewritten from it. `--table-only` rewrites them without training; `--rescrip
 reference again on the recorded rows of the --env ids (same seeds and splits, no training) and replaces
 its figures, as after a change to the reference. A row whose id trains on one map (num_levels=1) is
 marked "learning, not generalisation": its test levels differ from that map in at most small ways.
+`--attempt` records the runs it trains or adopts as attempts instead: a run of another setting (an entry
+being tried) is listed below the table, as it came out, and the id's row stays as it is.
 """
 
 from __future__ import annotations
@@ -123,12 +126,45 @@ def evaluate(run_dir: Path, episodes: int) -> dict[str, Any]:
     return evaluate_policies(SavedPolicy(run_dir, deterministic=False), episodes, 0, ("test", "train"))
 
 
-def record(json_path: Path, key: str, row: dict[str, Any]) -> None:
+def record(json_path: Path, key: str, row: dict[str, Any], attempt: bool = False) -> None:
+    """The row as the table's row for `key` (id/budget/seed), or with `attempt` as one of the attempts
+    (keyed by its run folder: each run once), which leaves the table's rows as they are. A row that another
+    run replaces becomes an attempt: no run's figures are dropped."""
     from wadgym.agents.runfolder import write_json
 
     data = json.loads(json_path.read_text()) if json_path.is_file() else {"runs": {}}
-    data["runs"][key] = row
+    attempts = data.setdefault("attempts", {})
+    if attempt:
+        attempts[row["run_dir"]] = row
+    else:
+        old = data["runs"].get(key)
+        if old is not None and old["run_dir"] != row["run_dir"]:
+            attempts[old["run_dir"]] = old
+        attempts.pop(row["run_dir"], None)
+        data["runs"][key] = row
     write_json(json_path, data)
+
+
+def trained_with(run_dir: Path) -> str:
+    """What a run trained with, in a line, from its config.yml: the algorithm, frames, features extractor,
+    env kwargs and curriculum ("?" where the run folder is gone)."""
+    import yaml
+
+    config_path = run_dir / "config.yml"
+    if not config_path.is_file():
+        return "?"
+    config = yaml.safe_load(config_path.read_text())
+    params = config.get("hyperparams") or {}
+    extractor = str(params.get("policy_kwargs") or "").partition("features_extractor_class=")[2].partition(",")[0]
+    parts = [str(config.get("algo") or params.get("algo") or "ppo"), f"{params.get('frame_stack') or 1} frames"]
+    parts += [extractor] if extractor else []
+    kwargs = params.get("env_kwargs") or {}
+    parts += [", ".join(f"{k}={v}" for k, v in kwargs.items())] if kwargs else []
+    stages = params.get("curriculum") or []
+    if stages:
+        parts.append(f"curriculum: {len(stages)} stages before the id's own, to "
+                     + ", ".join(f"{int(stage['until']):,}" for stage in stages) + " steps")
+    return "; ".join(parts)
 
 
 def score(summary: dict[str, Any] | None) -> float | None:
@@ -178,7 +214,9 @@ def adopted_row(run_dir: Path, budget: str, episodes: int) -> tuple[str, dict[st
            "command": " && ".join(s["command"] for s in meta.get("sessions", []) if s.get("command")),
            "run_dir": str(run_dir), "timesteps": meta["timesteps"], "wall_time_s": round(meta["wall_time_s"], 1),
            "steps_per_second": round(meta["steps_per_second"], 1), "device": meta.get("device", "?"),
-           "finished": meta.get("ended", "?"), "adopted": True, "eval": evaluate(run_dir, episodes)}
+           "finished": meta.get("ended", "?"), "adopted": True, "trained_with": trained_with(run_dir),
+           "curve": learning_curve(run_dir),
+           "eval": evaluate(run_dir, episodes)}
     return f"{env_id}/{budget}/seed{seed}", row
 
 
@@ -219,10 +257,11 @@ def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
         f"{BAR_REFERENCE:.0%} of the scripted",
         "reference. What was tried for the ids below it is in the comments of ppo.yml and ppo_cpu_long.yml",
         "(each long run's result and speed; a cpu-long row's wall time passes 2 hours where other jobs shared",
-        "the VM: the comment gives the time at the quiet machine's speed). `--budget gpu` trains with",
-        "`agents/hyperparams/ppo_gpu.yml` instead (bigger batches, more envs and steps); `--adopt RUN ...` adds",
-        "finished `wadgym train` runs as rows; `docs/benchmark.json` fills row by row, so a long benchmark can",
-        "run across sessions (`--skip-done`).",
+        "the VM: the comment gives the time at the quiet machine's speed); the runs of the settings tried are",
+        "listed under \"Attempts\" below the table. `--budget gpu` trains with `agents/hyperparams/ppo_gpu.yml`",
+        "instead (bigger batches, more envs and steps); `--adopt RUN ...` adds finished `wadgym train` runs as",
+        "rows (`--attempt`: as attempts); `docs/benchmark.json` fills row by row, so a long benchmark can run",
+        "across sessions (`--skip-done`).",
         "",
         "| env | score | budget (steps) | wall time | seeds | random (test) | trained (train) | trained (test) "
         "| scripted (test) | trained/random (test) | gap (train - test) | meets the bar | shows | commit |",
@@ -272,6 +311,7 @@ def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
               "levels (dashed).*", ""]
     lines += ["Commands:", ""]
     lines += sorted({f"- `{r['command']}`" for r in data["runs"].values()})
+    lines += attempt_lines(data.get("attempts") or {}, order)
     kept = md_path.read_text().partition(KEPT_SECTION)[2] if md_path.is_file() else ""
     write_text_atomic(md_path, "\n".join(lines) + "\n" + (f"\n{KEPT_SECTION}{kept}" if kept else ""))
     plot_curves(groups, curves_path)
@@ -283,6 +323,29 @@ def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
             head, rest = text.split(start, 1)
             block, tail = rest.split(end, 1)
             write_text_atomic(readme, head + start + readme_table(block, summary) + end + tail)
+
+
+def attempt_lines(attempts: dict[str, dict[str, Any]], order: dict[str, int]) -> list[str]:
+    """The attempts' section: every run recorded with --attempt or replaced as its id's row, in the order of
+    the ids, then as they finished, each with its own figures and what it trained with."""
+    if not attempts:
+        return []
+    lines = ["", "## Attempts", "",
+             "Runs that tried another setting for an id (`--attempt`) and rows that a later run of the same id, "
+             "budget and seed",
+             "replaced, as they came out. The table's rows are the runs of each id's entry in the hyperparameter "
+             "files; these",
+             "played the same seeded held-out test episodes.", "",
+             "| env | budget (steps) | trained with | random (test) | trained (test) | scripted (test) | meets the bar "
+             "| commit | command |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for row in sorted(attempts.values(), key=lambda r: (order.get(r["env"], 1e9), r["budget"], r["finished"])):
+        test = row["eval"]["test"]
+        trained, random, scripted = score(test["trained"]), score(test["random"]), score(test.get("scripted"))
+        lines.append(f"| {row['env']} | {row['budget']}: {row['timesteps']:,} | {row.get('trained_with', '?')} | "
+                     f"{random:.2f} | {trained:.2f} | {mean_spread([scripted])} | {verdict(trained, random, scripted)} "
+                     f"| {row['commit']} | `{row['command']}` |")
+    return lines
 
 
 def readme_table(block: str, summary: dict[str, tuple[str, str]]) -> str:
@@ -339,28 +402,49 @@ def rescript(json_path: Path, env_ids: list[str], budget: str) -> None:
               f"{score(row['eval']['train']['scripted']):.2f} (train)", flush=True)
 
 
+CURVE_BINS = 25
+
+
+def learning_curve(run_dir: Path) -> dict[str, list[float]] | None:
+    """The run's mean score per training episode in CURVE_BINS ranges of steps (None without its Monitor
+    files): kept in each row, so the figure outlives the run folder."""
+    from wadgym.agents import runfolder
+    from wadgym.agents.plots import binned_means
+
+    episodes = runfolder.read_episodes(run_dir) if run_dir.is_dir() else []
+    points = [(e["timesteps"], e["score"]) for e in episodes if e.get("score") is not None]
+    if not points:
+        return None
+    steps, values = binned_means(*(np.asarray(v, float) for v in zip(*points)), CURVE_BINS)
+    return {"steps": [round(float(v), 1) for v in steps], "score": [round(float(v), 4) for v in values]}
+
+
 def plot_curves(groups: dict[tuple[str, str], list[dict[str, Any]]], path: Path) -> None:
-    """One panel per env: each seed's binned mean score per training episode, and random's test level."""
+    """One panel per env: each seed's binned mean score per training episode (kept in its row, else read
+    from its run folder), and random's test level. Where a row has neither, the figure is left as it was
+    (its curve cannot be drawn again), with a warning."""
+    curves = {id(row): row.get("curve") or learning_curve(Path(row["run_dir"]))
+              for rows in groups.values() for row in rows}
+    lost = sorted(f"{row['env']}/{row['budget']}/seed{row['seed']}" for rows in groups.values() for row in rows
+                  if curves[id(row)] is None)
+    if not groups or (lost and path.is_file()):
+        if lost and path.is_file():
+            print(f"warning: {path} left as it was: the curves of {len(lost)} rows are neither in the JSON nor in "
+                  f"a run folder here ({', '.join(lost[:3])}{', ...' if len(lost) > 3 else ''})", flush=True)
+        return
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     from wadgym.agents import runfolder
-    from wadgym.agents.plots import binned_means
-
-    if not groups:
-        return
     cols = min(3, len(groups))
     rows_n = (len(groups) + cols - 1) // cols
     fig, axes = plt.subplots(rows_n, cols, figsize=(4.2 * cols, 3.2 * rows_n), dpi=100, squeeze=False)
     for ax, ((env_id, budget), rows) in zip(axes.flat, sorted(groups.items())):
         for row in rows:
-            episodes = runfolder.read_episodes(Path(row["run_dir"])) if Path(row["run_dir"]).is_dir() else []
-            points = [(e["timesteps"], e["score"]) for e in episodes if e.get("score") is not None]
-            if points:
-                steps, values = (np.asarray(v, float) for v in zip(*points))
-                ax.plot(*binned_means(steps, values, 25), label=f"seed {row['seed']}")
+            if curves[id(row)]:
+                ax.plot(curves[id(row)]["steps"], curves[id(row)]["score"], label=f"seed {row['seed']}")
         ax.axhline(np.mean([score(r["eval"]["test"]["random"]) for r in rows]), color="tab:red", linestyle="--",
                    label="random (test)")
         ax.set_title(f"{env_id} ({budget})", fontsize=9)
@@ -396,6 +480,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--adopt", nargs="+", metavar="RUN",
                         help="evaluate finished `wadgym train` run folders and add them as rows (their own command, "
                              "commit and wall time), training nothing")
+    parser.add_argument("--attempt", action="store_true",
+                        help="record the runs trained or adopted as attempts (listed below the table as they came "
+                             "out), leaving the table's rows as they are")
     args = parser.parse_args(argv)
 
     docs = Path(args.docs)
@@ -407,7 +494,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.adopt:
         for run in args.adopt:
             key, row = adopted_row(Path(run), args.budget, args.episodes)
-            record(json_path, key, row)
+            record(json_path, key, row, args.attempt)
             report(key, row)
     elif not args.table_only:
         ids = args.env or benchmark_ids(args.budget)
@@ -429,9 +516,9 @@ def main(argv: list[str] | None = None) -> int:
                        "commit": git_commit(), "command": command, "run_dir": str(run_dir),
                        "timesteps": result["timesteps"], "wall_time_s": round(result["wall_time_s"], 1),
                        "steps_per_second": round(result["steps_per_second"], 1), "device": result["device"],
-                       "finished": time.strftime("%Y-%m-%dT%H:%M:%S"),
-                       "eval": evaluate(run_dir, args.episodes)}
-                record(json_path, key, row)
+                       "finished": time.strftime("%Y-%m-%dT%H:%M:%S"), "trained_with": trained_with(run_dir),
+                       "curve": learning_curve(run_dir), "eval": evaluate(run_dir, args.episodes)}
+                record(json_path, key, row, args.attempt)
                 report(key, row)
                 write_table(json_path, md_path, curves_path)
     write_table(json_path, md_path, curves_path)

@@ -4,6 +4,7 @@ evaluation and --resume play and continue, and that the ONNX export refuses by n
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -108,6 +109,19 @@ def test_bench_learn_adopts_a_recurrent_run_and_skip_done_keeps_its_row(recurren
                        "--runs", str(tmp_path / "runs")]) == 0
     assert "training" not in capsys.readouterr().out and not (tmp_path / "runs").exists()   # nothing retrained
     assert json.loads((docs / "benchmark.json").read_text())["runs"] == {key: row}
+    assert row["trained_with"].startswith("recurrent_ppo; ") and "curve" in row   # kept for the figure
+
+    # --attempt lists a run below the table and leaves the row; a run that replaces a row keeps the old one there
+    copy = tmp_path / "copy"
+    shutil.copytree(recurrent_run, copy)
+    assert learn.main(["--adopt", str(copy), "--attempt", "--episodes", "1", "--docs", str(docs)]) == 0
+    data = json.loads((docs / "benchmark.json").read_text())
+    assert data["runs"] == {key: row} and list(data["attempts"]) == [str(copy)]
+    table = (docs / "benchmark.md").read_text()
+    assert "## Attempts" in table and f"| {row['trained_with']} |" in table.partition("## Attempts")[2]
+    assert learn.main(["--adopt", str(copy), "--episodes", "1", "--docs", str(docs)]) == 0
+    data = json.loads((docs / "benchmark.json").read_text())
+    assert data["runs"][key]["run_dir"] == str(copy) and list(data["attempts"]) == [str(recurrent_run)]
 
 
 def test_algo_choices_are_checked(env_id, tiny_hyperparams, tmp_path, capsys):

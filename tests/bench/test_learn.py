@@ -54,3 +54,17 @@ def test_rescript_replays_the_reference_on_the_rows_seeds_and_the_table_says_whe
     table = (tmp_path / "benchmark.md").read_text()
     assert f"abc1234 (scripted: {replayed['scripted_commit']}) |" in table
     assert "| learning, not generalisation (trains on one map) | abc1234 |" in table
+
+
+def test_the_figure_is_kept_where_a_rows_curve_is_gone_and_drawn_from_the_json_otherwise(learn, tmp_path, capsys):
+    json_path, md_path, figure = tmp_path / "benchmark.json", tmp_path / "benchmark.md", tmp_path / "curves.png"
+    kept = row("DoomItems-v1", 10.0)
+    json_path.write_text(json.dumps({"runs": {"DoomItems-v1/cpu/seed0": kept}}))
+    figure.write_bytes(b"the figure made while the run folder was here")
+    learn.write_table(json_path, md_path, figure)
+    assert figure.read_bytes() == b"the figure made while the run folder was here"   # not redrawn without the curve
+    assert "left as it was: the curves of 1 rows" in capsys.readouterr().out
+    kept["curve"] = {"steps": [100.0, 200.0], "score": [1.0, 2.0]}
+    json_path.write_text(json.dumps({"runs": {"DoomItems-v1/cpu/seed0": kept}}))
+    learn.write_table(json_path, md_path, figure)
+    assert figure.read_bytes().startswith(b"\x89PNG")   # drawn again, from the curve the row keeps
