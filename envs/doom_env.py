@@ -30,7 +30,7 @@ import numpy as np
 import vizdoom as vzd
 
 from .checks import check_number
-from .engine import enable_buffers, make_game
+from .engine import AUTOMAPS, buffer_field, enable_buffers, make_game
 from .params import make_params
 
 # Discrete actions: each is the set of buttons held for `frame_skip` tics. A family adds its own sets
@@ -58,7 +58,7 @@ ACTION_SETS: dict[str, tuple[tuple[str, ...], ...]] = {
 BUTTONS = tuple(n for n in dir(vzd.Button) if n.isupper())
 ENGINE_RESOLUTIONS = tuple(n[4:].lower() for n in dir(vzd.ScreenResolution) if n.startswith("RES_"))
 GAME_VARIABLES = tuple(n for n in dir(vzd.GameVariable) if n.isupper())
-BUFFERS = ("depth", "labels", "automap")  # extra engine screens an observation may carry
+BUFFERS = ("depth", "labels", *AUTOMAPS)  # extra engine screens an observation may carry (one automap)
 MAX_FRAME_SKIP = 64
 # Episodes a reset starts, each with the next engine seed from np_random, before it gives up on a level
 # whose start is unusable (e.g. random item placement fell short).
@@ -309,6 +309,9 @@ class DoomEnv(gym.Env):
             raise ValueError(f"action_set={action_set!r} is not valid; choose one of {', '.join(action_sets)}")
         game_variables = check_names("game_variables", game_variables, GAME_VARIABLES, "GameVariable names")
         self.buffers = check_names("buffers", buffers, BUFFERS, "buffers")
+        if all(name in self.buffers for name in AUTOMAPS):
+            raise ValueError(f"buffers: {' and '.join(map(repr, AUTOMAPS))} are views of the engine's one automap; "
+                             "choose one")
         engine_width, engine_height, self._engine_resolution = parse_engine_resolution(render_resolution)
         height, width = parse_observation_size(resolution, render_resolution, engine_width, engine_height)
         if render_mode == "human" and not has_display():
@@ -343,7 +346,7 @@ class DoomEnv(gym.Env):
         screen = gym.spaces.Box(0, 255, (height, width, 3 if color else 1), np.uint8)
         spaces: dict[str, gym.spaces.Space] = {"screen": screen}
         for name in self.buffers:
-            channels = 3 if name == "automap" and color else 1
+            channels = 3 if name in AUTOMAPS and color else 1
             spaces[name] = gym.spaces.Box(0, 255, (height, width, channels), np.uint8)
         if game_variables:
             spaces["gamevariables"] = gym.spaces.Box(-np.inf, np.inf, (len(game_variables),), np.float32)
@@ -567,8 +570,8 @@ class DoomEnv(gym.Env):
         return observation
 
     def _buffer(self, state, name: str, out: np.ndarray | None = None) -> np.ndarray:
-        plane = getattr(state, f"{name}_buffer")
-        if name == "automap":
+        plane = getattr(state, buffer_field(name))
+        if name in AUTOMAPS:
             if self._color:
                 return self._downsample(plane, out)
             if self._engine_rgb:

@@ -65,15 +65,37 @@ def make_game(
     return game
 
 
+# The engine's one top-down map, as two buffers an observation may carry (at most one of them):
+#   "automap": the whole level and every thing drawn to its size, north up: privileged (the player has
+#              not seen most of it);
+#   "automap_seen": only the walls the player has seen so far, white on black, turned with the player
+#              (facing up): a memory of the ground covered, nothing the player could not know.
+AUTOMAPS = ("automap", "automap_seen")
+SEEN_MAP_COLORS = ("+am_colorset 0", "+am_backcolor 000000", "+am_wallcolor ffffff", "+am_fdwallcolor ffffff",
+                   "+am_cdwallcolor ffffff", "+am_yourcolor ffffff")
+
+
+def buffer_field(name: str) -> str:
+    """The GameState field that holds the buffer `name` (both automaps are the engine's automap_buffer)."""
+    return "automap_buffer" if name in AUTOMAPS else f"{name}_buffer"
+
+
 def enable_buffers(game: vzd.DoomGame, buffers: Sequence[str]) -> None:
-    """Turn on the extra screens named in `buffers` ("depth", "labels", "automap": a plain top-down map)."""
+    """Turn on the extra screens named in `buffers` ("depth", "labels", and one of AUTOMAPS)."""
     game.set_depth_buffer_enabled("depth" in buffers)
     game.set_labels_buffer_enabled("labels" in buffers)
-    if "automap" in buffers:
+    automaps = [name for name in AUTOMAPS if name in buffers]
+    if len(automaps) > 1:
+        raise ValueError(f"buffers: {' and '.join(map(repr, automaps))} are views of the engine's one automap; "
+                         "choose one")
+    if automaps:
+        seen = automaps[0] == "automap_seen"
         game.set_automap_buffer_enabled(True)
-        game.set_automap_mode(vzd.AutomapMode.OBJECTS_WITH_SIZE)
-        game.set_automap_rotate(False)
+        game.set_automap_mode(vzd.AutomapMode.NORMAL if seen else vzd.AutomapMode.OBJECTS_WITH_SIZE)
+        game.set_automap_rotate(seen)
         game.set_automap_render_textures(False)
+        if seen:
+            game.add_game_args(" ".join(SEEN_MAP_COLORS))
 
 
 def start_game(wad: str | os.PathLike | None, map_name: str = "MAP01", **settings) -> vzd.DoomGame:

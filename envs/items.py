@@ -172,8 +172,10 @@ class ItemsEnv(DoomEnv):
     `downsample="stride"` (default) keeps the pixel at the centre of each f x f block, `"mean"` averages
     each block. Gray values are the engine's own GRAY8 conversion. With `game_variables` (ViZDoom
     GameVariable names, e.g. ("POSITION_X", "POSITION_Y", "ANGLE")) or `buffers` (any of "depth",
-    "labels", "automap") the observation is a Dict: {"screen": the Box above, each buffer as a uint8 Box
-    of the screen's size, "gamevariables": Box(-inf, inf, (len(game_variables),), float32)}.
+    "labels", and one of "automap": the whole level and its things, privileged, or "automap_seen": the
+    walls seen so far, turned with the player) the observation is a Dict: {"screen": the Box above, each
+    buffer as a uint8 Box of the screen's size, "gamevariables": Box(-inf, inf, (len(game_variables),),
+    float32)}.
 
     ## Rewards
     `item_reward` (default 1.0) for each item collected in the step (the change of ViZDoom's ITEMCOUNT),

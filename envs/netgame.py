@@ -79,7 +79,7 @@ class PlayerSettings:
     screen_format: str                   # "GRAY8" or "RGB24"
     buttons: tuple[str, ...]             # vizdoom.Button names
     variables: tuple[str, ...]           # vizdoom.GameVariable names, in the order states report them
-    buffers: tuple[str, ...] = ()        # any of "depth", "labels", "automap"
+    buffers: tuple[str, ...] = ()        # any of "depth", "labels", and one of "automap", "automap_seen"
     game_args: str = ""                  # extra engine arguments for every player
     seed: int | None = None              # the engines' random seed (the same in every player's game);
                                          # None: each engine draws its own
@@ -161,11 +161,13 @@ def _make_game(settings: PlayerSettings, args: str):
 
 
 def _state(game, buffers: tuple[str, ...]) -> PlayerState:
+    from .engine import buffer_field
+
     state = game.get_state()
     if state is None:
         return PlayerState(None, np.array([game.get_game_variable(v) for v in game.get_available_game_variables()]))
     return PlayerState(state.screen_buffer, state.game_variables,
-                       **{f"{name}_buffer": getattr(state, f"{name}_buffer") for name in buffers})
+                       **{buffer_field(name): getattr(state, buffer_field(name)) for name in buffers})
 
 
 def worker_main(fd: int) -> None:

@@ -126,7 +126,10 @@ def test_step_before_reset_and_bad_actions(make_env):
      r"game_variables: unknown GameVariable names \['MANA'\]; valid: .*POSITION_X"),
     ({"game_variables": None}, "game_variables=None must be a sequence of GameVariable names"),
     ({"game_variables": "HEALTH"}, "game_variables='HEALTH' must be a sequence"),
-    ({"buffers": ("depth", "sound")}, r"buffers: unknown buffers \['sound'\]; valid: depth, labels, automap"),
+    ({"buffers": ("depth", "sound")},
+     r"buffers: unknown buffers \['sound'\]; valid: depth, labels, automap, automap_seen"),
+    ({"buffers": ("automap", "automap_seen")}, r"buffers: 'automap' and 'automap_seen' are views of the engine's one "
+                                                r"automap; choose one"),
     ({"preset": "easy"}, "preset='easy' is not valid; choose one of 'default', 'hard'"),
     ({"n_itemz": 3}, "unknown argument.*n_itemz; valid: item_reward, step_penalty, preset, num_levels.*n_items"),
 ])
@@ -205,6 +208,18 @@ def test_buffers_join_the_dict_observation(color, make_env):
     for _ in range(10):
         observation = env.step(3)[0]
     assert observation["labels"].max() >= 0 and env.observation_space.contains(observation)
+
+
+def test_the_seen_automap_draws_only_the_walls_the_player_has_seen(make_env):
+    env = make_env("DoomItems-v1", buffers=("automap_seen",), num_levels=1)
+    observation, _ = env.reset(seed=0)
+    assert set(observation) == {"screen", "automap_seen"} and observation["automap_seen"].shape == (60, 80, 1)
+    drawn = [int((observation["automap_seen"] > 128).sum())]
+    for _ in range(12):  # turn on the spot: more walls come into view, and stay on the map
+        observation = env.step(1)[0]
+        drawn.append(int((observation["automap_seen"] > 128).sum()))
+    assert np.median(observation["automap_seen"]) == 0   # black where nothing was seen
+    assert 0 < drawn[0] < drawn[-1], drawn
 
 
 def test_a_level_range_is_one_wad_and_one_engine_start(make_env, monkeypatch):
