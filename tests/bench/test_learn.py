@@ -54,6 +54,8 @@ def test_rescript_replays_the_reference_on_the_rows_seeds_and_the_table_says_whe
     table = (tmp_path / "benchmark.md").read_text()
     assert f"abc1234 (scripted: {replayed['scripted_commit']}) |" in table
     assert "| learning, not generalisation (trains on one map) | abc1234 |" in table
+    below = table.partition("Below the bar with every budget run so far")[2]   # neither row meets it: both listed
+    assert "- DoomItems-v1: 1.0x random" in below and "- DoomItems-v0: 1.0x random" in below
 
 
 def test_the_figure_is_kept_where_a_rows_curve_is_gone_and_drawn_from_the_json_otherwise(learn, tmp_path, capsys):
