@@ -317,14 +317,15 @@ def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
         lines += [f"- {env_id}: {best[env_id][1]}" for env_id in short]
     lines += ["", "*\"gap\" is trained on training levels minus trained on test levels.*", "",
               "![learning curves of the benchmark's runs](benchmark_curves.png)", "",
-              "*Each seed's mean score per training episode against env steps, and random's level on the test "
-              "levels (dashed).*", ""]
+              "*Each seed's mean score per training episode against env steps, the attempts' (dotted), and random's "
+              "level on the test levels (dashed). A panel that says \"not kept\" shows a row made before rows kept "
+              "their curve, whose run folder is gone.*", ""]
     lines += ["Commands:", ""]
     lines += sorted({f"- `{r['command']}`" for r in data["runs"].values()})
     lines += attempt_lines(data.get("attempts") or {}, order)
     kept = md_path.read_text().partition(KEPT_SECTION)[2] if md_path.is_file() else ""
     write_text_atomic(md_path, "\n".join(lines) + "\n" + (f"\n{KEPT_SECTION}{kept}" if kept else ""))
-    plot_curves(groups, curves_path)
+    plot_curves(groups, list((data.get("attempts") or {}).values()), curves_path)
     readme = ROOT / "README.md"
     if md_path.resolve().parent == (ROOT / "docs").resolve() and readme.is_file():
         text = readme.read_text()
@@ -429,18 +430,12 @@ def learning_curve(run_dir: Path) -> dict[str, list[float]] | None:
     return {"steps": [round(float(v), 1) for v in steps], "score": [round(float(v), 4) for v in values]}
 
 
-def plot_curves(groups: dict[tuple[str, str], list[dict[str, Any]]], path: Path) -> None:
-    """One panel per env: each seed's binned mean score per training episode (kept in its row, else read
-    from its run folder), and random's test level. Where a row has neither, the figure is left as it was
-    (its curve cannot be drawn again), with a warning."""
-    curves = {id(row): row.get("curve") or learning_curve(Path(row["run_dir"]))
-              for rows in groups.values() for row in rows}
-    lost = sorted(f"{row['env']}/{row['budget']}/seed{row['seed']}" for rows in groups.values() for row in rows
-                  if curves[id(row)] is None)
-    if not groups or (lost and path.is_file()):
-        if lost and path.is_file():
-            print(f"warning: {path} left as it was: the curves of {len(lost)} rows are neither in the JSON nor in "
-                  f"a run folder here ({', '.join(lost[:3])}{', ...' if len(lost) > 3 else ''})", flush=True)
+def plot_curves(groups: dict[tuple[str, str], list[dict[str, Any]]], attempts: list[dict[str, Any]],
+                path: Path) -> None:
+    """One panel per env and budget: each seed's binned mean score per training episode (kept in its row,
+    else read from its run folder), the attempts' of the same budget (dotted), and random's test level. A row
+    whose curve is neither kept nor in a run folder here (made before rows kept it) gets a note instead."""
+    if not groups:
         return
     import matplotlib
 
@@ -448,13 +443,24 @@ def plot_curves(groups: dict[tuple[str, str], list[dict[str, Any]]], path: Path)
     import matplotlib.pyplot as plt
 
     from wadgym.agents import runfolder
+
     cols = min(3, len(groups))
     rows_n = (len(groups) + cols - 1) // cols
     fig, axes = plt.subplots(rows_n, cols, figsize=(4.2 * cols, 3.2 * rows_n), dpi=100, squeeze=False)
     for ax, ((env_id, budget), rows) in zip(axes.flat, sorted(groups.items())):
+        lost = 0
         for row in rows:
-            if curves[id(row)]:
-                ax.plot(curves[id(row)]["steps"], curves[id(row)]["score"], label=f"seed {row['seed']}")
+            curve = row.get("curve") or learning_curve(Path(row["run_dir"]))
+            if curve:
+                ax.plot(curve["steps"], curve["score"], label=f"seed {row['seed']}")
+            lost += curve is None
+        for row in attempts:
+            curve = row.get("curve") or learning_curve(Path(row["run_dir"]))
+            if curve and (row["env"], row["budget"]) == (env_id, budget):
+                ax.plot(curve["steps"], curve["score"], linestyle=":", label=f"attempt at {row['commit']}")
+        if lost:
+            ax.text(0.5, 0.86, f"{'curve' if lost == 1 else f'{lost} curves'} not kept\n(run folder gone)",
+                    transform=ax.transAxes, ha="center", va="center", fontsize=8, color="0.4")
         ax.axhline(np.mean([score(r["eval"]["test"]["random"]) for r in rows]), color="tab:red", linestyle="--",
                    label="random (test)")
         ax.set_title(f"{env_id} ({budget})", fontsize=9)

@@ -58,15 +58,20 @@ def test_rescript_replays_the_reference_on_the_rows_seeds_and_the_table_says_whe
     assert "- DoomItems-v1: 1.0x random" in below and "- DoomItems-v0: 1.0x random" in below
 
 
-def test_the_figure_is_kept_where_a_rows_curve_is_gone_and_drawn_from_the_json_otherwise(learn, tmp_path, capsys):
+def test_the_figure_draws_the_curves_rows_and_attempts_keep_in_the_json(learn, tmp_path):
     json_path, md_path, figure = tmp_path / "benchmark.json", tmp_path / "benchmark.md", tmp_path / "curves.png"
-    kept = row("DoomItems-v1", 10.0)
-    json_path.write_text(json.dumps({"runs": {"DoomItems-v1/cpu/seed0": kept}}))
-    figure.write_bytes(b"the figure made while the run folder was here")
-    learn.write_table(json_path, md_path, figure)
-    assert figure.read_bytes() == b"the figure made while the run folder was here"   # not redrawn without the curve
-    assert "left as it was: the curves of 1 rows" in capsys.readouterr().out
+    kept = row("DoomItems-v1", 10.0)   # its run folder is gone and it kept no curve: the panel says so
+
+    def drawn(data: dict) -> bytes:
+        json_path.write_text(json.dumps(data))
+        learn.write_table(json_path, md_path, figure)
+        return figure.read_bytes()
+
+    without = drawn({"runs": {"DoomItems-v1/cpu/seed0": kept}})
+    assert without.startswith(b"\x89PNG")
     kept["curve"] = {"steps": [100.0, 200.0], "score": [1.0, 2.0]}
-    json_path.write_text(json.dumps({"runs": {"DoomItems-v1/cpu/seed0": kept}}))
-    learn.write_table(json_path, md_path, figure)
-    assert figure.read_bytes().startswith(b"\x89PNG")   # drawn again, from the curve the row keeps
+    with_curve = drawn({"runs": {"DoomItems-v1/cpu/seed0": kept}})
+    attempt = {**kept, "run_dir": "runs/other", "commit": "def5678", "curve": {"steps": [100.0], "score": [3.0]}}
+    with_attempt = drawn({"runs": {"DoomItems-v1/cpu/seed0": kept}, "attempts": {"runs/other": attempt}})
+    assert len({without, with_curve, with_attempt}) == 3
+    assert "| DoomItems-v1 | cpu: 100 | ? | 1.00 | 1.00 | 10.00 |" in md_path.read_text()   # the attempt's row
