@@ -145,14 +145,17 @@ def record(json_path: Path, key: str, row: dict[str, Any], attempt: bool = False
     write_json(json_path, data)
 
 
+GONE = "run folder gone: see its command, and the hyperparameter file at its commit"
+
+
 def trained_with(run_dir: Path) -> str:
     """What a run trained with, in a line, from its config.yml: the algorithm, frames, features extractor,
-    env kwargs and curriculum ("?" where the run folder is gone)."""
+    env kwargs and curriculum (where the run folder is gone: where to look instead)."""
     import yaml
 
     config_path = run_dir / "config.yml"
     if not config_path.is_file():
-        return "?"
+        return GONE
     config = yaml.safe_load(config_path.read_text())
     params = config.get("hyperparams") or {}
     extractor = str(params.get("policy_kwargs") or "").partition("features_extractor_class=")[2].partition(",")[0]
@@ -353,7 +356,7 @@ def attempt_lines(attempts: dict[str, dict[str, Any]], order: dict[str, int]) ->
     for row in sorted(attempts.values(), key=lambda r: (order.get(r["env"], 1e9), r["budget"], r["finished"])):
         test = row["eval"]["test"]
         trained, random, scripted = score(test["trained"]), score(test["random"]), score(test.get("scripted"))
-        lines.append(f"| {row['env']} | {row['budget']}: {row['timesteps']:,} | {row.get('trained_with', '?')} | "
+        lines.append(f"| {row['env']} | {row['budget']}: {row['timesteps']:,} | {row.get('trained_with') or GONE} | "
                      f"{random:.2f} | {trained:.2f} | {mean_spread([scripted])} | {verdict(trained, random, scripted)} "
                      f"| {row['commit']} | `{row['command']}` |")
     return lines

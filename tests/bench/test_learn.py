@@ -74,4 +74,4 @@ def test_the_figure_draws_the_curves_rows_and_attempts_keep_in_the_json(learn, t
     attempt = {**kept, "run_dir": "runs/other", "commit": "def5678", "curve": {"steps": [100.0], "score": [3.0]}}
     with_attempt = drawn({"runs": {"DoomItems-v1/cpu/seed0": kept}, "attempts": {"runs/other": attempt}})
     assert len({without, with_curve, with_attempt}) == 3
-    assert "| DoomItems-v1 | cpu: 100 | ? | 1.00 | 1.00 | 10.00 |" in md_path.read_text()   # the attempt's row
+    assert f"| DoomItems-v1 | cpu: 100 | {learn.GONE} | 1.00 | 1.00 | 10.00 |" in md_path.read_text()   # attempt
