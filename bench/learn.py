@@ -457,9 +457,9 @@ def plot_curves(groups: dict[tuple[str, str], list[dict[str, Any]]], attempts: l
             if curve:
                 ax.plot(curve["steps"], curve["score"], label=f"seed {row['seed']}")
             lost += curve is None
-        for row in attempts:
+        for row in (r for r in attempts if (r["env"], r["budget"]) == (env_id, budget)):
             curve = row.get("curve") or learning_curve(Path(row["run_dir"]))
-            if curve and (row["env"], row["budget"]) == (env_id, budget):
+            if curve:
                 ax.plot(curve["steps"], curve["score"], linestyle=":", label=f"attempt at {row['commit']}")
         if lost:
             ax.text(0.5, 0.86, f"{'curve' if lost == 1 else f'{lost} curves'} not kept\n(run folder gone)",

@@ -30,7 +30,7 @@ import numpy as np
 import vizdoom as vzd
 
 from .checks import check_number
-from .engine import AUTOMAPS, buffer_field, enable_buffers, make_game
+from .engine import AUTOMAPS, automap_of, buffer_field, enable_buffers, make_game
 from .params import make_params
 
 # Discrete actions: each is the set of buttons held for `frame_skip` tics. A family adds its own sets
@@ -309,9 +309,7 @@ class DoomEnv(gym.Env):
             raise ValueError(f"action_set={action_set!r} is not valid; choose one of {', '.join(action_sets)}")
         game_variables = check_names("game_variables", game_variables, GAME_VARIABLES, "GameVariable names")
         self.buffers = check_names("buffers", buffers, BUFFERS, "buffers")
-        if all(name in self.buffers for name in AUTOMAPS):
-            raise ValueError(f"buffers: {' and '.join(map(repr, AUTOMAPS))} are views of the engine's one automap; "
-                             "choose one")
+        automap_of(self.buffers)  # at most one of them
         engine_width, engine_height, self._engine_resolution = parse_engine_resolution(render_resolution)
         height, width = parse_observation_size(resolution, render_resolution, engine_width, engine_height)
         if render_mode == "human" and not has_display():

@@ -80,16 +80,22 @@ def buffer_field(name: str) -> str:
     return "automap_buffer" if name in AUTOMAPS else f"{name}_buffer"
 
 
-def enable_buffers(game: vzd.DoomGame, buffers: Sequence[str]) -> None:
-    """Turn on the extra screens named in `buffers` ("depth", "labels", and one of AUTOMAPS)."""
-    game.set_depth_buffer_enabled("depth" in buffers)
-    game.set_labels_buffer_enabled("labels" in buffers)
+def automap_of(buffers: Sequence[str]) -> str | None:
+    """The one of AUTOMAPS that `buffers` names (None: neither); a ValueError where it names both."""
     automaps = [name for name in AUTOMAPS if name in buffers]
     if len(automaps) > 1:
         raise ValueError(f"buffers: {' and '.join(map(repr, automaps))} are views of the engine's one automap; "
                          "choose one")
-    if automaps:
-        seen = automaps[0] == "automap_seen"
+    return automaps[0] if automaps else None
+
+
+def enable_buffers(game: vzd.DoomGame, buffers: Sequence[str]) -> None:
+    """Turn on the extra screens named in `buffers` ("depth", "labels", and one of AUTOMAPS)."""
+    game.set_depth_buffer_enabled("depth" in buffers)
+    game.set_labels_buffer_enabled("labels" in buffers)
+    automap = automap_of(buffers)
+    if automap:
+        seen = automap == "automap_seen"
         game.set_automap_buffer_enabled(True)
         game.set_automap_mode(vzd.AutomapMode.NORMAL if seen else vzd.AutomapMode.OBJECTS_WITH_SIZE)
         game.set_automap_rotate(seen)
