@@ -294,7 +294,8 @@ def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
         met = verdict(t_mean, r_mean, s_mean)
         if env_id not in best or t_mean > best[env_id][0]:
             best[env_id] = (t_mean, f"{met.partition(' (')[2].rstrip(')')} ({budget} budget, {commits})")
-        reached |= {env_id} if met.startswith("yes") else set()
+        if met.startswith("yes"):
+            reached.add(env_id)
         if budget == "cpu" or (budget == "cpu-long" and met.startswith("yes")):  # cpu-long where it made the bar
             long = " (cpu-long budget)" if budget == "cpu-long" else ""
             summary[env_id] = (f"{t_mean:.2f} vs {r_mean:.2f} {rows[0]['score_name']}{long}", met)
@@ -433,6 +434,11 @@ def learning_curve(run_dir: Path) -> dict[str, list[float]] | None:
     return {"steps": [round(float(v), 1) for v in steps], "score": [round(float(v), 4) for v in values]}
 
 
+def kept_curve(row: dict[str, Any]) -> dict[str, list[float]] | None:
+    """A row's learning curve: the one it keeps, else its run folder's (None: neither is here)."""
+    return row.get("curve") or learning_curve(Path(row["run_dir"]))
+
+
 def plot_curves(groups: dict[tuple[str, str], list[dict[str, Any]]], attempts: list[dict[str, Any]],
                 path: Path) -> None:
     """One panel per env and budget: each seed's binned mean score per training episode (kept in its row,
@@ -453,12 +459,12 @@ def plot_curves(groups: dict[tuple[str, str], list[dict[str, Any]]], attempts: l
     for ax, ((env_id, budget), rows) in zip(axes.flat, sorted(groups.items())):
         lost = 0
         for row in rows:
-            curve = row.get("curve") or learning_curve(Path(row["run_dir"]))
+            curve = kept_curve(row)
             if curve:
                 ax.plot(curve["steps"], curve["score"], label=f"seed {row['seed']}")
             lost += curve is None
         for row in (r for r in attempts if (r["env"], r["budget"]) == (env_id, budget)):
-            curve = row.get("curve") or learning_curve(Path(row["run_dir"]))
+            curve = kept_curve(row)
             if curve:
                 ax.plot(curve["steps"], curve["score"], linestyle=":", label=f"attempt at {row['commit']}")
         if lost:
