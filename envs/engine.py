@@ -24,7 +24,7 @@ import vizdoom as vzd
 
 from wadgym.files import write_atomic
 
-from . import watchdog
+from . import queuelocks, watchdog
 from .cache import cache_dir
 
 # Drawn by default but useless to an agent, and each costs render time.
@@ -148,8 +148,9 @@ _inherited: list[subprocess.Popen] = []  # a parent's watchdog, seen in a forked
 def start_engine(game: vzd.DoomGame) -> None:
     """`game.init()`, with the engine bound to this process: it ends when this process ends, however
     that happens (SIGKILL included), holds none of its pipes, and ignores Ctrl-C and SIGTERM sent to
-    the process group; its settings file is wadgym's own (engine_settings), not `_vizdoom.ini` and
-    `_vizdoom/` in the working directory."""
+    the process group; a message-queue lock it holds when it is killed is released (envs.queuelocks), so
+    its death is reported instead of blocking the game forever; its settings file is wadgym's own
+    (engine_settings), not `_vizdoom.ini` and `_vizdoom/` in the working directory."""
     config = game.get_doom_config_path()
     if not config or config in _made_settings:  # started again without close(): a fresh file too
         remove_settings(game)
@@ -158,6 +159,22 @@ def start_engine(game: vzd.DoomGame) -> None:
         token = _watched_token()
         with _owner_environment(token), _descriptors_not_inherited(), _group_signals_blocked():
             vzd.DoomGame.init(game)
+        _watch_queue_locks()
+
+
+def _watch_queue_locks() -> None:
+    """Hand the engine just started (this process's one child engine not watched yet: starts are serial)
+    to envs.queuelocks."""
+    import psutil
+
+    if not queuelocks.supported():
+        return
+    watched = queuelocks.watched()
+    for engine in child_engines():
+        with contextlib.suppress(psutil.Error):
+            instance = watchdog.instance_id(engine.cmdline())
+            if instance is not None and instance not in watched:
+                queuelocks.watch(instance, engine.pid)
 
 
 def child_engines(pid: int | None = None) -> list:

@@ -5,16 +5,19 @@ into the working directory."""
 from __future__ import annotations
 
 import os
+import random
 import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import psutil
 import pytest
 import vizdoom as vzd
 
-from wadgym.envs import engine
+from wadgym.envs import engine, watchdog
 
 HOLDER = """
 import sys, time
@@ -108,3 +111,39 @@ def test_settings_files_of_processes_that_are_gone_are_removed_by_a_new_process(
     first_game = "import os; from wadgym.envs import engine; os.unlink(engine.engine_settings())"
     subprocess.run([sys.executable, "-c", first_game], check=True)  # a new process's first game
     assert not orphan.exists()
+
+
+def test_an_engine_killed_in_a_step_makes_the_step_raise_never_wait_forever():
+    """An engine SIGKILLed inside its message queue's send leaves the queue's lock held (about one kill in
+    four in a busy step loop); envs.queuelocks releases it so that make_action raises as for any other
+    death. Engines are killed in a step loop until one such kill happened; every kill must raise."""
+    from wadgym.agents.restart import ENGINE_ERRORS
+    from wadgym.envs import queuelocks
+
+    rng = random.Random(0)
+    for kill in range(60):
+        game = engine.start_game(None, buttons=[vzd.Button.MOVE_FORWARD, vzd.Button.TURN_LEFT])
+        (engine_process,) = engine.child_engines()
+        instance = watchdog.instance_id(engine_process.cmdline())
+        raised: list[BaseException] = []
+        stepping = threading.Thread(target=step_until_it_raises, args=(game, raised), daemon=True)
+        stepping.start()
+        time.sleep(rng.uniform(0.05, 0.2))
+        engine_process.kill()
+        stepping.join(timeout=30)
+        assert not stepping.is_alive(), f"kill {kill}: make_action still waiting 30 s after its engine died"
+        game.close()
+        assert isinstance(raised[0], ENGINE_ERRORS), raised
+        if any(name.endswith(instance) for name in queuelocks.released):
+            break
+    else:
+        pytest.fail("60 engines killed in a step loop, and none held its queue's lock: the case was not tested")
+    assert instance not in queuelocks.watched()  # a gone engine is watched no more
+
+
+def step_until_it_raises(game: vzd.DoomGame, raised: list[BaseException]) -> None:
+    try:
+        while True:
+            game.make_action([1, 1], 1)
+    except Exception as error:  # noqa: BLE001  (the test checks its type)
+        raised.append(error)
