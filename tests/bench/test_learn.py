@@ -75,3 +75,13 @@ def test_the_figure_draws_the_curves_rows_and_attempts_keep_in_the_json(learn, t
     with_attempt = drawn({"runs": {"DoomItems-v1/cpu/seed0": kept}, "attempts": {"runs/other": attempt}})
     assert len({without, with_curve, with_attempt}) == 3
     assert f"| DoomItems-v1 | cpu: 100 | {learn.GONE} | 1.00 | 1.00 | 10.00 |" in md_path.read_text()   # attempt
+
+
+def test_the_readme_shows_a_row_that_meets_the_bar_else_the_best_one(learn):
+    cpu_low = (False, 0.08, "0.08 vs 0.00 exits", "no")
+    long_better = (False, 0.32, "0.32 vs 0.00 exits (cpu-long)", "no")
+    assert learn.readme_choice([cpu_low, long_better]) == ("0.32 vs 0.00 exits (cpu-long)", "no")
+    assert learn.readme_choice([long_better, cpu_low]) == ("0.32 vs 0.00 exits (cpu-long)", "no")
+    cpu_met, long_met = (True, 3.0, "3.00 vs 1.00", "yes"), (True, 5.0, "5.00 vs 1.00 (cpu-long)", "yes")
+    assert learn.readme_choice([cpu_met, long_met]) == ("3.00 vs 1.00", "yes")  # the cheaper budget that made it
+    assert learn.readme_choice([(False, 9.0, "9.00 vs 4.00", "no"), long_met]) == long_met[2:]
