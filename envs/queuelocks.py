@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ctypes.util
+import functools
 import mmap
 import os
 import platform
@@ -55,6 +56,7 @@ _unlock = None  # libc's pthread_mutex_unlock, once looked up
 released: list[str] = []  # the segments unlocked in this process (a record for tests and diagnosis)
 
 
+@functools.cache
 def supported() -> bool:
     """Where the layout above is known: Linux with glibc."""
     return sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
