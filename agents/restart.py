@@ -174,25 +174,13 @@ def note_engines() -> bool:
     return True
 
 
-def _gone(pid: int) -> bool:
-    """Whether process `pid` has ended (a zombie has); False when that cannot be told."""
-    import psutil
-
-    try:
-        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return True
-    except psutil.Error:
-        return False
-
-
 def remove_dead_segments() -> list[str]:
     """Remove the /dev/shm segments of the noted engines whose process has ended (a dead engine's, or
     one closed, whose own close removed them already); returns their instance ids."""
-    from wadgym.envs.watchdog import remove_segments
+    from wadgym.envs.watchdog import alive, remove_segments
 
     with _seen_lock:
-        dead = sorted(instance for instance, pid in _seen.items() if _gone(pid))
+        dead = sorted(instance for instance, pid in _seen.items() if not alive(pid))
         for instance in dead:
             remove_segments(instance)
             del _seen[instance]

@@ -84,7 +84,7 @@ def _watch_engines() -> None:
     while True:
         time.sleep(POLL_S)
         with _lock:
-            gone = [(instance, pid) for instance, pid in _engines.items() if not _alive(pid)]
+            gone = [(instance, pid) for instance, pid in _engines.items() if not watchdog.alive(pid)]
             for instance, _ in gone:
                 del _engines[instance]
             if not _engines and not gone:
@@ -112,7 +112,7 @@ def _release(path: str) -> bool:
         if len(segment) < MUTEX_OFFSET + MUTEX.size or HEADER.unpack_from(segment, HEADER_OFFSET) != EXPECTED_HEADER:
             return False
         lock, _count, owner, _users, kind = MUTEX.unpack_from(segment, MUTEX_OFFSET)
-        if lock == 0 or kind != PLAIN_SHARED_KIND or owner <= 0 or _alive(owner):
+        if lock == 0 or kind != PLAIN_SHARED_KIND or owner <= 0 or watchdog.alive(owner):
             return False
         mutex = ctypes.c_int.from_buffer(segment, MUTEX_OFFSET)
         try:
@@ -129,15 +129,6 @@ def _pthread_mutex_unlock():
         _unlock = libc.pthread_mutex_unlock
         _unlock.argtypes, _unlock.restype = [ctypes.c_void_p], ctypes.c_int
     return _unlock
-
-
-def _alive(tid: int) -> bool:
-    """Whether process or thread `tid` exists and is not a zombie (a zombie's threads are all gone)."""
-    try:
-        with open(f"/proc/{tid}/stat", "rb") as stat:
-            return stat.read().rsplit(b")", 1)[1].split()[0] != b"Z"
-    except (OSError, IndexError):
-        return False
 
 
 def _forget_after_fork() -> None:

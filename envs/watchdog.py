@@ -64,21 +64,24 @@ def reap(token: str, timeout: float = 5.0) -> int:
         except psutil.Error:
             pass
     deadline = time.monotonic() + timeout
-    while any(_running(e) for e in engines) and time.monotonic() < deadline:
+    while any(alive(e.pid) for e in engines) and time.monotonic() < deadline:
         time.sleep(0.01)
     for instance in filter(None, instances):
         remove_segments(instance)
     return len(engines)
 
 
-def _running(process) -> bool:
-    """Alive and not a zombie: a killed engine whose parent is gone stays a zombie until init reaps it."""
+def alive(pid: int) -> bool:
+    """Whether process (or thread) `pid` exists and is not a zombie (a killed engine whose parent is gone stays
+    a zombie until init reaps it); True where that cannot be told."""
     import psutil
 
     try:
-        return process.status() != psutil.STATUS_ZOMBIE
-    except psutil.Error:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
         return False
+    except psutil.Error:
+        return True
 
 
 def main(argv: list[str]) -> int:
