@@ -173,3 +173,27 @@ def step_until_it_raises(game: vzd.DoomGame, raised: list[BaseException]) -> Non
             game.make_action([1, 1], 1)
     except Exception as error:  # noqa: BLE001  (the test checks its type)
         raised.append(error)
+
+
+def test_alive_tells_running_processes_and_threads_from_ended_and_zombie_ones():
+    assert watchdog.alive(os.getpid())
+    zombie = subprocess.Popen([sys.executable, "-c", "pass"])
+    deadline = time.monotonic() + 30
+    while psutil.Process(zombie.pid).status() != psutil.STATUS_ZOMBIE and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not watchdog.alive(zombie.pid)  # ended, not yet reaped
+    zombie.wait()
+    assert not watchdog.alive(zombie.pid)  # reaped: no such process
+    tids: list[int] = []
+    release = threading.Event()
+    thread = threading.Thread(target=lambda: (tids.append(threading.get_native_id()), release.wait(30)))
+    thread.start()
+    while not tids:
+        time.sleep(0.01)
+    assert watchdog.alive(tids[0])  # a queue lock's owner is a thread
+    release.set()
+    thread.join()  # returns a moment before the system thread has ended
+    deadline = time.monotonic() + 10
+    while watchdog.alive(tids[0]) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not watchdog.alive(tids[0])
