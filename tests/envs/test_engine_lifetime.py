@@ -116,11 +116,10 @@ def test_settings_files_of_processes_that_are_gone_are_removed_by_a_new_process(
 
 LOCK_AND_DIE = """
 import ctypes, mmap, os, signal, sys
-from wadgym.envs import queuelocks
 
 with open(sys.argv[1], "r+b") as file:
     segment = mmap.mmap(file.fileno(), 0)
-mutex = ctypes.c_int.from_buffer(segment, queuelocks.MUTEX_OFFSET)
+mutex = ctypes.c_int.from_buffer(segment, int(sys.argv[2]))
 assert ctypes.CDLL(None).pthread_mutex_lock(ctypes.byref(mutex)) == 0
 os.kill(os.getpid(), signal.SIGKILL)  # dies holding the lock, as an engine killed inside a send
 """
@@ -138,7 +137,8 @@ def test_an_engine_that_died_holding_its_queues_lock_makes_the_step_raise_never_
     (engine_process,) = engine.child_engines()
     instance = watchdog.instance_id(engine_process.cmdline())
     segment = os.path.join(watchdog.SHM_DIR, queue + instance)
-    holder = subprocess.run([sys.executable, "-c", LOCK_AND_DIE, segment], capture_output=True, text=True)
+    holder = subprocess.run([sys.executable, "-c", LOCK_AND_DIE, segment, str(queuelocks.MUTEX_OFFSET)],
+                            capture_output=True, text=True)
     assert holder.returncode == -signal.SIGKILL, holder.stderr
     engine_process.kill()
     raised: list[BaseException] = []
