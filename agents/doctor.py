@@ -65,7 +65,7 @@ def start_game(wad: Path | None, tics: int = 35) -> tuple[float, tuple[int, ...]
     """Start a hidden 160x120 game (on `wad`'s MAP01, or freedoom2's), advance `tics`, close it."""
     import vizdoom as vzd
 
-    from wadgym.envs import engine
+    from wadgym.envs.runtime import engine
 
     start = time.perf_counter()
     game = engine.make_game(wad, buttons=[vzd.Button.MOVE_FORWARD])

@@ -159,7 +159,7 @@ def note_engines() -> bool:
     own child processes (a network game's players); True once it could."""
     import psutil
 
-    from wadgym.envs.watchdog import instance_id
+    from wadgym.envs.runtime.watchdog import instance_id
 
     try:
         children = psutil.Process().children(recursive=True)
@@ -177,7 +177,7 @@ def note_engines() -> bool:
 def remove_dead_segments() -> list[str]:
     """Remove the /dev/shm segments of the noted engines whose process has ended (a dead engine's, or
     one closed, whose own close removed them already); returns their instance ids."""
-    from wadgym.envs.watchdog import alive, remove_segments
+    from wadgym.envs.runtime.watchdog import alive, remove_segments
 
     with _seen_lock:
         dead = sorted(instance for instance, pid in _seen.items() if not alive(pid))
@@ -191,7 +191,7 @@ class GameRestart:
     """A multi-agent game (a PettingZoo parallel env of wadgym.envs.multi: one engine per player, joined
     in a network game) made again, every engine of it, when one dies; the self-play counterpart of
     EngineRestart, for agents.slots.AgentSlots. A network game reports a dead engine (or a player that
-    stopped answering) as wadgym.envs.netgame.NetGameError, after ending all of the game's engines. The
+    stopped answering) as wadgym.envs.runtime.netgame.NetGameError, after ending all of the game's engines. The
     step of a restart returns each player's last good observation, reward 0, terminated False,
     truncated True and info["engine_restart"]; the next reset seeds the new game from the game's seed
     sequence. Everything else is the game's own (possible_agents, observation_space(agent), ...)."""
@@ -246,7 +246,7 @@ class GameRestart:
 def game_errors() -> tuple[type[BaseException], ...]:
     """How a multi-agent game reports that its engines died: ENGINE_ERRORS and, for a network game,
     NetGameError (raised once all of its engines are ended)."""
-    from wadgym.envs.netgame import NetGameError
+    from wadgym.envs.runtime.netgame import NetGameError
 
     return (*ENGINE_ERRORS, NetGameError)
 

@@ -2,7 +2,7 @@
 
 A terminal's Ctrl-C, `docker stop`, Kubernetes and SLURM signal every process of the group (SIGINT or
 SIGTERM). Only the trainer acts on them (stop after the step, save a checkpoint, close the envs): the
-SubprocVecEnv workers ignore both, and wadgym.envs.engine starts every ViZDoom engine with both
+SubprocVecEnv workers ignore both, and wadgym.envs.runtime.engine starts every ViZDoom engine with both
 blocked and bound to the process that started it, so a worker that dies, however, takes its engine
 along and never leaves the trainer waiting on its pipe.
 """
@@ -225,7 +225,7 @@ def build_vec_env(
     if vec_env not in VEC_ENVS:
         raise ValueError(f"vec_env={vec_env!r} is not valid; choose one of {', '.join(VEC_ENVS)}")
     if vec_env == "thread":
-        from wadgym.envs.vector_sb3 import ThreadVecEnv
+        from wadgym.envs.vector.sb3 import ThreadVecEnv
 
         venv = ThreadVecEnv([EnvFactory(env_id, env_kwargs, False, None, render_mode, restart)
                              for _ in range(n_envs)])
@@ -301,7 +301,7 @@ def close_vec_env(venv, timeout: float = 10.0) -> None:
     their threads, after any step still running."""
     from stable_baselines3.common.vec_env import SubprocVecEnv, VecMonitor
 
-    from wadgym.envs.vector_sb3 import ThreadVecEnv
+    from wadgym.envs.vector.sb3 import ThreadVecEnv
 
     wrapper = venv
     while hasattr(wrapper, "venv"):  # a VecMonitor's file: closed here, as the wrappers' close() is not called
@@ -331,7 +331,7 @@ def close_vec_env(venv, timeout: float = 10.0) -> None:
         process.join(max(deadline - time.monotonic(), 0))
     for process in base.processes:
         if process.is_alive():
-            process.kill()  # its engine watchdog (wadgym.envs.engine) then kills the engine
+            process.kill()  # its engine watchdog (wadgym.envs.runtime.engine) then kills the engine
             process.join(timeout)
     for remote in base.remotes:
         remote.close()

@@ -9,8 +9,8 @@
   Gymnasium's API (gym.make_vec) and through SB3's (ThreadVecEnv);
 - SB3's SubprocVecEnv (a worker process per env, observations pickled through pipes);
 - SB3's DummyVecEnv (the envs stepped one after another);
-- with `--baseline REF`: wadgym's vector env as it was at git revision REF (its envs/vector.py and
-  envs/vector_sb3.py), both APIs, so that a change is measured against its predecessor in one run
+- with `--baseline REF`: wadgym's vector env as it was at git revision REF (its envs/vector/threads.py and
+  envs/vector/sb3.py), both APIs, so that a change is measured against its predecessor in one run
   (printed: each API's steps/s ratio to its baseline, and its steps per CPU second over the baseline's: on a
   machine other work keeps busy, the CPU a step costs varies far less than the wall-clock speed).
 
@@ -130,17 +130,23 @@ GYM_API, SB3_API = "wadgym vector env, Gymnasium API", "wadgym vector env, SB3 A
 
 
 def baseline_modules(ref: str) -> tuple[types.ModuleType, types.ModuleType]:
-    """wadgym.envs.vector and wadgym.envs.vector_sb3 as they were at git revision `ref` of this repository,
+    """wadgym.envs.vector and wadgym.envs.vector.sb3 as they were at git revision `ref` of this repository,
     loaded as modules of their own (the latter importing the former)."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     modules = []
-    for name in ("vector", "vector_sb3"):
-        source = subprocess.run(["git", "-C", root, "show", f"{ref}:envs/{name}.py"], check=True,
-                                capture_output=True, text=True).stdout
+    # (name, its file since the layout of 0.2, its file before)
+    for name, path, old_path in (("vector", "envs/vector/threads.py", "envs/vector.py"),
+                                 ("vector_sb3", "envs/vector/sb3.py", "envs/vector_sb3.py")):
+        shown = subprocess.run(["git", "-C", root, "show", f"{ref}:{path}"], capture_output=True, text=True)
+        if shown.returncode:
+            path = old_path
+            shown = subprocess.run(["git", "-C", root, "show", f"{ref}:{path}"], check=True, capture_output=True,
+                                   text=True)
         module = types.ModuleType(f"baseline_{name}")
         sys.modules[module.__name__] = module
+        source = shown.stdout.replace("wadgym.envs.vector.threads import", "baseline_vector import")
         exec(compile(source.replace("wadgym.envs.vector import", "baseline_vector import"),  # noqa: S102
-                     f"{ref}:envs/{name}.py", "exec"), module.__dict__)
+                     f"{ref}:{path}", "exec"), module.__dict__)
         modules.append(module)
     return modules[0], modules[1]
 
@@ -148,7 +154,8 @@ def baseline_modules(ref: str) -> tuple[types.ModuleType, types.ModuleType]:
 def make_configurations(n: int, level: tuple[str, str], cache_dir: str | None, baseline: str | None) -> dict:
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    from wadgym.envs import vector, vector_sb3
+    from wadgym.envs.vector import sb3 as vector_sb3
+    from wadgym.envs.vector import threads as vector
 
     def single():  # "wadgym:" registers the envs in SubprocVecEnv's workers
         return gym.make("wadgym:" + ENV_ID, cache_dir=cache_dir)

@@ -26,10 +26,11 @@ import numpy as np
 import vizdoom as vzd
 
 import wadgym  # noqa: F401  (registers the envs)
-from wadgym.envs import cache, engine, items
 from wadgym.envs.doom_env import ACTION_SETS
-from wadgym.envs.engine import QUIET_RENDER, start_game
-from wadgym.envs.items import ItemsEnv
+from wadgym.envs.families import items
+from wadgym.envs.families.items import ItemsEnv
+from wadgym.envs.runtime import cache, engine
+from wadgym.envs.runtime.engine import QUIET_RENDER, start_game
 from wadgym.envs.scenarios import build_scenario_wad
 
 FRAME_SKIP = 4
@@ -40,7 +41,8 @@ TRACKED = [getattr(vzd.GameVariable, name) for name in ItemsEnv.variables]
 
 
 def bare_game(wad: str, map_name: str, gray: bool = True) -> tuple[vzd.DoomGame, list[list[float]]]:
-    """A DoomGame set up as the env sets it up (wadgym.envs.engine, the same buttons and variables), without the env."""
+    """A DoomGame set up as the env sets it up (wadgym.envs.runtime.engine, the same buttons and variables),
+    without the env."""
     buttons = sorted({b for combo in ACTION_SETS["basic"] for b in combo})
     game = start_game(wad, map_name, screen_format=vzd.ScreenFormat.GRAY8 if gray else vzd.ScreenFormat.RGB24,
                       buttons=[getattr(vzd.Button, b) for b in buttons], variables=TRACKED)

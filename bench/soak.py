@@ -22,7 +22,7 @@ import numpy as np
 import psutil
 
 import wadgym  # noqa: F401  (registers the envs)
-from wadgym.envs import engine, watchdog
+from wadgym.envs.runtime import engine, watchdog
 
 MB = 1024 * 1024
 

@@ -24,7 +24,7 @@ import gymnasium as gym
 import numpy as np
 
 import wadgym  # noqa: F401  (registers the envs)
-from wadgym.envs import vector
+from wadgym.envs.vector import threads as vector
 
 ENV_ID = "DoomItems-v0"
 

@@ -8,7 +8,7 @@ constructor's arguments and retries of unusable episode starts.
 A task family subclasses it in one module: it names its scenario (`Params`, `PRESETS`, `build`), the game
 variables it tracks (by name), its score, any action sets of its own, and implements the hooks
 `on_reset`, `on_step` (reward and termination from the tracked variables), `task_info` and, optionally,
-`level_problem` and `configure_game`. See wadgym.envs.items for a complete family.
+`level_problem` and `configure_game`. See wadgym.envs.families.items for a complete family.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ import numpy as np
 import vizdoom as vzd
 
 from .checks import check_number
-from .engine import AUTOMAPS, automap_of, buffer_field, enable_buffers, make_game
 from .params import make_params
+from .runtime.engine import AUTOMAPS, automap_of, buffer_field, enable_buffers, make_game
 
 # Discrete actions: each is the set of buttons held for `frame_skip` tics. A family adds its own sets
 # (e.g. with ATTACK) in its `action_sets`.
@@ -54,6 +54,13 @@ ACTION_SETS: dict[str, tuple[tuple[str, ...], ...]] = {
         ("MOVE_LEFT",),
         ("MOVE_RIGHT",),
     ),
+}
+# Sets with ATTACK, for the families that fight (defend, deathmatch) to put in their `action_sets`: turn and
+# shoot, or move as well.
+ATTACK_ACTION_SETS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "attack": (("ATTACK",), ("TURN_LEFT",), ("TURN_RIGHT",), ("TURN_LEFT", "ATTACK"), ("TURN_RIGHT", "ATTACK")),
+    "attack_move": (("ATTACK",), ("TURN_LEFT",), ("TURN_RIGHT",), ("TURN_LEFT", "ATTACK"), ("TURN_RIGHT", "ATTACK"),
+                    ("MOVE_FORWARD",), ("MOVE_BACKWARD",), ("MOVE_LEFT",), ("MOVE_RIGHT",)),
 }
 BUTTONS = tuple(n for n in dir(vzd.Button) if n.isupper())
 ENGINE_RESOLUTIONS = tuple(n[4:].lower() for n in dir(vzd.ScreenResolution) if n.startswith("RES_"))
@@ -394,7 +401,7 @@ class DoomEnv(gym.Env):
 
     def level_wad(self, first: int, count: int) -> Path:
         """The cached WAD holding levels first .. first + count - 1 (built on first use)."""
-        from .cache import cached_wad
+        from .runtime.cache import cached_wad
 
         cls = type(self)
         description = {"family": f"{cls.__module__}.{cls.__qualname__}", "source": source_digest(cls),

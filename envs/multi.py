@@ -10,7 +10,7 @@
 `max_players`, an `n_players` scenario parameter, the hooks `episode_command`/`episode_ready` and,
 optionally, `netgame_args`: engine arguments of its netgame such as "-deathmatch"):
 one task object of the family per player keeps that player's reward, score and info, and a
-wadgym.envs.netgame.NetGame runs the players' engines in lockstep on 127.0.0.1.
+wadgym.envs.runtime.netgame.NetGame runs the players' engines in lockstep on 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ import numpy as np
 from gymnasium.utils import seeding
 
 from wadgym.envs.doom_env import RESET_ATTEMPTS, map_name
-from wadgym.envs.netgame import (
+from wadgym.envs.registration import MULTI_ENVS, RACE
+from wadgym.envs.runtime.netgame import (
     DEFAULT_JOIN_TIMEOUT,
     DEFAULT_STEP_TIMEOUT,
     NetGame,
@@ -31,7 +32,6 @@ from wadgym.envs.netgame import (
     PlayerSettings,
     step_games,
 )
-from wadgym.envs.registration import MULTI_ENVS, RACE
 
 try:
     from pettingzoo import ParallelEnv
@@ -61,7 +61,7 @@ def family_class(family) -> type:
 
 def step_envs(envs: list[MultiplayerEnv], actions: list[dict[str, Any]]) -> list[tuple]:
     """`env.step(a)` for each env and its actions, the games stepping side by side from this one thread
-    (wadgym.envs.netgame.step_games); each env's (observations, rewards, terminations, truncations, infos).
+    (wadgym.envs.runtime.netgame.step_games); each env's (observations, rewards, terminations, truncations, infos).
     A game that fails is closed (its NetGameError raised); so are the others, whose step was cut short."""
     buttons = [env._buttons(a) for env, a in zip(envs, actions)]
     frame_skips = {env.frame_skip for env in envs}

@@ -12,14 +12,14 @@ import os
 import gymnasium as gym
 
 from .scenarios import register_family
-from .vector import make_vector_env
+from .vector.threads import make_vector_env
 
-ITEMS = "wadgym.envs.items:ItemsEnv"
-HEALTH = "wadgym.envs.health:HealthEnv"
-EXIT = "wadgym.envs.exit:ExitEnv"
-DEFEND = "wadgym.envs.defend:DefendEnv"
-RACE = "wadgym.envs.race:ItemsRaceEnv"
-DEATHMATCH = "wadgym.envs.deathmatch:DeathmatchEnv"
+ITEMS = "wadgym.envs.families.items:ItemsEnv"
+HEALTH = "wadgym.envs.families.health:HealthEnv"
+EXIT = "wadgym.envs.families.exit:ExitEnv"
+DEFEND = "wadgym.envs.families.defend:DefendEnv"
+RACE = "wadgym.envs.families.race:ItemsRaceEnv"
+DEATHMATCH = "wadgym.envs.families.deathmatch:DeathmatchEnv"
 DEFAULT_ENV = "DoomItems-v1"  # what `wadgym train` trains without --env
 
 ENVS: dict[str, tuple[str, dict, int]] = {
@@ -106,7 +106,7 @@ def score_name(env_id: str) -> str:
 
 
 def family_modules() -> dict[str, str]:
-    """Short name -> module of every registered family ("items" -> "wadgym.envs.items")."""
+    """Short name -> module of every registered family ("items" -> "wadgym.envs.families.items")."""
     modules = {entry.split(":")[0] for entry, _, _ in ENVS.values()}
     return {module.rsplit(".", 1)[-1]: module for module in sorted(modules)}
 

@@ -12,10 +12,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from wadgym.envs.doom_env import ACTION_SETS, DoomEnv, steer_towards
-from wadgym.envs.params import check_fields
-from wadgym.envs.scenarios.building import GRID_LIMITS, GridFields, centre, check_grid, grid_plan, room_distances
-from wadgym.envs.scenarios.styles import draw_style
+from wadgym.envs import (
+    ACTION_SETS,
+    GRID_LIMITS,
+    DoomEnv,
+    GridFields,
+    centre,
+    check_fields,
+    check_grid,
+    draw_style,
+    grid_plan,
+    room_distances,
+    steer_towards,
+)
 from wadgym.wads import Actor, Level, MapBuilder
 
 ACS_EXECUTE = 80  # the line special ACS_Execute(script, map, ...), given to the switch as a thing special

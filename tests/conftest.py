@@ -13,7 +13,7 @@ import pytest
 import vizdoom as vzd
 
 from wadgym.agents.tracking import apply_import_settings
-from wadgym.envs import engine, watchdog
+from wadgym.envs.runtime import engine, watchdog
 
 # Before any test module imports mlflow (test_tracking.py does at collection): see IMPORT_SETTINGS.
 apply_import_settings()
@@ -61,7 +61,7 @@ def session_wad_cache(tmp_path_factory) -> str:
 def start_game():
     """Factory: start_game(wad_path, map="MAP01", buttons=(), variables=(), ...) -> a started DoomGame.
 
-    Every game has wadgym.envs.engine's settings (hidden, 160x120 gray), is seeded, and is closed when
+    Every game has wadgym.envs.runtime.engine's settings (hidden, 160x120 gray), is seeded, and is closed when
     the test ends.
     """
     games: list[vzd.DoomGame] = []

@@ -90,7 +90,7 @@ def graph() -> dict[str, dict[str, int]]:
     for module in MODULES:
         edges[module] = {}
         for name, line in imports_of(module):
-            while name and name not in MODULES:  # `import wadgym.envs.items as x` names a module; attributes do not
+            while name and name not in MODULES:  # `import wadgym.envs.families.items as x` names a module
                 name = name.rpartition(".")[0]
             if name and name != module and name.startswith(PACKAGE):
                 edges[module].setdefault(name, line)
@@ -153,7 +153,7 @@ def test_the_walk_sees_every_kind_of_import():
     assert "wadgym.envs.registration" in edges["wadgym"]  # module level, in the package's __init__
     assert "wadgym.agents.vec" in edges["wadgym.cli.train"]  # inside add_arguments()
     assert "wadgym.agents.runfolder" in edges["wadgym.agents.sb3"]  # `from wadgym.agents import runfolder`
-    assert "wadgym.envs.engine" in edges["wadgym.envs.doom_env"]  # `from .engine import ...`
+    assert "wadgym.envs.runtime.engine" in edges["wadgym.envs.doom_env"]  # `from .engine import ...`
 
 
 def test_cycles_are_found():
@@ -184,28 +184,62 @@ def test_imports_flow_down_the_layers():
     assert not wrong, "imports against the layers:\n" + "\n".join(wrong)
 
 
-# Inside envs/, the env machinery in one direction: the registration table on top (the families it names,
-# then the env base), the engine and the scenarios below that, the WAD cache at the bottom.
-ENVS_ORDER = {"registration": 3, "doom_env": 2, "engine": 1, "scenarios": 1, "cache": 0}
+# Inside envs/, its rooms in one direction: the registration table on top, the task families below it, then
+# the env base, then the vector envs and the shared scenario pieces, the engine runtime at the bottom (it knows
+# no family, no env and no scenario). The small shared modules (checks, params, kwargs, build) are unranked.
+ENVS_ORDER = {"registration": 4, "families": 3, "doom_env": 2, "vector": 1, "scenarios": 1, "runtime": 0}
 # The tables' readers beside it: the PettingZoo maker (multi.make looks ids up in MULTI_ENVS, as gym.make
 # looks them up in Gymnasium's registry); registration never imports it.
 REGISTRY_READERS = {"registration", "multi"}
+# Families never import one another (what two share lives in scenarios/), with one exception: the item
+# race is the items task for several players, its Params and env subclass items' (a family built on another).
+FAMILY_BASES = {("race", "items")}
 
 
-def test_envs_machinery_flows_one_way():
+def envs_room(module: str) -> tuple[str | None, str | None]:
+    """(room, module in it) of a module of envs/: ("families", "items") for wadgym.envs.families.items,
+    ("doom_env", None) for a top-level module, (None, None) outside envs/ and for envs/__init__."""
+    parts = module.split(".")
+    if parts[1:2] != ["envs"] or len(parts) < 3:
+        return None, None
+    return parts[2], (parts[3] if len(parts) > 3 else None)
+
+
+def test_envs_rooms_flow_one_way():
     wrong = []
     for module, targets in graph().items():
-        parts = module.split(".")
-        if parts[1:2] != ["envs"]:
+        here, here_module = envs_room(module)
+        if here is None:
             continue
-        here = parts[2] if len(parts) > 2 else None
         for target, line in targets.items():
-            there = target.split(".")[2] if target.startswith(f"{PACKAGE}.envs.") else None
+            there, there_module = envs_room(target)
+            where = f"{MODULES[module].relative_to(ROOT)}:{line}"
             if there == "registration" and here not in REGISTRY_READERS:  # data for the layers above, not below
-                wrong.append(f"{MODULES[module].relative_to(ROOT)}:{line}: imports the registration table")
+                wrong.append(f"{where}: imports the registration table")
             elif here in ENVS_ORDER and there in ENVS_ORDER and here != there and ENVS_ORDER[there] >= ENVS_ORDER[here]:
-                wrong.append(f"{MODULES[module].relative_to(ROOT)}:{line}: envs.{here} imports {target}")
+                wrong.append(f"{where}: envs.{here} imports {target}")
+            elif here == there == "families" and here_module and there_module and here_module != there_module \
+                    and (here_module, there_module) not in FAMILY_BASES:
+                wrong.append(f"{where}: the family {here_module} imports the family {there_module}")
     assert not wrong, "envs/ imports against its order:\n" + "\n".join(wrong)
+
+
+def test_the_rooms_rule_finds_a_wrong_import():
+    """The rule above flags the imports it is meant to: a family importing another, the runtime a family."""
+    edges = {"wadgym.envs.families.exit": {"wadgym.envs.families.health": 1},
+             "wadgym.envs.runtime.engine": {"wadgym.envs.families.items": 1}}
+    rooms = [(envs_room(a), envs_room(b)) for a, targets in edges.items() for b in targets]
+    assert rooms == [(("families", "exit"), ("families", "health")), (("runtime", "engine"), ("families", "items"))]
+    assert ("exit", "health") not in FAMILY_BASES
+    assert ENVS_ORDER["families"] >= ENVS_ORDER["runtime"]
+
+
+def test_envs_has_its_rooms():
+    """Every module of envs/ is in a room or one of the known top-level modules: a new file says where it goes."""
+    top_level = {"doom_env", "multi", "registration", "checks", "params", "kwargs", "build"}
+    stray = [m for m in MODULES if envs_room(m)[0] is not None and envs_room(m)[1] is None
+             and envs_room(m)[0] not in top_level | set(ENVS_ORDER)]
+    assert not stray, f"modules of envs/ in no room: {stray}"
 
 
 @pytest.mark.parametrize("folder", sorted(FORBIDDEN))

@@ -108,7 +108,7 @@ def family_page(family: str, env_class: type, ids: list[str]) -> str:
     if notes.is_file():
         lines += [notes.read_text(), ""]
     lines += ["## Presets", "", f"`gym.make(ID, preset=NAME)`; any parameter given beside it overrides the "
-              f"preset's (`help(wadgym.envs.{family}.Params)` lists them all).", ""]
+              f"preset's (`help(wadgym.envs.families.{family}.Params)` lists them all).", ""]
     lines += preset_table(env_class) + [""]
     header, rows = benchmark_rows()
     mine = [row for env_id in ids for row in rows.get(env_id, [])]

@@ -32,7 +32,7 @@ def register_family(name: str, module: str) -> None:
 
 
 def scenarios() -> dict[str, str]:
-    """Scenario name -> module: the demos and the registered families ("items" -> wadgym.envs.items)."""
+    """Scenario name -> module: the demos and the registered families ("items" -> wadgym.envs.families.items)."""
     return {**DEMOS, **FAMILIES}
 
 
@@ -109,8 +109,8 @@ def build_scenario_wad(scenario: str | ModuleType, params=None, seed: int = 0) -
 
 
 def scenario_wad(scenario: str, params, seed: int = 0, directory: str | os.PathLike | None = None) -> Path:
-    """The cached WAD (wadgym.envs.cache) of the registered scenario `scenario` built with (params, seed)."""
-    from wadgym.envs.cache import cached_wad
+    """The cached WAD (wadgym.envs.runtime.cache) of the registered scenario `scenario` built with (params, seed)."""
+    from wadgym.envs.runtime.cache import cached_wad
 
     description = {"scenario": scenario, "params": dataclasses.asdict(params), "seed": int(seed)}
     return cached_wad(scenario, description, lambda: build_scenario_wad(scenario, params, seed), directory)

@@ -13,7 +13,7 @@ import pytest
 import vizdoom as vzd
 
 from wadgym.acs import compile_source
-from wadgym.envs.engine import start_game
+from wadgym.envs.runtime.engine import start_game
 from wadgym.wads import Level, MapBuilder, build_wad, write_wad
 
 USER_VARIABLES = [getattr(vzd.GameVariable, f"USER{i}") for i in range(1, 61)]

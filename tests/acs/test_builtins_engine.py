@@ -11,7 +11,7 @@ import vizdoom as vzd
 from wadgym.acs import AcsError, compile_source
 from wadgym.acs.builtins import UNSUPPORTED
 from wadgym.acs.dis import parse_behavior
-from wadgym.envs.engine import start_game
+from wadgym.envs.runtime.engine import start_game
 from wadgym.wads import Level, MapBuilder, build_wad, write_wad
 
 FIXED = 65536

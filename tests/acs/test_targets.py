@@ -111,7 +111,7 @@ def test_hexen_pcode_runs_in_vizdoom(tmp_path):
     """acc -h's output (Hexen's layout, CASEGOTO chains, 4-byte p-codes) is a lump ViZDoom runs."""
     import vizdoom as vzd
 
-    from wadgym.envs.engine import start_game
+    from wadgym.envs.runtime.engine import start_game
     from wadgym.wads import Level, MapBuilder, build_wad, write_wad
 
     behavior = compile_source(HEXEN_PROGRAM, target="vizdoom", hexen=True)

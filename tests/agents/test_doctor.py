@@ -12,7 +12,7 @@ def test_doctor_passes_on_this_installation(capsys):
     for name in ("wadgym", "vizdoom", "gymnasium", "stable-baselines3", "torch", "numpy", "omgifol"):
         assert f"  {name} " in out
     assert "cuda: " in out
-    assert "headless ViZDoom game started on the wadgym-built 'wadgym.envs.items' map" in out
+    assert "headless ViZDoom game started on the wadgym-built 'wadgym.envs.families.items' map" in out
     assert out.rstrip().endswith("all good")
 
 

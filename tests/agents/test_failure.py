@@ -54,7 +54,7 @@ def train_command(hyperparams, run, env_id, *extra) -> list[str]:
 
 
 # The error meta.json records: with threads, the vector env's own error naming the env and its cause.
-ERRORS = {"thread": "wadgym.envs.vector.VectorEnvError: env 1 of 2 failed in step: RuntimeError: scenario failure "
+ERRORS = {"thread": "wadgym.envs.vector.threads.VectorEnvError: env 1 of 2 failed in step: RuntimeError: scenario failure "
                     "after 100 steps",
           "subproc": "RuntimeError: scenario failure after 100 steps"}
 
@@ -110,7 +110,7 @@ def test_a_worker_that_does_not_answer_is_killed_with_its_engine(tmp_path, monke
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
     from wadgym.agents.vec import EnvFactory, close_vec_env
-    from wadgym.envs.engine import child_engines
+    from wadgym.envs.runtime.engine import child_engines
 
     (tmp_path / "hanging_env.py").write_text(HANGING_ENV)
     monkeypatch.syspath_prepend(str(tmp_path))  # workers start with this process's sys.path

@@ -101,7 +101,7 @@ def test_engines_that_keep_dying_stop_the_run_with_its_checkpoint(tmp_path, tiny
 
 def test_the_restart_ends_the_episode_as_truncated_on_its_last_observation(env_id):
     from wadgym.agents.vec import make_env
-    from wadgym.envs.engine import child_engines
+    from wadgym.envs.runtime.engine import child_engines
 
     def make():
         return make_env(env_id, {"resolution": [30, 40]})
@@ -144,7 +144,7 @@ def test_a_self_play_game_whose_engine_dies_is_made_again():
     pytest.importorskip("pettingzoo")
     from wadgym.agents.restart import GameRestart
     from wadgym.agents.selfplay import make_game_factory
-    from wadgym.envs.watchdog import instance_id
+    from wadgym.envs.runtime.watchdog import instance_id
 
     def engines() -> list[psutil.Process]:
         found = []

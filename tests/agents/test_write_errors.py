@@ -69,7 +69,7 @@ def test_a_checkpoint_that_cannot_be_written_stops_the_run_and_keeps_the_previou
 
 CACHE_WRITE = '''
 import sys
-from wadgym.envs.cache import cached_wad
+from wadgym.envs.runtime.cache import cached_wad
 
 try:
     cached_wad("big", {"size": 200_000}, lambda: b"PWAD" + bytes(200_000), sys.argv[1])
@@ -80,7 +80,7 @@ except OSError as error:
 
 
 def test_a_wad_that_cannot_be_cached_names_the_file_and_leaves_the_cache_as_it_was(tmp_path):
-    from wadgym.envs.cache import cached_wad, verified
+    from wadgym.envs.runtime.cache import cached_wad, verified
 
     cache = tmp_path / "cache"
     small = cached_wad("small", {"size": 1000}, lambda: b"PWAD" + bytes(1000), cache)

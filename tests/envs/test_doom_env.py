@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from wadgym.envs.doom_env import BlockMean, BlockSample, DoomEnv, env_arguments, map_name
-from wadgym.envs.items import ItemsEnv
+from wadgym.envs.families.items import ItemsEnv
 
 POSITION = ("POSITION_X", "POSITION_Y", "ANGLE")
 

@@ -13,7 +13,7 @@ pytest.importorskip("pettingzoo")
 
 from wadgym.envs.doom_env import steer_towards  # noqa: E402
 from wadgym.envs.multi import MULTI_ENVS, make  # noqa: E402
-from wadgym.envs.netgame import NetGameError  # noqa: E402
+from wadgym.envs.runtime.netgame import NetGameError  # noqa: E402
 
 POSE = ("POSITION_X", "POSITION_Y", "ANGLE")
 

@@ -16,8 +16,8 @@ import pytest
 
 pytest.importorskip("pettingzoo")
 
-from wadgym.envs import netgame  # noqa: E402
-from wadgym.envs.netgame import NetGame, NetGameError, PlayerSettings  # noqa: E402
+from wadgym.envs.runtime import netgame  # noqa: E402
+from wadgym.envs.runtime.netgame import NetGame, NetGameError, PlayerSettings  # noqa: E402
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "multi-agent.md"
 CHECK = '\nprint("finished:", sorted(rewards))\n'  # run after the snippet: it got as far as its last line

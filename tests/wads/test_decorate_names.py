@@ -20,7 +20,7 @@ from wadgym.wads.decorate import check_actors
 ENGINE_RUN = r"""
 import json, sys
 import vizdoom as vzd
-from wadgym.envs.engine import start_game
+from wadgym.envs.runtime.engine import start_game
 game = start_game(sys.argv[1], buttons=[vzd.Button.MOVE_FORWARD],
                   variables=[vzd.GameVariable.ITEMCOUNT, vzd.GameVariable.HEALTH])
 for _ in range(int(sys.argv[2])):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import vizdoom as vzd
 
-from wadgym.envs.engine import make_game
+from wadgym.envs.runtime.engine import make_game
 from wadgym.wads import Level, MapBuilder, build_wad, write_wad
 
 X, Y, ANGLE = vzd.GameVariable.POSITION_X, vzd.GameVariable.POSITION_Y, vzd.GameVariable.ANGLE

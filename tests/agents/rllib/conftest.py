@@ -79,7 +79,7 @@ def cluster(failing_env_dir):
 
 
 def started_here() -> list[str]:
-    """'pid command' of this process's descendants, but for the engine watchdog (wadgym.envs.watchdog),
+    """'pid command' of this process's descendants, but for the engine watchdog (wadgym.envs.runtime.watchdog),
     which lives as long as this process because its evaluations started engines."""
     import psutil
 

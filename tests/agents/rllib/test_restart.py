@@ -19,7 +19,7 @@ from .test_train import train_args
 
 
 def engines(session) -> list[psutil.Process]:
-    from wadgym.envs.watchdog import instance_id
+    from wadgym.envs.runtime.watchdog import instance_id
 
     found = []
     for process in session.processes():

@@ -15,9 +15,10 @@ import numpy as np
 import vizdoom as vzd
 
 from wadgym.envs.checks import check_number
-from wadgym.envs.doom_env import DoomEnv, user_variable
+from wadgym.envs.doom_env import ATTACK_ACTION_SETS, DoomEnv, user_variable
 from wadgym.envs.params import check_fields
 from wadgym.envs.scenarios.acs_template import acs_bool, acs_fixed, acs_list, fill
+from wadgym.envs.scenarios.polygon import SHAPES, Layout, arena, smallest_diameter
 from wadgym.envs.scenarios.styles import draw_style
 from wadgym.wads import Level, MapBuilder
 
@@ -33,12 +34,9 @@ WEAPONS: dict[str, tuple[str, int]] = {
     "SuperShotgun": ("Shell", 50),
     "PlasmaRifle": ("Cell", 300),
 }
-SHAPES = {"square": 4, "pentagon": 5, "hexagon": 6, "octagon": 8}  # arena outlines: regular polygons
 PLAYER_TID = 900
 MONSTER_TID = 1000            # monster k (counting from 0 in spawn order) has tid MONSTER_TID + k
 SPAWN_CLEARANCE = 64          # between a monster's spawn point and any wall (the widest monster has radius 64)
-PILLAR_GAP = 96               # the player (radius 16) and most monsters pass between pillars and around each
-START_CLEARANCE = 128         # between the player start and any pillar
 TRIES_PER_TIC = 50            # spawn tries before the wave script waits a tic (ACS runs ~2M instructions a tic)
 # Tics the engine plays before the first observation: the ENTER script runs in tic 1, then the weapon takes
 # 16 tics to come up (A_Raise: 6 units a tic over 96).
@@ -118,10 +116,6 @@ def smallest_spawn_radius(p: Params) -> int:
     return smallest_diameter(p) // 2 - SPAWN_CLEARANCE
 
 
-def smallest_diameter(p: Params) -> int:
-    return 32 * ((p.size * 3 // 4 + 31) // 32)
-
-
 PRESETS: dict[str, Params] = {
     # Slow one-shot monsters, plenty of ammo, an open arena.
     "default": Params(),
@@ -130,54 +124,6 @@ PRESETS: dict[str, Params] = {
                    monster_speed=1.0, monster_health=0, wave_size=4, wave_growth=2, max_wave=16, spawn_interval=18,
                    spawn_distance=384, weapon="Shotgun", ammo=40, light_low=112, light_high=176),
 }
-
-
-@dataclass(frozen=True)
-class Layout:
-    """One level's arena: its outline (vertices), centre, inner radius and pillars (x0, y0, x1, y1)."""
-
-    outline: list[tuple[int, int]]
-    centre: tuple[int, int]
-    radius: int
-    pillars: list[tuple[int, int, int, int]]
-
-
-def arena(rng: np.random.Generator, p: Params) -> Layout:
-    """The level's arena: shape, inner diameter, rotation, then pillars, drawn from `rng` in that order."""
-    sides = SHAPES[p.shape] if p.shape != "random" else list(SHAPES.values())[int(rng.integers(len(SHAPES)))]
-    diameter = 32 * int(rng.integers(smallest_diameter(p) // 32, p.size // 32 + 1))
-    radius = diameter // 2
-    turn = float(rng.uniform(0, 2 * math.pi / sides))
-    corner = radius / math.cos(math.pi / sides) + 1  # rounding the vertices may not bring a wall nearer
-    c = math.ceil(corner) + 16
-    outline = [(c + round(corner * math.cos(turn + 2 * math.pi * k / sides)),
-                c + round(corner * math.sin(turn + 2 * math.pi * k / sides))) for k in range(sides)]
-    return Layout(outline, (c, c), radius, place_pillars(rng, p, (c, c), radius))
-
-
-def place_pillars(rng: np.random.Generator, p: Params, centre: tuple[int, int], radius: int) -> list:
-    """`p.n_obstacles` square pillars inside the arena's inner circle, PILLAR_GAP from the walls and each
-    other and START_CLEARANCE from the start (the centre); a ValueError when they do not fit."""
-    half = p.obstacle_size / 2
-    reach = half * math.sqrt(2)  # the pillar's half diagonal
-    lo, hi = START_CLEARANCE + reach, radius - PILLAR_GAP - reach
-    pillars: list[tuple[int, int, int, int]] = []
-    centres: list[tuple[float, float]] = []
-    for _ in range(100 * p.n_obstacles):
-        if len(pillars) == p.n_obstacles or hi < lo:
-            break
-        distance, angle = float(rng.uniform(lo, hi)), float(rng.uniform(0, 2 * math.pi))
-        x, y = centre[0] + distance * math.cos(angle), centre[1] + distance * math.sin(angle)
-        if all(math.hypot(x - u, y - v) >= 2 * reach + PILLAR_GAP for u, v in centres):
-            centres.append((x, y))
-            x0, y0 = round(x - half), round(y - half)
-            pillars.append((x0, y0, x0 + p.obstacle_size, y0 + p.obstacle_size))
-    if len(pillars) < p.n_obstacles:
-        raise ValueError(f"n_obstacles={p.n_obstacles} pillars of obstacle_size={p.obstacle_size} do not fit in an "
-                         f"arena of inner diameter {2 * radius} (size={p.size}; {len(pillars)} placed, each "
-                         f"{PILLAR_GAP} from the walls and each other); lower n_obstacles or obstacle_size, or "
-                         f"raise size")
-    return pillars
 
 
 def build(rng: np.random.Generator, p: Params) -> Level:
@@ -226,7 +172,7 @@ def defend_script(p: Params, layout: Layout) -> str:
         "ammo": p.ammo,
         "random_start_angle": acs_bool(p.random_start_angle),
     }
-    return fill("defend.acs", values)
+    return fill("defend.acs", values, package=__package__)
 
 
 class DefendEnv(DoomEnv):
@@ -258,7 +204,7 @@ class DefendEnv(DoomEnv):
     ## Observation Space
     The screen as `Box(0, 255, (H, W, C), uint8)`, by default (60, 80, 1) gray; `resolution`,
     `render_resolution`, `downsample`, `color`, `game_variables` and `buffers` work as in every wadgym env
-    (see wadgym.envs.items.ItemsEnv).
+    (see wadgym.envs.families.items.ItemsEnv).
 
     ## Rewards
     `kill_reward` (default 1.0) for each monster the player killed in the step (the change of ViZDoom's
@@ -296,7 +242,7 @@ class DefendEnv(DoomEnv):
       buffers, action_set ("attack", "attack_move", "basic", "extended").
     - kill_reward (default 1.0), damage_penalty (default 0.0, per health point).
     - cache_dir, render_mode, visit_reward, visit_cell (an exploration bonus, off by default): as in every
-      wadgym env (wadgym.envs.items.ItemsEnv's Arguments).
+      wadgym env (wadgym.envs.families.items.ItemsEnv's Arguments).
     Unknown names and out-of-range values raise a ValueError naming what is valid: zero monsters
     (`wave_size=0`, `monsters=()`), more ammo than the weapon's maximum, a `spawn_distance` that leaves no
     room in the smallest arena, pillars that do not fit.
@@ -314,12 +260,7 @@ class DefendEnv(DoomEnv):
     variables = ("KILLCOUNT", "HEALTH", "SELECTED_WEAPON_AMMO", user_variable(ALIVE_VARIABLE),
                  user_variable(WAVE_VARIABLE), user_variable(SPAWNED_VARIABLE))
     score_name = "kills"
-    action_sets = {
-        "attack": (("ATTACK",), ("TURN_LEFT",), ("TURN_RIGHT",), ("TURN_LEFT", "ATTACK"), ("TURN_RIGHT", "ATTACK")),
-        "attack_move": (("ATTACK",), ("TURN_LEFT",), ("TURN_RIGHT",), ("TURN_LEFT", "ATTACK"),
-                        ("TURN_RIGHT", "ATTACK"), ("MOVE_FORWARD",), ("MOVE_BACKWARD",), ("MOVE_LEFT",),
-                        ("MOVE_RIGHT",)),
-    }
+    action_sets = ATTACK_ACTION_SETS
     default_action_set = "attack"
 
     def __init__(self, kill_reward: float = 1.0, damage_penalty: float = 0.0, **kwargs: Any):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from wadgym.envs.exit import ExitEnv
+from wadgym.envs.families.exit import ExitEnv
 from wadgym.envs.scenarios.building import room_at, room_distances
 
 

@@ -2,7 +2,7 @@
 DoomHealthSupreme-v0), ViZDoom's health_gathering and health_gathering_supreme generalised to levels.
 
 One module: the scenario (`Params`, `PRESETS`, `layout`, `build`), the ACS template beside the scenario
-pieces (envs/scenarios/health.acs: medikits and poison that appear over time) and the task (`HealthEnv`).
+pieces (envs/families/health.acs: medikits and poison that appear over time) and the task (`HealthEnv`).
 """
 
 from __future__ import annotations
@@ -223,7 +223,7 @@ def health_script(p: Params, plan: Layout) -> str:
         **rect_arrays("area", areas),
         **rect_arrays("blocked", blocked),
     }
-    return fill("health.acs", values, package="wadgym.envs.scenarios")
+    return fill("health.acs", values, package=__package__)
 
 
 class HealthEnv(DoomEnv):
@@ -260,7 +260,7 @@ class HealthEnv(DoomEnv):
 
     ## Observation Space
     The screen as `Box(0, 255, (H, W, C), uint8)`, by default (60, 80, 1) gray; see wadgym.envs.doom_env
-    (and wadgym.envs.items.ItemsEnv) for `resolution`, `render_resolution`, `downsample`, `color`,
+    (and wadgym.envs.families.items.ItemsEnv) for `resolution`, `render_resolution`, `downsample`, `color`,
     `game_variables` (e.g. ("HEALTH",): the observation becomes a Dict with "gamevariables") and `buffers`.
     There is no HUD: the health is not on the screen unless asked for as a game variable.
 
@@ -304,7 +304,7 @@ class HealthEnv(DoomEnv):
     - num_levels, start_level: the level range (see above).
     - frame_skip, resolution, render_resolution, downsample, color, game_variables, buffers, action_set,
       render_mode, cache_dir, visit_reward, visit_cell (an exploration bonus, off by default): as every
-      wadgym env (wadgym.envs.items.ItemsEnv's Arguments).
+      wadgym env (wadgym.envs.families.items.ItemsEnv's Arguments).
     - living_reward (default 1.0), death_penalty (default 0.0), health_reward (default 0.0).
     Unknown names and out-of-range values raise a ValueError listing what is valid, and so do pickups
     that would not fit at the start (their placement is simulated when the WAD is built).

@@ -11,8 +11,9 @@ import re
 import numpy as np
 import pytest
 
-from wadgym.envs import defend
-from wadgym.envs.defend import MONSTERS, WEAPONS, DefendEnv
+from wadgym.envs.families import defend
+from wadgym.envs.families.defend import MONSTERS, WEAPONS, DefendEnv
+from wadgym.envs.scenarios.polygon import PILLAR_GAP, START_CLEARANCE, arena
 from wadgym.wads import iwad, read_lumps
 
 
@@ -118,14 +119,14 @@ def test_seed_fixes_the_waves(make_defend):
 
 def test_levels_differ_in_shape_size_pillars_and_look():
     p = defend.PRESETS["hard"]
-    layouts = [defend.arena(np.random.default_rng(s), p) for s in range(12)]
+    layouts = [arena(np.random.default_rng(s), p) for s in range(12)]
     assert len({len(layout.outline) for layout in layouts}) > 1 and len({layout.radius for layout in layouts}) > 1
     for layout in layouts:
         assert len(layout.pillars) == p.n_obstacles
         for x0, y0, x1, y1 in layout.pillars:  # inside the inner circle, clear of the start
             for x, y in ((x0, y0), (x1, y0), (x0, y1), (x1, y1)):
-                assert math.dist((x, y), layout.centre) <= layout.radius - defend.PILLAR_GAP
-            assert math.dist(((x0 + x1) / 2, (y0 + y1) / 2), layout.centre) >= defend.START_CLEARANCE
+                assert math.dist((x, y), layout.centre) <= layout.radius - PILLAR_GAP
+            assert math.dist(((x0 + x1) / 2, (y0 + y1) / 2), layout.centre) >= START_CLEARANCE
     env = DefendEnv(preset="hard")
     maps = [dict(read_lumps(env.build_levels_wad(s, 1)))["TEXTMAP"] for s in (0, 1)]
     assert maps[0] != maps[1]
@@ -136,7 +137,7 @@ def test_levels_differ_in_shape_size_pillars_and_look():
 def test_hard_monsters_keep_clear_of_pillars(make_defend):
     env = make_defend(preset="hard", wave_size=8, spawn_interval=0, monster_speed=0.1)
     env.reset(seed=0)
-    layout = defend.arena(np.random.default_rng(env.level_rng_seed(env.level_seed)), env.params)
+    layout = arena(np.random.default_rng(env.level_rng_seed(env.level_seed)), env.params)
     positions = env.monster_positions()
     assert len(positions) == 8
     for x0, y0, x1, y1 in layout.pillars:

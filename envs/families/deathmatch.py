@@ -15,11 +15,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from wadgym.envs import defend
 from wadgym.envs.checks import check_number
-from wadgym.envs.doom_env import DoomEnv, user_variable
+from wadgym.envs.doom_env import ATTACK_ACTION_SETS, DoomEnv, user_variable
 from wadgym.envs.params import check_fields
 from wadgym.envs.scenarios.acs_template import acs_list, fill
+from wadgym.envs.scenarios.polygon import SHAPES, START_CLEARANCE, Layout, arena
 from wadgym.envs.scenarios.styles import draw_style
 from wadgym.wads import Level, MapBuilder
 
@@ -66,7 +66,7 @@ class Params:
                             "obstacle_size": (32, 256), "n_weapons": (0, MAX_PICKUPS), "n_ammo": (0, MAX_PICKUPS),
                             "player_spacing": (0, 4096), "pickup_spacing": (0, 4096), "player_health": (1, 10000),
                             "light_low": (0, 255), "light_high": (0, 255)},
-                     {"shape": ("random", *defend.SHAPES)})
+                     {"shape": ("random", *SHAPES)})
         for name, valid in (("weapons", WEAPONS), ("ammo", AMMO)):
             value = getattr(self, name)
             if isinstance(value, str) or not isinstance(value, (list, tuple)) or not value \
@@ -82,7 +82,7 @@ class Params:
 PRESETS: dict[str, Params] = {"default": Params()}
 
 
-def spot_radius(layout: defend.Layout) -> int:
+def spot_radius(layout: Layout) -> int:
     """How far from the centre a player or pickup may stand (the inner circle less a clearance)."""
     return layout.radius - PLAYER_CLEARANCE
 
@@ -90,7 +90,7 @@ def spot_radius(layout: defend.Layout) -> int:
 def build(rng: np.random.Generator, p: Params) -> Level:
     """One level: the arena and pillars (drawn as DoomDefend draws them), a look, player starts and
     DeathmatchStarts on a circle round the centre, and the ACS that places players and pickups when seeded."""
-    layout = defend.arena(rng, p)
+    layout = arena(rng, p)
     style = draw_style(rng, (p.light_low, p.light_high))
     m = MapBuilder()
     room = m.add_polygon_room(layout.outline, floor=style.floor, ceiling=style.ceiling, wall=style.wall,
@@ -101,7 +101,7 @@ def build(rng: np.random.Generator, p: Params) -> Level:
     # smaller one, none within a player's width of another (a player spawned onto another telefrags it).
     phase = float(rng.uniform(0, 2 * math.pi))
     cx, cy = layout.centre
-    reach = defend.START_CLEARANCE - PLAYER_CLEARANCE // 2
+    reach = START_CLEARANCE - PLAYER_CLEARANCE // 2
     for count, radius, kind in ((DEATHMATCH_STARTS, reach, "DeathmatchStart"), (MAX_PLAYERS, reach // 2, None)):
         for k in range(count):
             a = phase + 2 * math.pi * k / count
@@ -113,7 +113,7 @@ def build(rng: np.random.Generator, p: Params) -> Level:
     return Level(map=m, scripts=deathmatch_script(p, layout), title="wadgym deathmatch")
 
 
-def deathmatch_script(p: Params, layout: defend.Layout) -> str:
+def deathmatch_script(p: Params, layout: Layout) -> str:
     """scenarios/deathmatch.acs filled in with the parameters and the layout."""
     pillars = layout.pillars or [(0, 0, 0, 0)]
     grown = [round(math.hypot(x1 - x0, y1 - y0) / 2) + PLAYER_CLEARANCE for x0, y0, x1, y1 in pillars]
@@ -122,7 +122,7 @@ def deathmatch_script(p: Params, layout: defend.Layout) -> str:
         f"global int {2 * i + 1}:pickup{i + 1}_x;  global int {2 * i + 2}:pickup{i + 1}_y;" for i in range(n))
     publish = "\n".join(f"    pickup{i + 1}_x = spot_x[N_PLAYERS + {i}];  pickup{i + 1}_y = spot_y[N_PLAYERS + {i}];"
                         for i in range(n))
-    return fill("deathmatch.acs", {
+    return fill("deathmatch.acs", package=__package__, values={
         "n_players": p.n_players, "n_weapons": p.n_weapons, "n_pickups": n, "player_tid": PLAYER_TID,
         "pickup_tid": PICKUP_TID, "corpse_tid": CORPSE_TID, "max_tries": MAX_TRIES, "player_spacing": p.player_spacing,
         "pickup_spacing": p.pickup_spacing, "centre_x": layout.centre[0], "centre_y": layout.centre[1],
@@ -202,7 +202,7 @@ class DeathmatchEnv(DoomEnv):
         "deathmatch": (("ATTACK",), ("TURN_LEFT",), ("TURN_RIGHT",), ("MOVE_FORWARD",),
                        ("MOVE_FORWARD", "TURN_LEFT"), ("MOVE_FORWARD", "TURN_RIGHT"), ("TURN_LEFT", "ATTACK"),
                        ("TURN_RIGHT", "ATTACK")),
-        **defend.DefendEnv.action_sets,
+        **ATTACK_ACTION_SETS,
     }
     default_action_set = "deathmatch"
 

@@ -1,6 +1,6 @@
 """Engine watchdog: once the process that started ViZDoom engines is gone, however it ended, kill them.
 
-wadgym.envs.engine starts one per process that starts engines, as `python watchdog.py TOKEN` with its
+wadgym.envs.runtime.engine starts one per process that starts engines, as `python watchdog.py TOKEN` with its
 stdin the read end of a pipe whose only write end that process holds. The process never writes; its
 end closes when it exits, also by SIGKILL, and the read here returns EOF. Then every ViZDoom engine
 whose environment carries TOKEN (set while it was started) is killed and its shared-memory segments

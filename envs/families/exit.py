@@ -3,7 +3,7 @@
 One module: the scenario (`Params`, `PRESETS`, `build`) and the task (`ExitEnv`). The building (rooms on a
 grid joined by corridors and doors, and the path helpers the scripted policy follows) comes from
 wadgym.envs.scenarios.building, the looks from wadgym.envs.scenarios.styles, the ACS from the template
-envs/scenarios/exit.acs.
+envs/families/exit.acs.
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ def exit_script(p: Params, plan: GridPlan) -> str:
     pairs = exit_pairs(plan, p.min_rooms, p.max_rooms)
     if not pairs:  # Params rules this out; say so rather than write an ACS that draws from nothing
         raise ValueError(f"min_rooms={p.min_rooms}: no two rooms of this building are that far apart")
-    return fill("exit.acs", {
+    return fill("exit.acs", package=__package__, values={
         "n_rooms": len(plan.cells),
         "n_pairs": len(pairs),
         "exit_tid": EXIT_TID,
@@ -178,7 +178,7 @@ class ExitEnv(DoomEnv):
     ## Observation Space
     The screen as `Box(0, 255, (H, W, C), uint8)`, by default (60, 80, 1) gray, as every wadgym env
     (`resolution`, `render_resolution`, `downsample`, `color`); with `game_variables` or `buffers` a Dict
-    {"screen", each buffer, "gamevariables"}. See wadgym.envs.items.ItemsEnv for the details.
+    {"screen", each buffer, "gamevariables"}. See wadgym.envs.families.items.ItemsEnv for the details.
 
     ## Rewards
     `exit_reward` (default 1.0) in the step the exit is reached, minus `step_penalty` (default 0.0) every
@@ -227,7 +227,7 @@ class ExitEnv(DoomEnv):
     - frame_skip (1..64, default 4), resolution, render_resolution, downsample, color, game_variables,
       buffers, action_set ("basic", "extended"), cache_dir, render_mode: as every wadgym env.
     - visit_reward, visit_cell: a finer exploration bonus than the rooms', on squares of the map, off by
-      default, as in every single-agent wadgym env (wadgym.envs.items.ItemsEnv's Arguments).
+      default, as in every single-agent wadgym env (wadgym.envs.families.items.ItemsEnv's Arguments).
     Unknown names and out-of-range values raise a ValueError listing what is valid; so does a `min_rooms`
     that no building of that size is sure to offer.
 

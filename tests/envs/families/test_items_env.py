@@ -8,11 +8,11 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from wadgym.envs import items
 from wadgym.envs.doom_env import RESET_ATTEMPTS
-from wadgym.envs.items import ItemsEnv
+from wadgym.envs.families import items
+from wadgym.envs.families.items import ItemsEnv
 
-SPECS = [spec for spec in gym.registry.values() if spec.entry_point == "wadgym.envs.items:ItemsEnv"]
+SPECS = [spec for spec in gym.registry.values() if spec.entry_point == "wadgym.envs.families.items:ItemsEnv"]
 POSITION = ("POSITION_X", "POSITION_Y", "ANGLE")
 
 

@@ -137,7 +137,7 @@ class Game(vzd.DoomGame):
 # - with SIGINT and SIGTERM blocked: signals meant for the process group are for its owner, which
 #   closes the engine (DoomGame.close);
 # - with OWNER_VAR=<this process's token> in its environment, which this process's watchdog
-#   (envs/watchdog.py) looks for when this process is gone, to kill the engine and free its segments.
+#   (envs/runtime/watchdog.py) looks for when this process is gone, to kill the engine and free its segments.
 
 _start_lock = threading.Lock()
 _watchdog: subprocess.Popen | None = None

@@ -25,9 +25,10 @@ from pathlib import Path
 import platformdirs
 
 ENV_VAR = "WADGYM_CACHE_DIR"
-PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+PACKAGE_ROOT = Path(__file__).resolve().parent.parent.parent
 # The code a built WAD depends on: a change to any of it gives new cache keys.
-CODE_GLOBS = ("acs/*.py", "acs/*.acs", "wads/*.py", "envs/scenarios/*.py", "envs/scenarios/*.acs")
+CODE_GLOBS = ("acs/*.py", "acs/*.acs", "wads/*.py", "envs/scenarios/*.py", "envs/scenarios/*.acs",
+              "envs/families/*.acs")
 
 
 def cache_dir(override: str | os.PathLike | None = None) -> Path:

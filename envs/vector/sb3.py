@@ -22,7 +22,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices
 from stable_baselines3.common.vec_env.patch_gym import _patch_env
 from stable_baselines3.common.vec_env.util import obs_space_info
 
-from wadgym.envs.vector import EnvThreads, make_envs
+from wadgym.envs.vector.threads import EnvThreads, make_envs
 
 
 class ThreadVecEnv(VecEnv):

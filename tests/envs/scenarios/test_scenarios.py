@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import vizdoom as vzd
 
-from wadgym.envs import items
 from wadgym.envs.doom_env import map_name
+from wadgym.envs.families import items
 from wadgym.envs.scenarios import arena, build_scenario_wad, building, compile_acs, placement, styles
 from wadgym.wads import Level, MapBuilder, build_wad, iwad, read_lumps, write_wad
 
@@ -161,7 +161,7 @@ def test_enter_script_sets_health_speed_and_clears_inventory(make_env):
 
 
 def test_building_plan_spreads_rooms_apart_with_openings_every_corridor_can_hold():
-    from wadgym.envs import exit as exit_family
+    from wadgym.envs.families import exit as exit_family
 
     p = exit_family.PRESETS["hard"]
     plans = [building.building_plan(np.random.default_rng(s), p) for s in (0, 0, 1)]
@@ -188,7 +188,7 @@ def test_building_plan_spreads_rooms_apart_with_openings_every_corridor_can_hold
 
 def test_route_point_leads_room_by_room_towards_the_goal():
     """A walker that steps straight at route_point's points reaches the goal through the openings."""
-    from wadgym.envs import exit as exit_family
+    from wadgym.envs.families import exit as exit_family
 
     plan = building.building_plan(np.random.default_rng(3), exit_family.PRESETS["default"])
     goal_room = len(plan.cells) - 1
@@ -212,7 +212,7 @@ def test_route_point_leads_room_by_room_towards_the_goal():
 
 
 def test_exit_levels_build_for_many_seeds():
-    from wadgym.envs import exit as exit_family
+    from wadgym.envs.families import exit as exit_family
 
     for preset in ("default", "hard"):
         for seed in range(4):

@@ -9,7 +9,7 @@ Facts of vizdoom 1.3.x that shape it (measured; see tests/envs/test_netgame.py):
 - An engine that exits while `DoomGame.init()` waits for the other players (a join that times out, a
   killed engine) crashes the calling Python process with a segmentation fault. Threads would take the
   user's process down with it; each player therefore lives in its own worker process.
-- The workers are plain subprocesses, `python -m wadgym.envs.netgame`, talking to the NetGame over a
+- The workers are plain subprocesses, `python -m wadgym.envs.runtime.netgame`, talking to the NetGame over a
   socket pair: they never import the user's main module (multiprocessing's "spawn" does, so a script
   without a main guard, stdin or a REPL could not start a game). A worker that fails before its engine
   runs (an import error, bad settings) is reported with its own error text.
@@ -49,7 +49,7 @@ ENGINE_CONNECT_MARGIN = 60
 PORT_ATTEMPTS = 20
 START_ATTEMPTS = 3            # starts tried when an engine exits during the handshake (e.g. its port was taken)
 MAX_PLAYERS = 8
-WORKER_MODULE = "wadgym.envs.netgame"  # what `python -m` runs as a player's worker
+WORKER_MODULE = "wadgym.envs.runtime.netgame"  # what `python -m` runs as a player's worker
 
 
 class NetGameError(RuntimeError):
@@ -171,7 +171,7 @@ def _state(game, buffers: tuple[str, ...]) -> PlayerState:
 
 
 def worker_main(fd: int) -> None:
-    """A player's worker (`python -m wadgym.envs.netgame FD`): receive (settings, engine args) on the
+    """A player's worker (`python -m wadgym.envs.runtime.netgame FD`): receive (settings, engine args) on the
     socket `fd`, say "booted", start the engine (joining the game), then answer commands until "close" or
     until the NetGame's end closes. Replies are ("ok", value) or ("error", traceback text). Its output and
     the engine's console (handshake progress, errors) go to a log file (start_worker), not to the user."""
@@ -490,7 +490,7 @@ def step_games(games: Sequence[NetGame], buttons: Sequence[Sequence[Sequence[flo
 
 
 def start_worker(fd: int, log: str) -> subprocess.Popen:
-    """`python -m wadgym.envs.netgame FD` with the socket `fd` handed down, able to import this very
+    """`python -m wadgym.envs.runtime.netgame FD` with the socket `fd` handed down, able to import this very
     wadgym (its folder leads PYTHONPATH), its output going to `log`."""
     import wadgym
 
@@ -506,7 +506,7 @@ class _EngineExited(NetGameError):
     """An engine exited during the handshake: a start worth trying again (on a fresh port)."""
 
 
-if __name__ == "__main__":  # a worker: run from the module proper, so what it pickles names wadgym.envs.netgame
-    from wadgym.envs.netgame import worker_main as main
+if __name__ == "__main__":  # a worker: run from the module proper, so what it pickles names wadgym.envs.runtime.netgame
+    from wadgym.envs.runtime.netgame import worker_main as main
 
     main(int(sys.argv[1]))

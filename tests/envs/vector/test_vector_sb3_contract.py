@@ -12,7 +12,7 @@ import pytest
 from gymnasium.spaces import Box, Dict, Discrete, MultiBinary, MultiDiscrete, Sequence, Text, Tuple
 from stable_baselines3.common.vec_env import DummyVecEnv
 
-from wadgym.envs.vector_sb3 import ThreadVecEnv
+from wadgym.envs.vector.sb3 import ThreadVecEnv
 
 from .test_vector_contract import GlobalRandom, Raises, ToyEnv, same
 

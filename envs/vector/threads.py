@@ -10,11 +10,11 @@ its slot of one preallocated batch array (DoomEnv.write_observations_to).
 `EnvThreads` is the one implementation; each ecosystem gets a thin adapter over it:
 - `ThreadVectorEnv`, a Gymnasium 1.x VectorEnv and the `vector_entry_point` of wadgym's ids, so that
   `gym.make_vec("DoomItems-v0", num_envs=8)` returns it;
-- `wadgym.envs.vector_sb3.ThreadVecEnv`, a Stable-Baselines3 VecEnv (the default of `wadgym train`).
+- `wadgym.envs.vector.sb3.ThreadVecEnv`, a Stable-Baselines3 VecEnv (the default of `wadgym train`).
 
 Each adapter keeps the contract of the sequential vector env of its ecosystem (SyncVectorEnv,
 DummyVecEnv): the same outputs for the same envs, seeds and actions, and the same exception types
-(tests/envs/test_vector_contract.py, tests/envs/test_vector_sb3_contract.py compare them side by side).
+(tests/envs/vector/test_vector_contract.py, tests/envs/vector/test_vector_sb3_contract.py compare them side by side).
 Observation spaces of plain arrays (Box, Discrete, MultiDiscrete, MultiBinary, and Tuple/Dict of them)
 are batched into preallocated arrays on the envs' threads; any other space Gymnasium supports (Text,
 Graph, Sequence, OneOf, custom spaces) is batched by Gymnasium's own `concatenate`, as SyncVectorEnv

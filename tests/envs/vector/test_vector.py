@@ -21,10 +21,10 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv, VectorEnv
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 
-from wadgym.envs.engine import child_engines
 from wadgym.envs.registration import ENVS
+from wadgym.envs.runtime.engine import child_engines
 from wadgym.envs.vector import ThreadVectorEnv, VectorEnvError, batch_infos, make_vector_env
-from wadgym.envs.vector_sb3 import ThreadVecEnv
+from wadgym.envs.vector.sb3 import ThreadVecEnv
 
 # Two levels (each reset draws one from np_random) and short episodes: several autoresets in a few steps.
 LEVELS = {"num_levels": 2, "max_episode_steps": 7}
@@ -263,7 +263,7 @@ class FailAfter(gym.Wrapper):
 envs = wadgym.envs.vector.ThreadVectorEnv(
     [lambda: gym.make("DoomItems-v0"), lambda: FailAfter(gym.make("DoomItems-v0")), lambda: gym.make("DoomItems-v0")])
 envs.reset(seed=0)
-print(len(wadgym.envs.engine.child_engines()), flush=True)
+print(len(wadgym.envs.runtime.engine.child_engines()), flush=True)
 sys.stdin.readline()  # the test has seen the engines
 envs.step(np.zeros(3, int))  # raises; nothing closes the envs but the exit
 """

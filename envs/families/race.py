@@ -14,8 +14,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from wadgym.envs import items
 from wadgym.envs.doom_env import user_variable
+from wadgym.envs.families import items
 from wadgym.envs.scenarios.acs_template import acs_bool, acs_fixed, acs_list, fill, rect_arrays
 from wadgym.envs.scenarios.placement import (
     ITEM_TID,
@@ -105,7 +105,7 @@ def race_script(p: Params, floor, starts, parent: str) -> str:
     position_globals = "\n".join(
         f"global int {2 * i + 1}:item{i + 1}_x;  global int {2 * i + 2}:item{i + 1}_y;" for i in range(n))
     publish = "\n".join(f"    item{i + 1}_x = item_x[{i}];  item{i + 1}_y = item_y[{i}];" for i in range(n))
-    return fill("race.acs", {
+    return fill("race.acs", package=__package__, values={
         "n_items": n, "n_players": p.n_players, "item_tid": ITEM_TID, "player_tid": PLAYER_TID,
         "max_tries": MAX_PLACEMENT_TRIES, "min_item_distance": p.min_item_distance,
         "min_start_distance": p.min_start_distance, "n_areas": len(areas), "total_weight": int(area_weights(areas)[-1]),

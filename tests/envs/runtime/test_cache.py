@@ -16,7 +16,8 @@ import time
 import gymnasium as gym
 import pytest
 
-from wadgym.envs import cache, items
+from wadgym.envs.families import items
+from wadgym.envs.runtime import cache
 from wadgym.envs.scenarios import build_scenario_wad, scenario_wad
 
 
@@ -45,7 +46,7 @@ def test_cache_folder_from_argument_environment_and_xdg(tmp_path, monkeypatch):
 
 BUILD_IN_WORKER = """
 import os, sys, time
-from wadgym.envs import cache
+from wadgym.envs.runtime import cache
 
 def build():
     with open(sys.argv[2], "a") as log:
@@ -177,7 +178,7 @@ def test_a_killed_writers_leftovers_are_removed(cached_items, tmp_path):
 
 HOLD_THE_LOCK = """
 import sys, time
-from wadgym.envs import cache
+from wadgym.envs.runtime import cache
 
 def build():
     print("building", flush=True)

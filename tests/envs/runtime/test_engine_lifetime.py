@@ -18,7 +18,7 @@ import pytest
 import vizdoom as vzd
 
 from wadgym.agents.restart import ENGINE_ERRORS
-from wadgym.envs import engine, queuelocks, watchdog
+from wadgym.envs.runtime import engine, queuelocks, watchdog
 
 HOLDER = """
 import sys, time
@@ -109,7 +109,7 @@ def test_settings_files_of_processes_that_are_gone_are_removed_by_a_new_process(
                           text=True, check=True).stdout.strip()
     orphan = folder / f"{dead}-0-abcdef.ini"
     orphan.write_text(engine.SETTINGS_SEED)
-    first_game = "import os; from wadgym.envs import engine; os.unlink(engine.engine_settings())"
+    first_game = "import os; from wadgym.envs.runtime import engine; os.unlink(engine.engine_settings())"
     subprocess.run([sys.executable, "-c", first_game], check=True)  # a new process's first game
     assert not orphan.exists()
 

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from wadgym.envs.doom_env import steer_towards
-from wadgym.envs.health import HealthEnv
+from wadgym.envs.families.health import HealthEnv
 from wadgym.envs.scenarios.floor_grid import UNREACHABLE, FloorGrid
 from wadgym.wads.udmf import DAMAGE_INTERVAL
 
-SPECS = [spec for spec in gym.registry.values() if spec.entry_point == "wadgym.envs.health:HealthEnv"]
+SPECS = [spec for spec in gym.registry.values() if spec.entry_point == "wadgym.envs.families.health:HealthEnv"]
 POSITION = ("POSITION_X", "POSITION_Y", "ANGLE")
 TURN_LEFT = 1
 # The engine hurts a player on a damaging floor when the level time is a multiple of the sector's damage
