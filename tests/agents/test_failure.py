@@ -54,8 +54,8 @@ def train_command(hyperparams, run, env_id, *extra) -> list[str]:
 
 
 # The error meta.json records: with threads, the vector env's own error naming the env and its cause.
-ERRORS = {"thread": "wadgym.envs.vector.threads.VectorEnvError: env 1 of 2 failed in step: RuntimeError: scenario failure "
-                    "after 100 steps",
+ERRORS = {"thread": "wadgym.envs.vector.threads.VectorEnvError: env 1 of 2 failed in step: RuntimeError: "
+                    "scenario failure after 100 steps",
           "subproc": "RuntimeError: scenario failure after 100 steps"}
 
 
