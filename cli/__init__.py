@@ -1,7 +1,7 @@
 """The `wadgym` command line: one entry point, one module per subcommand in this package.
 
-Each subcommand module (wadgym.cli.build, .acs, .rollout, .train, .eval, .runs, .export, .doctor, .track)
-holds that command's argument wiring: `add_arguments(parser)` and `run(args) -> int`, which turns the arguments
+Each subcommand module (wadgym.cli.build, .acs, .rollout, .train, .eval, .record, .runs, .export, .doctor,
+.track) holds that command's argument wiring: `add_arguments(parser)` and `run(args) -> int`, which turns the arguments
 into typed values (plain ones, or a dataclass such as wadgym.agents.TrainConfig: no argparse object goes
 below this package) passed to the code in wadgym.acs, .wads, .envs and .agents, and their errors into
 messages and exit statuses. Only the module of the command being run is imported, so `wadgym build` works
@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "rollout": ("wadgym.cli.rollout", "run episodes headless with a random or saved policy"),
     "train": ("wadgym.cli.train", "train PPO on a wadgym env"),
     "eval": ("wadgym.cli.eval", "evaluate a training run against a random policy"),
+    "record": ("wadgym.cli.record", "record a policy's episodes as a Minari dataset"),
     "runs": ("wadgym.cli.runs", "list training runs"),
     "export": ("wadgym.cli.export", "export a run's policy (ONNX)"),
     "doctor": ("wadgym.cli.doctor", "check the installation: versions, CUDA, a headless game"),
@@ -31,6 +32,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
 # Modules that only the training extras bring: a command needing one says how to install it.
 TRAINING_EXTRAS = {"yaml", "torch", "stable_baselines3", "tensorboard", "tqdm", "rich", "matplotlib", "onnx",
                    "onnxruntime", "imageio", "imageio_ffmpeg", "moviepy"}
+
+# Modules of the demos extra (wadgym record): Minari, and what its DataCollector and HDF5 storage import.
+DEMOS_EXTRAS = {"minari", "jax", "h5py", "PIL"}
 
 
 def missing_extra(command: str, error: ModuleNotFoundError) -> str | None:
@@ -42,6 +46,8 @@ def missing_extra(command: str, error: ModuleNotFoundError) -> str | None:
     if missing == "mlflow":
         return (f"wadgym {command}: experiment tracking (--track, --tracking-uri, track-sync) needs MLflow, "
                 f"which is not installed: pip install 'wadgym[track]'")
+    if missing in DEMOS_EXTRAS or (command == "record" and missing in ("yaml", "tqdm")):
+        return (f"wadgym {command}: datasets need Minari (no module {missing!r}): pip install 'wadgym[demos]'")
     if missing in ("pettingzoo", "filelock"):
         return (f"wadgym {command}: multi-agent envs need PettingZoo (no module {missing!r}): "
                 "pip install 'wadgym[multi]'")
