@@ -10,7 +10,9 @@
 `max_players`, an `n_players` scenario parameter, the hooks `episode_command`/`episode_ready` and,
 optionally, `netgame_args`: engine arguments of its netgame such as "-deathmatch"):
 one task object of the family per player keeps that player's reward, score and info, and a
-wadgym.envs.runtime.netgame.NetGame runs the players' engines in lockstep on 127.0.0.1.
+wadgym.envs.runtime.netgame.NetGame runs the players' engines in lockstep on 127.0.0.1 (in a network namespace
+of the game's own that holds only loopback, where the system allows it; WADGYM_NETNS=0 turns that off:
+docs/multi-agent.md, Network).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """NetGame: one ViZDoom multiplayer game on 127.0.0.1, one engine per player, each driven by a worker process.
 
-Facts of vizdoom 1.3.x that shape it (measured; see tests/envs/test_netgame.py):
+Facts of vizdoom 1.3.x that shape it (measured; see tests/envs/test_multi*.py and tests/envs/runtime/test_netns.py):
 - In sync mode (Mode.PLAYER) the players must advance in lockstep, one tic per call with every player
   waiting for the others between calls: `make_action(a, 4)` per step, or players running free, deadlock
   within a few steps (one engine waits in the net code for tics the other never sends). So a step of k
@@ -15,9 +15,13 @@ Facts of vizdoom 1.3.x that shape it (measured; see tests/envs/test_netgame.py):
   runs (an import error, bad settings) is reported with its own error text.
 - An engine that stops answering blocks its peers forever, ignores SIGTERM and outlives its Python
   parent: a NetGame waits with timeouts and ends engines with SIGKILL.
-- The host binds its UDP port on every interface; the players here only ever talk over 127.0.0.1.
+- The host binds its UDP port on every interface; the players here only ever talk over 127.0.0.1. So
+  the workers of a game of two or more, and with them their engines, run in a network namespace of the
+  game's own that holds only loopback (envs/runtime/netns.py), where the system allows it: nothing off
+  this machine, nor in its own namespace, can reach the engines. Where it does not (or WADGYM_NETNS=0),
+  they run in the machine's namespace, with one warning a process.
   Free ports are found by binding port 0 and are held under a file lock per port while the game runs,
-  so several NetGames on one machine never pick the same one.
+  so several NetGames on one machine never pick the same one (needed without namespaces; harmless with).
 """
 
 from __future__ import annotations
@@ -40,6 +44,8 @@ from typing import Any
 
 import numpy as np
 import psutil
+
+from . import netns
 
 DEFAULT_JOIN_TIMEOUT = 60.0   # seconds for every player to start and join (a loaded 2-core machine: ~1-10 s)
 DEFAULT_STEP_TIMEOUT = 30.0   # seconds for one step of every player
@@ -251,15 +257,22 @@ class NetGame:
     NetGameError says which player failed and how. `close()` ends the game (also after a failure; twice
     is harmless). Players are reported by their player number (0 .. n-1), which the engine assigns
     (the host is 0, joiners in the order they connected).
+
+    `private_network`: run a game of two or more players in a network namespace of its own that holds
+    only loopback (envs/runtime/netns.py); None (the default) does so unless WADGYM_NETNS=0. Where the
+    system refuses, the game runs in this machine's namespace (one RuntimeWarning a process);
+    `self.namespace` tells which (None: the machine's).
     """
 
     def __init__(self, settings: PlayerSettings, n_players: int, *, join_timeout: float = DEFAULT_JOIN_TIMEOUT,
-                 step_timeout: float = DEFAULT_STEP_TIMEOUT, game_args: str = ""):
+                 step_timeout: float = DEFAULT_STEP_TIMEOUT, game_args: str = "", private_network: bool | None = None):
         if not 1 <= n_players <= MAX_PLAYERS:
             raise ValueError(f"n_players={n_players} is not valid; 1 to {MAX_PLAYERS}")
         self.settings, self.n_players = settings, int(n_players)
         self.join_timeout, self.step_timeout = float(join_timeout), float(step_timeout)
         self.game_args = game_args
+        self.private_network = netns.wanted() if private_network is None else bool(private_network)
+        self.namespace: netns.Namespace | None = None
         self.port: int | None = None
         self._port_lock = None
         self._markers: list[str] = []
@@ -286,6 +299,8 @@ class NetGame:
         self.closed = False
         if n > 1:
             self.port, self._port_lock = reserve_port()
+            if self.private_network:
+                self.namespace = netns.private_network()
         token = uuid.uuid4().hex[:12]
         markers = self._markers = [f"wadgym{token}p{i}" for i in range(n)]  # finds each engine among all processes
         connect = int(self.join_timeout) + ENGINE_CONNECT_MARGIN
@@ -301,7 +316,7 @@ class NetGame:
             args = f"{role} +name {markers[i]} {self.settings.game_args} {self.game_args}".strip()
             ours, theirs = socket.socketpair()
             try:
-                workers.append(start_worker(theirs.fileno(), self._log(i)))
+                workers.append(start_worker(theirs.fileno(), self._log(i), self.namespace))
             finally:
                 theirs.close()
             pipes.append(mpc.Connection(ours.detach()))
@@ -461,6 +476,9 @@ class NetGame:
             with contextlib.suppress(OSError):
                 Path(self._port_lock.lock_file).unlink()
             self._port_lock = None
+        if self.namespace is not None:  # its processes are gone: this frees it
+            self.namespace.close()
+            self.namespace = None
         self.closed = True
 
     def engine_pids(self) -> list[int]:
@@ -489,17 +507,21 @@ def step_games(games: Sequence[NetGame], buttons: Sequence[Sequence[Sequence[flo
                           deadline=deadline) for game, deadline in zip(games, deadlines)]
 
 
-def start_worker(fd: int, log: str) -> subprocess.Popen:
+def start_worker(fd: int, log: str, namespace: netns.Namespace | None = None) -> subprocess.Popen:
     """`python -m wadgym.envs.runtime.netgame FD` with the socket `fd` handed down, able to import this very
-    wadgym (its folder leads PYTHONPATH), its output going to `log`."""
+    wadgym (its folder leads PYTHONPATH), its output going to `log`; inside `namespace` when one is given."""
     import wadgym
 
     env = dict(os.environ)
     home = os.path.dirname(os.path.dirname(os.path.abspath(wadgym.__file__)))
     env["PYTHONPATH"] = os.pathsep.join([home, *filter(None, [env.get("PYTHONPATH")])])
+    command = [sys.executable, "-m", WORKER_MODULE, str(fd)]
+    fds = (fd,)
+    if namespace is not None:
+        command, fds = namespace.command(command), (fd, *namespace.fds)
     with open(log, "ab") as out:
-        return subprocess.Popen([sys.executable, "-m", WORKER_MODULE, str(fd)], pass_fds=(fd,),
-                                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env)
+        return subprocess.Popen(command, pass_fds=fds, stdin=subprocess.DEVNULL, stdout=out,
+                                stderr=subprocess.STDOUT, env=env)
 
 
 class _EngineExited(NetGameError):
