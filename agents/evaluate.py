@@ -130,11 +130,48 @@ def play_split(policy, seeds: list[int], levels: str, players=PLAYERS[:2],
                video: str | Path | None = None) -> dict[str, dict[str, Any]]:
     """Each of `players` ("trained": `policy`, "random", "scripted") on the same seeded episodes of the
     `levels` split: player -> summarize(...). `video` records the trained policy's first episode."""
-    env_kwargs = split_kwargs(policy.env_id, policy.env_kwargs, levels)
+    return play_players(policy, split_kwargs(policy.env_id, policy.env_kwargs, levels), seeds, players, video)
+
+
+def play_players(policy, env_kwargs: dict[str, Any], seeds: list[int], players=PLAYERS[:2],
+                 video: str | Path | None = None) -> dict[str, dict[str, Any]]:
+    """Each of `players` on the same seeded episodes of the env made with `env_kwargs`: player -> summarize(...)."""
     played = {"trained": policy, "random": "random", "scripted": "scripted"}
     return {name: summarize(run_episodes(policy.env_id, env_kwargs, seeds, played[name],
                                          video=video if name == "trained" else None))
             for name in players}
+
+
+def map_kwargs(env_id: str, env_kwargs: dict[str, Any], wad: str, map_name: str = "MAP01") -> dict[str, Any]:
+    """The env kwargs that play a hand-made map (wad=, map=) as a run's envs were made: its engine-facing
+    kwargs (frames, actions, rewards), without what shapes built levels (scenario parameters, preset,
+    num_levels, start_level), which a hand-made map refuses or ignores."""
+    import dataclasses
+
+    import gymnasium as gym
+    from gymnasium.envs.registration import load_env_creator
+
+    from wadgym.agents.vec import register_envs
+    from wadgym.envs.registration import env_id_for
+
+    register_envs(env_id)
+    entry_point = gym.spec(env_id_for(env_id)).entry_point
+    creator = load_env_creator(entry_point) if isinstance(entry_point, str) else entry_point
+    params = getattr(creator, "Params", None)
+    levels = {"preset", "num_levels", "start_level", *(f.name for f in dataclasses.fields(params) if params)}
+    return {**{k: v for k, v in env_kwargs.items() if k not in levels}, "wad": wad, "map": map_name}
+
+
+def compare_on_map(policy, episodes: int, seed: int, wad: str, map_name: str = "MAP01",
+                   video: str | Path | None = None) -> dict[str, Any]:
+    """The trained policy and a random one on a hand-made map (a WAD file or "vizdoom:NAME", and its map),
+    seeds seed..seed+episodes-1, as compare_with_random reports them. No family has a scripted reference
+    there (theirs read the plan of the levels they build), so none plays."""
+    seeds = [seed + i for i in range(episodes)]
+    start = time.perf_counter()
+    summaries = play_players(policy, map_kwargs(policy.env_id, policy.env_kwargs, wad, map_name), seeds, video=video)
+    result = comparison(policy, seeds, "hand-made", summaries, time.perf_counter() - start)
+    return {**result, "wad": wad, "map": map_name.upper()}
 
 
 def compare_with_random(policy, episodes: int, seed: int, video: str | Path | None = None,
@@ -214,8 +251,9 @@ def format_comparison(result: dict[str, Any]) -> str:
         return f"{name:<8} {score:>16} {s['return_mean']:9.2f} ± {s['return_std']:7.2f} {s['length_mean']:9.1f}"
 
     seeds = result["seeds"]
+    where = f"{result['map']} of {result['wad']}" if result.get("wad") else f"{result['levels']} levels"
     lines = [
-        f"{result['env']}: {result['episodes']} episodes on {result['levels']} levels, seeds {seeds[0]}..{seeds[1]}"
+        f"{result['env']}: {result['episodes']} episodes on {where}, seeds {seeds[0]}..{seeds[1]}"
         f" ({'deterministic' if result['deterministic'] else 'sampled'} actions)",
         f"{'policy':<8} {result['score_name'] + '/episode':>16} {'return':>19} {'length':>9}",
         *(line(name, result[name]) for name in PLAYERS if name in result),

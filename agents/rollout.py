@@ -18,6 +18,17 @@ def load_policy(spec: str):
     raise ValueError(f"--policy {spec!r}: unknown policy; valid: 'random' or a run folder made by `wadgym train`")
 
 
+def policy_kwargs(env_id: str, policy, wad: str | None, map_name: str = "MAP01") -> dict[str, Any]:
+    """The env kwargs a rollout starts from: the policy's training kwargs (none for the random policy), and
+    with `wad` a hand-made map to play instead of levels (evaluate.map_kwargs: the run's level kwargs dropped)."""
+    env_kwargs = policy.env_kwargs if policy else {}
+    if wad is None:
+        return dict(env_kwargs)
+    from wadgym.agents.evaluate import map_kwargs
+
+    return map_kwargs(policy.env_id if policy else env_id, env_kwargs, wad, map_name)
+
+
 def check_output_file(path: str, option: str) -> None:
     """A ValueError unless `path` can be written: its folder exists and is writable, it is no folder."""
     import os

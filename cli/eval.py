@@ -1,6 +1,7 @@
 """Evaluate a training run on fixed seeded episodes, beside a random policy on the same seeds.
 
     wadgym eval RUN [--episodes 20] [--seed 0] [--levels test|train] [--video out.mp4] [--deterministic]
+    wadgym eval RUN --wad FILE [--map MAP01] ...      # a hand-made map (or vizdoom:NAME) instead of levels
 
 Episode i of both policies starts with reset(seed=seed+i), so both play the same level and start.
 Each episode's score is the env's own measure (info["score"]: items, kills, ...). `--levels test` (the
@@ -25,6 +26,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--levels", choices=evaluate.LEVEL_SPLITS, default="test",
                         help="test: held-out levels (default); train: the run's own training levels")
     parser.add_argument("--deterministic", action="store_true", help="argmax actions instead of sampling")
+    parser.add_argument("--wad", metavar="FILE", help="play a hand-made map instead of generated levels: a WAD "
+                        "file, or vizdoom:NAME for a scenario shipped with ViZDoom (--levels does not apply)")
+    parser.add_argument("--map", default="MAP01", help="the map of --wad to play (default MAP01)")
     parser.add_argument("--device", default="cpu", help="device for the policy (default cpu)")
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     parser.add_argument("--track", action="store_true",
@@ -41,6 +45,10 @@ def run(args: argparse.Namespace) -> int:
     if (Path(args.run) / "config.yml").is_file() and runfolder.load_config(Path(args.run)).get("selfplay"):
         from wadgym.agents import selfplay
 
+        if args.wad:
+            print("wadgym eval: --wad plays single-agent runs; this run trained several players", file=sys.stderr)
+            return 2
+
         try:  # head-to-head matches
             print(selfplay.format_evaluation(selfplay.evaluate(Path(args.run), args.episodes, args.seed, args.levels)))
         except ValueError as exc:
@@ -48,10 +56,16 @@ def run(args: argparse.Namespace) -> int:
             return 2
         return 0
     try:
+        if args.map != "MAP01" and not args.wad:
+            raise ValueError("--map chooses a map of --wad; pass --wad too")
         if args.episodes < 1:
             raise ValueError(f"--episodes must be >= 1, got {args.episodes}")
         policy = SavedPolicy(args.run, device=args.device, deterministic=args.deterministic)
-        result = evaluate.compare_with_random(policy, args.episodes, args.seed, video=args.video, levels=args.levels)
+        if args.wad:
+            result = evaluate.compare_on_map(policy, args.episodes, args.seed, args.wad, args.map, video=args.video)
+        else:
+            result = evaluate.compare_with_random(policy, args.episodes, args.seed, video=args.video,
+                                                  levels=args.levels)
     except ValueError as exc:
         print(f"wadgym eval: {exc}", file=sys.stderr)
         return 2

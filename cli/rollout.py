@@ -2,7 +2,8 @@
 
 Prints per episode the return, the score (the env's own measure: items, kills, ...), length and steps/s;
 `--video` writes them all to one MP4. With `--policy RUN` the env is made as the run's training made it (its env kwargs,
-then any -k on top); the random policy plays episode i with seed SEED+i exactly as `wadgym eval` does.
+then any -k on top); the random policy plays episode i with seed SEED+i exactly as `wadgym eval` does. With
+`--wad FILE [--map MAP01]` (or `--wad vizdoom:NAME`) the id plays that hand-made map instead of its levels.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=None, help="episode i is reset with seed SEED + i")
     parser.add_argument("--video", metavar="FILE.mp4", help="write every episode's frames to this MP4")
     parser.add_argument("--policy", default="random", help="'random' (default) or a run folder made by `wadgym train`")
+    parser.add_argument("--wad", metavar="FILE", help="play a hand-made map instead of generated levels: a WAD "
+                        "file, or vizdoom:NAME for a scenario shipped with ViZDoom")
+    parser.add_argument("--map", default="MAP01", help="the map of --wad to play (default MAP01)")
     parser.add_argument("--env-kwarg", "-k", action="append", default=[], metavar="KEY=VALUE",
                         help="an env argument, repeatable, e.g. -k n_items=5 -k color=true -k 'resolution=(30, 40)'")
 
@@ -29,7 +33,13 @@ def run(args: argparse.Namespace) -> int:
 
     from wadgym.agents.selfplay import is_multi
 
+    if args.map != "MAP01" and not args.wad:
+        print("wadgym rollout: error: --map chooses a map of --wad; pass --wad too", file=sys.stderr)
+        return 2
     if is_multi(args.env_id):  # several players: each one's view side by side in the video
+        if args.wad:
+            print(f"wadgym rollout: error: --wad plays single-agent ids, not {args.env_id}", file=sys.stderr)
+            return 2
         from wadgym.agents.selfplay import rollout as selfplay_rollout
         from wadgym.envs.kwargs import parse_assignments
 
@@ -50,7 +60,8 @@ def run(args: argparse.Namespace) -> int:
         if args.video:
             rollout.check_output_file(args.video, "--video")
         policy = rollout.load_policy(args.policy)
-        env_kwargs = {**(policy.env_kwargs if policy else {}), **parse_assignments(args.env_kwarg, "-k")}
+        env_kwargs = {**rollout.policy_kwargs(args.env_id, policy, args.wad, args.map),
+                      **parse_assignments(args.env_kwarg, "-k")}
         render_mode = "rgb_array" if args.video else None
         if policy:  # one env observed as the policy's training observed it (a VecEnv)
             env = policy.make_vec_env(env_kwargs, render_mode)

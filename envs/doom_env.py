@@ -9,6 +9,11 @@ A task family subclasses it in one module: it names its scenario (`Params`, `PRE
 variables it tracks (by name), its score, any action sets of its own, and implements the hooks
 `on_reset`, `on_step` (reward and termination from the tracked variables), `task_info` and, optionally,
 `level_problem` and `configure_game`. See wadgym.envs.families.items for a complete family.
+
+Given `wad=` (a WAD file or "vizdoom:NAME") and `map=`, the base builds nothing and plays that hand-made map
+(wadgym.envs.runtime.handmade checks it first); the family tracks its `map_variables` there, engine facts
+only, says in `hand_made_problem` why it cannot score a map, and leaves out of `info` what only its own
+levels publish.
 """
 
 from __future__ import annotations
@@ -230,6 +235,10 @@ class DoomEnv(gym.Env):
     score_name: ClassVar[str] = "return"        # what info["score"] counts, e.g. "items"
     action_sets: ClassVar[dict[str, tuple[tuple[str, ...], ...]]] = {}  # the family's own action sets
     default_action_set: ClassVar[str] = "basic"
+    # On a hand-made map (wad=): the GameVariables the task tracks there (engine facts only, no USER
+    # variables: a foreign map's ACS does not write the family's), and `hand_made_problem` says why the
+    # family cannot score a map.
+    map_variables: ClassVar[tuple[str, ...]] = ("HEALTH",)
 
     def __new__(cls, *args, **kwargs):
         env = super().__new__(cls)
@@ -258,12 +267,20 @@ class DoomEnv(gym.Env):
         cache_dir: str | os.PathLike | None = None,
         visit_reward: float = 0.0,
         visit_cell: int = 64,
+        wad: str | os.PathLike | None = None,
+        map: str = "MAP01",
+        doom_skill: int | None = None,
+        episode_start_time: int | None = None,
+        episode_timeout: int | None = None,
         **params: Any,
     ):
         cls = type(self)
         if cls.Params is None or cls.build is None:
             raise TypeError(f"{cls.__name__} must define Params, PRESETS and build (see wadgym.envs.doom_env)")
         self.params = make_params(cls.Params, cls.PRESETS, preset, params, other_arguments=env_arguments(cls))
+        self.hand_made = self._hand_made(wad, map, doom_skill, episode_start_time, episode_timeout, start_level,
+                                         params)
+        self._variable_names = cls.map_variables if self.hand_made else cls.variables
         self.num_levels = check_number("num_levels", num_levels, 0, MAX_LEVEL_SEED + 1, whole=True)
         self.start_level = check_number("start_level", start_level, 0, MAX_LEVEL_SEED, whole=True)
         if self.num_levels and self.start_level + self.num_levels - 1 > MAX_LEVEL_SEED:
@@ -284,7 +301,34 @@ class DoomEnv(gym.Env):
         self._levels: tuple[int, int] | None = None  # (first seed, count) of the WAD the engine has loaded
         self._scratch: tempfile.TemporaryDirectory | None = None  # WADs of levels outside a cached range
         self._return = 0.0
-        self._check_levels()
+        self._scenario_return = 0.0  # the engine's own reward (a ViZDoom scenario's .cfg and ACS) this episode
+        if self.hand_made is None:
+            self._check_levels()
+
+    def _hand_made(self, wad, map_name, doom_skill, episode_start_time, episode_timeout, start_level, params):
+        """The checked hand-made map of `wad=` (None without it), refused with a ValueError before any engine
+        starts where the map or this family cannot be played (see wadgym.envs.runtime.handmade)."""
+        settings = {"doom_skill": doom_skill, "episode_start_time": episode_start_time,
+                    "episode_timeout": episode_timeout}
+        if wad is None:
+            given = [k for k, v in {**settings, "map": None if map_name == "MAP01" else map_name}.items()
+                     if v is not None]
+            if given:
+                raise ValueError(f"{', '.join(given)} apply to a hand-made map only: pass wad= (a WAD file or "
+                                 f"'vizdoom:NAME') too")
+            return None
+        from .runtime.handmade import hand_made_map
+
+        if start_level:
+            raise ValueError(f"start_level={start_level} chooses generated levels; with wad= no level is built")
+        if params:
+            raise ValueError(f"{', '.join(params)}: scenario parameters shape generated levels; with wad= no level "
+                             f"is built (num_levels and preset are ignored)")
+        hand_made = hand_made_map(wad, map_name, **settings)
+        problem = self.hand_made_problem(hand_made)
+        if problem:
+            raise ValueError(f"{type(self).__name__} cannot score {hand_made.where}: {problem}")
+        return hand_made
 
     def _check_levels(self) -> None:
         """Build now what the first reset needs, so that parameters whose levels cannot be built (items
@@ -334,7 +378,7 @@ class DoomEnv(gym.Env):
         # Gray observations come from the engine's GRAY8 unless full-size RGB frames are needed for rendering.
         self._engine_rgb = color or render_mode == "rgb_array"
         self._window = render_mode == "human" and has_display()
-        self._tracked = [getattr(vzd.GameVariable, v) for v in type(self).variables]
+        self._tracked = [getattr(vzd.GameVariable, v) for v in self._variable_names]
         self._observed = [getattr(vzd.GameVariable, v) for v in game_variables]
         # The engine lists each variable once: an observed one the family also tracks is read from there.
         self._engine_variables = list(dict.fromkeys(self._tracked + self._observed))
@@ -364,8 +408,14 @@ class DoomEnv(gym.Env):
 
     # -- levels and the engine -----------------------------------------------------------------
 
-    def _draw_level(self, options: dict[str, Any] | None) -> int:
-        """The level seed of this episode: `options["level_seed"]`, else one drawn from np_random."""
+    def _draw_level(self, options: dict[str, Any] | None) -> int | None:
+        """The level seed of this episode: `options["level_seed"]`, else one drawn from np_random (None on a
+        hand-made map)."""
+        if self.hand_made is not None:
+            if options and "level_seed" in options:
+                raise ValueError(f"options['level_seed'] chooses a generated level; this env plays "
+                                 f"{self.hand_made.where}")
+            return None
         if options and "level_seed" in options:
             return check_number("level_seed", options["level_seed"], 0, MAX_LEVEL_SEED, whole=True)
         if self.num_levels == 1:
@@ -428,8 +478,14 @@ class DoomEnv(gym.Env):
         """The seed of the generator `build` gets for a level (the level seed; a family may map it)."""
         return level_seed
 
-    def _load_level(self, level_seed: int) -> None:
-        """Make the engine play `level_seed`'s map: a map switch when its WAD is loaded, else (re)start."""
+    def _load_level(self, level_seed: int | None) -> None:
+        """Make the engine play `level_seed`'s map: a map switch when its WAD is loaded, else (re)start; the
+        hand-made map when there is one (level seed None)."""
+        if self.hand_made is not None:
+            if self.game is None:
+                self._start_engine(self.hand_made.path, self.hand_made.map)
+                self.wad_path, self.map = self.hand_made.path, self.hand_made.map
+            return
         levels = self._level_range(level_seed)
         name = map_name(level_seed)
         if self.game is None or levels != self._levels:
@@ -454,6 +510,8 @@ class DoomEnv(gym.Env):
                          buttons=self._buttons, variables=self._engine_variables, window=self._window)
         enable_buffers(game, self.buffers)
         self.configure_game(game)
+        if self.hand_made is not None:
+            self.hand_made.configure(game)
         game.init()
         self.game = game
 
@@ -467,13 +525,13 @@ class DoomEnv(gym.Env):
             self.game.new_episode()
             state = self.game.get_state()
             v = self._tracked_values(state)
-            problem = self.level_problem(v)
+            problem = None if self.hand_made else self.level_problem(v)
             if problem is None:
                 break
         else:
             raise RuntimeError(f"{problem} in each of {RESET_ATTEMPTS} episodes started with fresh engine seeds; "
                                f"the scenario's parameters leave too little room (see the env's Arguments)")
-        self._return = 0.0
+        self._return = self._scenario_return = 0.0
         self.on_reset(v)
         if self.visit_reward:
             self._cells = {self._player_cell()}
@@ -493,7 +551,7 @@ class DoomEnv(gym.Env):
             buttons = self._checked_buttons(action)
         if action is True or action is False:
             buttons = self._checked_buttons(action)
-        game.make_action(buttons, self.frame_skip)
+        self._scenario_return += game.make_action(buttons, self.frame_skip)
         state = game.get_state()
         reward, terminated = self.on_step(self._tracked_values(state))
         if self.visit_reward:
@@ -502,8 +560,19 @@ class DoomEnv(gym.Env):
         observation = self._observe(state)
         if self._window:
             self.render()
-        # The engine ends an episode only when the player dies (its timeout is off): that ends the task too.
-        return observation, reward, terminated or state is None, False, self._info()
+        # The engine ends an episode when the player dies or the map ends: that ends the task too. Its timeout
+        # is off, but on a hand-made map with an `episode_timeout`, where its end is a truncation.
+        timed_out = state is None and self.timed_out()
+        return observation, reward, (terminated or state is None) and not timed_out, timed_out, self._info()
+
+    def timed_out(self) -> bool:
+        """Whether the engine ended the episode at a hand-made map's `episode_timeout`."""
+        return bool(self.hand_made and self.hand_made.episode_timeout and self.game.is_episode_timeout_reached())
+
+    def map_exited(self) -> bool:
+        """Whether the engine ended the episode because the map ended (an exit), not by death or timeout."""
+        game = self.game
+        return game.is_episode_finished() and not game.is_player_dead() and not self.timed_out()
 
     def _checked_buttons(self, action) -> list[float]:
         """The buttons of an action the lookup did not find (e.g. a 0-d array), or a ValueError."""
@@ -539,8 +608,8 @@ class DoomEnv(gym.Env):
         """{name: value} of the tracked variables: from the state, or from the game when the engine
         ended the episode (state None)."""
         if state is None:
-            return {name: self.game.get_game_variable(var) for name, var in zip(type(self).variables, self._tracked)}
-        return dict(zip(type(self).variables, state.game_variables.tolist()))  # one conversion per step
+            return {name: self.game.get_game_variable(var) for name, var in zip(self._variable_names, self._tracked)}
+        return dict(zip(self._variable_names, state.game_variables.tolist()))  # one conversion per step
 
     def write_observations_to(self, out) -> None:
         """From now on write each observation into `out` and return `out` itself: arrays shaped as
@@ -585,6 +654,8 @@ class DoomEnv(gym.Env):
 
     def _info(self) -> dict[str, Any]:
         info = {"score": self.score, "level_seed": self.level_seed, "map": self.map, **self.task_info()}
+        if self.hand_made is not None and self.hand_made.scenario:
+            info["scenario_return"] = self._scenario_return
         if self.visit_reward:
             info["cells_visited"] = len(self._cells)
         return info
@@ -612,6 +683,11 @@ class DoomEnv(gym.Env):
 
     def configure_game(self, game: vzd.DoomGame) -> None:
         """Hook: change the DoomGame's settings before `init` (e.g. `set_objects_info_enabled`)."""
+
+    def hand_made_problem(self, hand_made) -> str | None:
+        """Hook: why this family cannot score the hand-made map `hand_made` (a HandMadeMap of
+        wadgym.envs.runtime.handmade), or None."""
+        return None
 
     def level_problem(self, v: dict[str, float]) -> str | None:
         """Why the episode that just started is unusable (reset then starts another), or None."""

@@ -224,6 +224,16 @@ class DefendEnv(DoomEnv):
     `score` and `kills` (int), `monsters_alive`, `wave`, `monsters_spawned` (ints, from the USER variables),
     `health` and `ammo` (ints: the player's health and the ammo of the weapon held), `level_seed` and `map`.
 
+    ## Hand-made maps
+    `wad="my_level.wad"` (or `"vizdoom:defend_the_center"`, `"vizdoom:defend_the_line"`) and `map="MAP01"`
+    play that map with the same actions, observations and frame skip. The score is the engine's own
+    KILLCOUNT (monsters with +COUNTKILL the player killed), the reward `kill_reward` per kill; `info` holds
+    `score`, `kills`, `health`, `ammo`, `level_seed` None and `map` (the waves' counts come from the
+    generator's ACS: absent). A map that places no monster and has no scripts (which could spawn them) is
+    refused. On a ViZDoom scenario, `info["scenario_return"]` is the return as its ACS and .cfg reward it
+    (1 a kill, death_penalty 1). No scripted reference there. Arguments `wad`, `map`, `doom_skill`,
+    `episode_start_time`, `episode_timeout`: see ItemsEnv.
+
     ## Levels and seeding
     `num_levels` (0: unlimited) and `start_level` choose the levels, as procgen does: each reset draws a
     level seed in [start_level, start_level + num_levels) from `np_random`; `reset(options={"level_seed":
@@ -259,6 +269,7 @@ class DefendEnv(DoomEnv):
     Params, PRESETS, build = Params, PRESETS, staticmethod(build)
     variables = ("KILLCOUNT", "HEALTH", "SELECTED_WEAPON_AMMO", user_variable(ALIVE_VARIABLE),
                  user_variable(WAVE_VARIABLE), user_variable(SPAWNED_VARIABLE))
+    map_variables = ("KILLCOUNT", "HEALTH", "SELECTED_WEAPON_AMMO")
     score_name = "kills"
     action_sets = ATTACK_ACTION_SETS
     default_action_set = "attack"
@@ -278,6 +289,9 @@ class DefendEnv(DoomEnv):
     def configure_game(self, game: vzd.DoomGame) -> None:
         game.set_objects_info_enabled(True)  # monster positions for reference_action
         game.set_episode_start_time(START_TICS)  # the first observation has the weapon raised and ready
+
+    def hand_made_problem(self, hand_made) -> str | None:
+        return hand_made.lacks("COUNTKILL", "monster that counts as a kill")
 
     def on_reset(self, v) -> None:
         self._kills_at_start = int(v["KILLCOUNT"])
@@ -310,6 +324,8 @@ class DefendEnv(DoomEnv):
         """Turn towards the nearest live monster (engine positions; pillars in the way are not planned
         around) and fire when aimed at it; turn left while no monster is alive. Needs the "attack" or
         "attack_move" action set."""
+        if self.hand_made:
+            raise NotImplementedError("DefendEnv's scripted reference knows the monsters of the levels it builds only")
         if self._action_set not in self.action_sets:
             raise ValueError(f"reference_action needs action_set 'attack' or 'attack_move', not {self._action_set!r}")
         monsters = self.monster_positions()
@@ -327,11 +343,8 @@ class DefendEnv(DoomEnv):
 
     def task_info(self) -> dict[str, Any]:
         v = self._v
-        return {
-            "kills": self._kills,
-            "monsters_alive": int(v.get(self.variables[3], 0)),
-            "wave": int(v.get(self.variables[4], 0)),
-            "monsters_spawned": int(v.get(self.variables[5], 0)),
-            "health": self._health,
-            "ammo": int(v.get("SELECTED_WEAPON_AMMO", 0)),
-        }
+        info = {"kills": self._kills, "health": self._health, "ammo": int(v.get("SELECTED_WEAPON_AMMO", 0))}
+        if not self.hand_made:  # the waves the level's ACS publishes
+            info.update(monsters_alive=int(v.get(self.variables[3], 0)), wave=int(v.get(self.variables[4], 0)),
+                        monsters_spawned=int(v.get(self.variables[5], 0)))
+        return info

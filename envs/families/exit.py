@@ -17,6 +17,7 @@ import vizdoom as vzd
 from wadgym.envs.checks import check_number
 from wadgym.envs.doom_env import DoomEnv, steer_towards, user_variable
 from wadgym.envs.params import check_fields
+from wadgym.envs.runtime.handmade import SCENARIO_GOALS
 from wadgym.envs.scenarios.acs_template import acs_bool, acs_fixed, acs_list, fill, rect_arrays
 from wadgym.envs.scenarios.building import (
     BUILDING_LIMITS,
@@ -209,6 +210,18 @@ class ExitEnv(DoomEnv):
     room's distance to the exit's room, in doorways), `rooms_visited` (rooms entered this episode, the
     start room included), `way_to_exit` (see Rewards), `level_seed` and `map`.
 
+    ## Hand-made maps
+    `wad="my_level.wad"` (or `"vizdoom:my_way_home"`) and `map="MAP01"` play that map with the same
+    actions, observations and frame skip. The exit is reached when the map ends without the player dying
+    (a line or thing special that exits: Doom's W1/S1/G1 exits, Exit_Normal, Exit_Secret,
+    Teleport_NewMap, or a script), or when a goal item is taken: `goal="GreenArmor"` names its actor class
+    (a thing of the map; on "vizdoom:my_way_home" the armour is the goal by default). The score is 1 then,
+    the reward `exit_reward`; `info` holds `score`, `exit_reached`, `level_seed` None and `map` (positions,
+    rooms and the way to the exit come from the building the generator draws: absent, and `shaping`,
+    `new_room_reward` are refused). A map with no exit special and no goal named is refused. No scripted
+    reference there. Arguments `wad`, `map`, `doom_skill`, `episode_start_time`, `episode_timeout`: see
+    ItemsEnv.
+
     ## Levels and seeding
     `num_levels` (0: unlimited) and `start_level` choose the levels, as procgen does: each reset draws a
     level seed in [start_level, start_level + num_levels) from `np_random` and plays the building built
@@ -223,7 +236,7 @@ class ExitEnv(DoomEnv):
       `player_health`, `player_speed`, `random_start_angle` (see `Params` and BuildingFields).
     - num_levels, start_level: the level range (see above).
     - exit_reward (default 1.0), step_penalty (default 0.0), shaping (default 0.0: off),
-      new_room_reward (default 0.0: off).
+      new_room_reward (default 0.0: off); goal (a hand-made map's goal item, see Hand-made maps).
     - frame_skip (1..64, default 4), resolution, render_resolution, downsample, color, game_variables,
       buffers, action_set ("basic", "extended"), cache_dir, render_mode: as every wadgym env.
     - visit_reward, visit_cell: a finer exploration bonus than the rooms', on squares of the map, off by
@@ -245,11 +258,16 @@ class ExitEnv(DoomEnv):
     score_name = "exits"
 
     def __init__(self, exit_reward: float = 1.0, step_penalty: float = 0.0, shaping: float = 0.0,
-                 new_room_reward: float = 0.0, **kwargs: Any):
+                 new_room_reward: float = 0.0, goal: str | None = None, **kwargs: Any):
         self.exit_reward = check_number("exit_reward", exit_reward)
         self.step_penalty = check_number("step_penalty", step_penalty)
         self.shaping = check_number("shaping", shaping)
         self.new_room_reward = check_number("new_room_reward", new_room_reward)
+        if goal is not None and (not isinstance(goal, str) or kwargs.get("wad") is None):
+            raise ValueError(f"goal={goal!r} names the goal item (an actor class, e.g. 'GreenArmor') of a hand-made "
+                             f"map: pass it with wad=")
+        self.goal = goal
+        self._goals = 0  # goal items in the map at the episode's start (hand-made maps with a goal)
         super().__init__(**kwargs)
         self._plan: GridPlan | None = None
         self._plan_seed: int | None = None
@@ -265,12 +283,39 @@ class ExitEnv(DoomEnv):
         """The building of level `level_seed`: the plan `build` draws first from the level's generator."""
         return building_plan(np.random.default_rng(self.level_rng_seed(level_seed)), self.params)
 
+    def hand_made_problem(self, hand_made) -> str | None:
+        if self.shaping or self.new_room_reward:
+            return "shaping and new_room_reward follow the rooms of a building it built; leave them 0"
+        self.goal = self.goal or SCENARIO_GOALS.get(hand_made.scenario)
+        if self.goal is not None:
+            found = {c.lower(): c for c in hand_made.classes()}.get(self.goal.lower())
+            if found is None:
+                return f"it places no {self.goal!r} (goal=) in single player; its things: {hand_made.things()}"
+            self.goal = found
+        elif not hand_made.summary.exits:
+            return (f"it has no exit (no line or thing special that ends the map) and no goal named; pass "
+                    f"goal='ActorClass' naming its goal item, one of its things: {hand_made.things()}")
+        return None
+
+    def configure_game(self, game: vzd.DoomGame) -> None:
+        if self.hand_made and self.goal:
+            game.set_objects_info_enabled(True)  # the goal items left in the map
+
+    def _goals_left(self) -> int:
+        state = self.game.get_state()
+        goal = self.goal.lower()
+        return sum(o.name.lower() == goal for o in state.objects) if state is not None else self._goals
+
     def level_problem(self, v) -> str | None:
         if v[self.variables[1]] != 1:
             return f"ACS could not place the player and the exit in {self.map}"
         return None
 
     def on_reset(self, v) -> None:
+        self._reached = False
+        if self.hand_made:
+            self._goals = self._goals_left() if self.goal else 0
+            return
         self._placed = np.array([self.game.get_game_variable(var) for var in PLACE_VARIABLES], np.int32)
         if self._plan_seed != self.level_seed:
             self._plan, self._plan_seed = self.level_plan(self.level_seed), self.level_seed
@@ -288,6 +333,9 @@ class ExitEnv(DoomEnv):
                             self._distance)
 
     def on_step(self, v) -> tuple[float, bool]:
+        if self.hand_made:  # the map ended (an exit special or a script), or a goal item was taken
+            self._reached = self.map_exited() or bool(self.goal) and self._goals_left() < self._goals
+            return self.exit_reward * self._reached - self.step_penalty, self._reached
         self._reached = v["ITEMCOUNT"] > self._items
         x, y, _ = self.player_pose()
         room = room_at(self._plan, x, y)
@@ -308,12 +356,16 @@ class ExitEnv(DoomEnv):
     def reference_action(self) -> int:
         """Follow the room graph: from the player's room head for the opening towards the exit's room, through
         it, and so on; in the exit's room, head for the exit (building.route_point)."""
+        if self.hand_made:
+            raise NotImplementedError("ExitEnv's scripted reference follows the rooms of a building it built")
         pose = self.player_pose()
         target = route_point(self._plan, pose[0], pose[1], int(self._placed[EXIT_ROOM - 1]),
                              tuple(self._placed[EXIT_X - 1:EXIT_Y]))
         return steer_towards(pose, target)
 
     def task_info(self) -> dict[str, Any]:
+        if self.hand_made:
+            return {"exit_reached": self._reached}
         placed = self._placed
         return {
             "exit_reached": self._reached,

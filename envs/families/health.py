@@ -287,6 +287,16 @@ class HealthEnv(DoomEnv):
     `poisons_collected`, `medikit_positions` and `poison_positions` (int32 arrays (K, 2) of x, y map units
     of those lying in the map now), `level_seed` and `map`.
 
+    ## Hand-made maps
+    `wad="my_level.wad"` (or `"vizdoom:health_gathering"`, `"vizdoom:health_gathering_supreme"`) and
+    `map="MAP01"` play that map with the same actions, observations and frame skip: the score is the steps
+    survived (the engine's HEALTH above 0), the rewards as above; any map with a player start can be
+    scored. `info` holds `score`, `health`, `level_seed` None and `map` (the pickups' positions and counts
+    come from the generator's ACS: absent). On a ViZDoom scenario, `info["scenario_return"]` is the return
+    as its .cfg rewards it (living_reward 1 a tic, death_penalty 100), to compare with published results.
+    No scripted reference there. Arguments `wad`, `map`, `doom_skill`, `episode_start_time`,
+    `episode_timeout`: see ItemsEnv.
+
     ## Levels and seeding
     `num_levels` (0: unlimited) and `start_level` choose the levels, as procgen does: each reset draws a
     level seed in [start_level, start_level + num_levels) from `np_random`; `reset(options={"level_seed":
@@ -320,6 +330,7 @@ class HealthEnv(DoomEnv):
     Params, PRESETS, build = Params, PRESETS, staticmethod(build)
     variables = ("HEALTH", "ITEMCOUNT", user_variable(SPAWNED_VARIABLE), user_variable(POISONS_VARIABLE),
                  user_variable(LIVE_VARIABLE), user_variable(PLACED_VARIABLE))
+    map_variables = ("HEALTH",)
     score_name = "steps"
 
     def __init__(self, living_reward: float = 1.0, death_penalty: float = 0.0, health_reward: float = 0.0,
@@ -347,6 +358,8 @@ class HealthEnv(DoomEnv):
 
     def _update(self, v) -> None:
         self._health = int(v["HEALTH"])
+        if self.hand_made:  # the health only: a foreign map publishes no pickups
+            return
         self._medikits = int(v["ITEMCOUNT"])
         self._poisons = int(v[self.variables[3]])
         self._live = int(v[self.variables[4]])
@@ -381,6 +394,8 @@ class HealthEnv(DoomEnv):
         return self._positions(self.params.n_medikits, self.params.n_slots)
 
     def task_info(self) -> dict[str, Any]:
+        if self.hand_made:
+            return {"health": self._health}
         return {
             "health": self._health,
             "medikits_collected": self._medikits,
@@ -395,6 +410,8 @@ class HealthEnv(DoomEnv):
         """Head for the medikit nearest along the floor (round pillars, through doorways), keeping clear of
         poison where a way round exists; at full health, when a medikit would not be taken, for the nearest
         one not underfoot. From the positions ACS publishes and the level's plan."""
+        if self.hand_made:
+            raise NotImplementedError("HealthEnv's scripted reference needs the pickups and plan of a level it built")
         pose = self.player_pose()
         medikits = self.medikit_positions()
         if self._health >= FULL_HEALTH:

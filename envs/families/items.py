@@ -194,6 +194,17 @@ class ItemsEnv(DoomEnv):
     map units), `items_remaining` (bool array (N,), True for items still in the map), `level_seed` (int)
     and `map` (the map's lump name).
 
+    ## Hand-made maps
+    `wad="my_level.wad"` (or `"vizdoom:NAME"`, a scenario shipped with ViZDoom) and `map="MAP01"` play that
+    map instead of built levels, with the same actions, observations and frame skip. The score is the
+    engine's own ITEMCOUNT: every item with +COUNTITEM taken (Soulsphere, Megasphere, the powerups, or a
+    DECORATE actor of the WAD flagged so; a Medikit does not count); the reward `item_reward` per item.
+    Its total is not known, so the episode ends only when the player dies or the map ends (or at the time
+    limit); `info` holds `score`, `items_collected`, `level_seed` None and `map` (item positions and
+    totals, which the generator's ACS publishes, are absent). A map that places no counted item and has
+    no scripts (which could spawn some) is refused. No scripted reference there. See the "Hand-made maps"
+    page of the documentation.
+
     ## Levels and seeding
     `num_levels` (0: unlimited) and `start_level` choose the levels, as procgen does: each reset draws a
     level seed in [start_level, start_level + num_levels) from `np_random` and plays the map built from
@@ -221,6 +232,10 @@ class ItemsEnv(DoomEnv):
       (2018, Episodic Curiosity through Reachability): it knows the player's position, nothing of the
       task, and does not change the score. It pays walking to new places and nothing for turning on the
       spot; keep r small enough that what it can still pay after the task ends is worth less than the task.
+    - wad (default None: built levels), map (default "MAP01"): a hand-made map to play (see Hand-made
+      maps); with it `doom_skill` (1..5), `episode_start_time` and `episode_timeout` (tics; the engine's
+      end at the timeout is a truncation) override the engine's start (a ViZDoom scenario's .cfg sets
+      them). Scenario parameters and `start_level` are refused with `wad`, `preset` and `num_levels` ignored.
     - cache_dir: where built WADs are kept (default: $WADGYM_CACHE_DIR, else the user cache folder,
       e.g. ~/.cache/wadgym).
     - render_mode: None, "rgb_array" (render() returns the full engine frame in RGB, (h, w, 3) at
@@ -242,6 +257,7 @@ class ItemsEnv(DoomEnv):
 
     Params, PRESETS, build = Params, PRESETS, staticmethod(build)
     variables = ("ITEMCOUNT", user_variable(REMAINING_VARIABLE), user_variable(PLACED_VARIABLE))
+    map_variables = ("ITEMCOUNT",)
     score_name = "items"
 
     def __init__(self, item_reward: float = 1.0, step_penalty: float = 0.0, **kwargs: Any):
@@ -263,7 +279,13 @@ class ItemsEnv(DoomEnv):
             return f"ACS placed {placed} of {self.params.n_items} items in {self.map}"
         return None
 
+    def hand_made_problem(self, hand_made) -> str | None:
+        return hand_made.lacks("COUNTITEM", "item that counts (e.g. Soulsphere, Megasphere, Berserk)")
+
     def on_reset(self, v) -> None:
+        if self.hand_made:  # the engine's count only: a foreign map publishes no item positions
+            self._items_collected = int(v["ITEMCOUNT"])
+            return
         game = self.game
         total = int(v[self.variables[2]])
         positions = [game.get_game_variable(POSITION_VARIABLES[n]) for n in range(2 * total)]
@@ -279,10 +301,12 @@ class ItemsEnv(DoomEnv):
     def on_step(self, v) -> tuple[float, bool]:
         collected = int(v["ITEMCOUNT"]) - self._items_collected
         self._items_collected += collected
+        reward = collected * self.item_reward - self.step_penalty
+        if self.hand_made:
+            return reward, False
         mask = v[self.variables[1]]
         if mask != self._remaining_mask:
             self._set_remaining(int(mask))
-        reward = collected * self.item_reward - self.step_penalty
         return reward, self._items_collected >= self._items_total
 
     @property
@@ -293,6 +317,8 @@ class ItemsEnv(DoomEnv):
         """Head for the nearest item still in the map. In an arena in a straight line (pillars in the way are
         not planned around); in a maze the item nearest along the floor, by the shortest walk through the
         doorways of the level's plan (wadgym.envs.scenarios.floor_grid)."""
+        if self.hand_made:
+            raise NotImplementedError("ItemsEnv's scripted reference needs the item positions of a level it built")
         pose = self.player_pose()
         remaining = self._item_positions[self._items_remaining]
         if not len(remaining):
@@ -329,6 +355,8 @@ class ItemsEnv(DoomEnv):
         return self._maze
 
     def task_info(self) -> dict[str, Any]:
+        if self.hand_made:
+            return {"items_collected": self._items_collected}
         # Copies: a caller may keep or change them (gymnasium's check_env refuses infos sharing arrays).
         return {
             "items_collected": self._items_collected,

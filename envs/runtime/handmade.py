@@ -1,0 +1,122 @@
+"""A hand-made map for an env to play instead of the levels it builds: the WAD (a user's file, or a scenario
+shipped with ViZDoom as "vizdoom:NAME"), the map, what the map holds (read by wadgym.wads.mapread) and the
+engine settings it starts with (a ViZDoom scenario's as its .cfg says; else the env's, overridable).
+
+Every check runs before an engine starts, and each refusal is one line naming what is wrong and what is valid.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import vizdoom as vzd
+
+from wadgym.envs.checks import check_number
+from wadgym.wads.mapread import MapSummary, read_maps
+
+SCENARIO_PREFIX = "vizdoom:"
+SKILLS = (1, 2, 3, 4, 5)
+# The .cfg keys a scenario starts with (engine settings) and is rewarded by (its own return).
+CFG_SETTINGS = ("doom_skill", "episode_start_time", "episode_timeout")
+CFG_REWARDS = ("living_reward", "death_penalty")
+# A scenario whose goal is an item rather than an exit special: DoomExit-v0 on it needs no goal= of its own.
+SCENARIO_GOALS = {"my_way_home": "GreenArmor"}
+
+
+def scenarios_dir() -> Path:
+    """The scenarios/ folder of the installed vizdoom package (read at run time, never copied)."""
+    return Path(vzd.__file__).parent / "scenarios"
+
+
+def scenario_names() -> list[str]:
+    return sorted(p.stem for p in scenarios_dir().glob("*.cfg") if p.with_suffix(".wad").is_file())
+
+
+def read_cfg(path: Path) -> dict[str, str]:
+    """The `key = value` settings of a ViZDoom .cfg (lower-case keys; brace lists and comments skipped)."""
+    text = re.sub(r"#[^\n]*|\{[^}]*\}", "", path.read_text(encoding="latin-1"))
+    return {k.strip().lower(): v.strip() for k, v in re.findall(r"^\s*(\w+)\s*=\s*([^\n]*)$", text, re.MULTILINE)}
+
+
+@dataclass(frozen=True)
+class HandMadeMap:
+    """The map an env plays and the engine settings it starts with (None: the engine's or family's own)."""
+
+    wad: str                        # as given: a path or "vizdoom:NAME"
+    path: Path
+    map: str
+    summary: MapSummary
+    scenario: str | None = None     # NAME of "vizdoom:NAME"
+    doom_skill: int | None = None
+    episode_start_time: int | None = None
+    episode_timeout: int | None = None   # tics; the engine ends the episode then (a truncation)
+    living_reward: float = 0.0      # the scenario's own rewards (its .cfg), summed in info["scenario_return"]
+    death_penalty: float = 0.0
+
+    @property
+    def where(self) -> str:
+        return f"{self.map} of {self.wad}"
+
+    def classes(self) -> dict[str, int]:
+        """Actor class -> things of it the map places in single player at the skill played."""
+        return self.summary.classes(self.doom_skill or 3)
+
+    def things(self) -> str:
+        """The classes of its things, for a message."""
+        return ", ".join(self.classes()) or "none"
+
+    def lacks(self, flag: str, what: str) -> str | None:
+        """Why things with +`flag` ("COUNTITEM", "COUNTKILL") cannot score the map: it places none (`what`
+        names them) and has no scripts that could spawn one; None when they can."""
+        if self.summary.has_scripts or any(self.summary.has_flag(c, flag) for c in self.classes()):
+            return None
+        return f"it places no {what} (+{flag}) and has no scripts that could spawn one; its things: {self.things()}"
+
+    def configure(self, game: vzd.DoomGame) -> None:
+        """Apply the settings to a DoomGame before init (after the family's own, which they override)."""
+        if self.doom_skill is not None:
+            game.set_doom_skill(self.doom_skill)
+        if self.episode_start_time is not None:
+            game.set_episode_start_time(self.episode_start_time)
+        if self.episode_timeout is not None:
+            game.set_episode_timeout(self.episode_timeout)
+        game.set_living_reward(self.living_reward)
+        game.set_death_penalty(self.death_penalty)
+
+
+def hand_made_map(wad, map_name="MAP01", doom_skill=None, episode_start_time=None,
+                  episode_timeout=None) -> HandMadeMap:
+    """The checked HandMadeMap of `wad` (a path, or "vizdoom:NAME") and `map_name`, with the scenario's .cfg
+    settings under any given here; a ValueError for a missing file, a file that is not a WAD, a map not in
+    it (listing those that are) or a map without a player start."""
+    if not isinstance(wad, (str, os.PathLike)) or not os.fspath(wad):
+        raise ValueError(f"wad={wad!r} must be a WAD file's path or 'vizdoom:NAME' (a scenario shipped with ViZDoom)")
+    wad = os.fspath(wad)
+    scenario, cfg = None, {}
+    if wad.startswith(SCENARIO_PREFIX):
+        scenario = wad[len(SCENARIO_PREFIX):]
+        if scenario not in scenario_names():
+            raise ValueError(f"wad={wad!r}: ViZDoom ships no scenario {scenario!r}; valid: "
+                             + ", ".join(SCENARIO_PREFIX + n for n in scenario_names()))
+        cfg = read_cfg(scenarios_dir() / f"{scenario}.cfg")
+        path = scenarios_dir() / f"{scenario}.wad"
+    else:
+        path = Path(wad).expanduser()
+    maps = read_maps(path)
+    if not isinstance(map_name, str) or map_name.upper() not in maps:
+        raise ValueError(f"map={map_name!r} is not in {wad}; its maps: {', '.join(maps) or 'none'}")
+    summary = maps[map_name.upper()]
+    if not summary.player_starts:
+        raise ValueError(f"map {summary.name} of {wad} has no player start (a thing of editor number 1, "
+                         f"Player1Start); add one in the map editor")
+    given = {"doom_skill": doom_skill, "episode_start_time": episode_start_time, "episode_timeout": episode_timeout}
+    settings = {k: int(cfg[k]) for k in CFG_SETTINGS if cfg.get(k, "").lstrip("-").isdigit()}
+    for key, value in given.items():
+        if value is not None:
+            limits = (1, 5) if key == "doom_skill" else (0, 2**31 - 1)
+            settings[key] = check_number(key, value, *limits, whole=True)
+    rewards = {k: float(cfg[k]) for k in CFG_REWARDS if k in cfg}
+    return HandMadeMap(wad, path, summary.name, summary, scenario, **settings, **rewards)
