@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shlex
 import sys
 import time
@@ -68,11 +69,11 @@ def original_kwargs(env_kwargs: dict[str, Any], wad: str) -> dict[str, Any]:
     return {**{k: v for k, v in env_kwargs.items() if k not in (*LEVEL_KWARGS, *GENERATOR_KWARGS)}, "wad": wad}
 
 
-def left_out(env_id: str, budget: str) -> list[str]:
+def left_out(env_id: str, conf: Path) -> list[str]:
     """The entry's env kwargs that the original cannot take (GENERATOR_KWARGS it sets)."""
     from wadgym.agents.config import load_hyperparams
 
-    entry = load_hyperparams(env_id, hyperparams_file(budget))
+    entry = load_hyperparams(env_id, conf)
     return sorted(set(entry.get("env_kwargs") or {}) & set(GENERATOR_KWARGS))
 
 
@@ -84,17 +85,17 @@ def generated_test_kwargs(env_kwargs: dict[str, Any]) -> dict[str, Any]:
     return {**kept, "start_level": TEST_START_LEVEL, "num_levels": 0}
 
 
-def original_conf(env_id: str, budget: str, wad: str, folder: Path) -> Path:
-    """The budget file's entry for `env_id` with the original map in place of the level range: the same
+def original_conf(env_id: str, conf: Path, wad: str, folder: Path) -> Path:
+    """The hyperparameter file's entry for `env_id` with the original map in place of the level range: the same
     settings and steps, written as a one-entry hyperparameter file (what the run folder then records)."""
     import yaml
 
     from wadgym.agents.config import load_hyperparams
     from wadgym.agents.runfolder import write_text_atomic
 
-    entry = load_hyperparams(env_id, hyperparams_file(budget))
+    entry = load_hyperparams(env_id, conf)
     entry["env_kwargs"] = original_kwargs(dict(entry.get("env_kwargs") or {}), wad)
-    path = folder / f"{env_id}_{budget}_{wad.replace(':', '_')}.yml"
+    path = folder / f"{env_id}_{conf.stem}_{wad.replace(':', '_')}.yml"
     folder.mkdir(parents=True, exist_ok=True)
     write_text_atomic(path, yaml.safe_dump({env_id: entry}, sort_keys=False))
     return path
@@ -136,7 +137,12 @@ def baselines(env_id: str, wad: str, env_kwargs: dict[str, Any], episodes: int) 
                          else None}}
 
 
-def evaluate_pending(json_path: Path, runs: Path, episodes: int, budget: str, keys: list[str] | None = None) -> None:
+def row_conf(row: dict[str, Any]) -> Path:
+    """The hyperparameter file a row's entry came from: its --conf-file, else its budget's."""
+    return Path(row["conf_file"]) if row.get("conf_file") else hyperparams_file(row.get("budget", "cpu"))
+
+
+def evaluate_pending(json_path: Path, runs: Path, episodes: int, keys: list[str] | None = None) -> None:
     """Evaluate the recorded runs (`keys`, default all) that have no evaluation yet, then their pairs'
     baselines where missing or played on another number of episodes; each result saved at once."""
     from wadgym.agents.config import load_hyperparams
@@ -151,6 +157,7 @@ def evaluate_pending(json_path: Path, runs: Path, episodes: int, budget: str, ke
         print(f"== {key}: evaluating {runs / row['run_dir']}", flush=True)
         row["eval"] = evaluate(runs / row["run_dir"], row["original"], episodes)
         row["evaluated_at"] = git_commit()  # training's commit is row["commit"]
+        row["command"] = re.sub(r"--episodes \d+", f"--episodes {episodes}", row["command"])  # as it was played
         data = load(json_path)
         data["runs"][key] = row
         save(json_path, data)
@@ -158,7 +165,7 @@ def evaluate_pending(json_path: Path, runs: Path, episodes: int, budget: str, ke
               f"{row['eval']['generated']:.2f}", flush=True)
         base = data["baselines"].get(row["pair"])
         if base is None or base["episodes"] != episodes:
-            entry_kwargs = dict(load_hyperparams(row["env"], hyperparams_file(budget)).get("env_kwargs") or {})
+            entry_kwargs = dict(load_hyperparams(row["env"], row_conf(row)).get("env_kwargs") or {})
             data["baselines"][row["pair"]] = baselines(row["env"], row["original"], entry_kwargs, episodes)
             save(json_path, data)
 
@@ -231,7 +238,7 @@ def write_table(json_path: Path, md_path: Path, png_path: Path) -> None:
             lines.append("| scripted (privileged information) | unavailable (needs the generator's facts) | "
                          + (f"{scripted:.2f}" if scripted is not None else "none") + " |")
         lines += ["", verdict(rows["generated"], rows["original"])]
-        dropped = left_out(env_id, next((r["budget"] for t in TRAINED_ON for r in rows[t] if "budget" in r), "cpu"))
+        dropped = left_out(env_id, next((row_conf(r) for t in TRAINED_ON for r in rows[t]), hyperparams_file("cpu")))
         if dropped:
             lines += ["", f"On the original the entry's {', '.join(dropped)} is left out (in training and in play): "
                           f"it needs the rooms of a building wadgym built. The original-trained runs learn from "
@@ -317,6 +324,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--first-seed", type=int, default=0, help="seeds FIRST_SEED.. (default 0)")
     parser.add_argument("--episodes", type=int, default=50, help="evaluation episodes per map (default 50)")
     parser.add_argument("--budget", choices=tuple(BUDGETS), default="cpu", help="which hyperparameter file")
+    parser.add_argument("--conf-file", type=Path, help="a hyperparameter file instead of the budget's")
     parser.add_argument("--runs", default="runs/transfer", help="folder for the run folders")
     parser.add_argument("--docs", default=str(ROOT / "docs"), help="where transfer.md/.json/.png go")
     parser.add_argument("--skip-done", action="store_true", help="skip the runs already in the JSON")
@@ -328,15 +336,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.seeds < 1 or args.episodes < 1:
         parser.error("--seeds and --episodes must be at least 1")
 
+    conf_path = args.conf_file or hyperparams_file(args.budget)
     docs = Path(args.docs)
     json_path, md_path, png_path = docs / "transfer.json", docs / "transfer.md", docs / "transfer.png"
     if not args.table_only:
         if args.skip_done and not args.dry_run and not args.train_only:  # runs trained, not yet evaluated
-            evaluate_pending(json_path, Path(args.runs), args.episodes, args.budget)
+            evaluate_pending(json_path, Path(args.runs), args.episodes)
         for pair in args.pair:
             env_id, wad = PAIRS[pair]
-            conf = {"generated": hyperparams_file(args.budget),
-                    "original": original_conf(env_id, args.budget, wad, Path(args.runs)) if not args.dry_run
+            conf = {"generated": conf_path,
+                    "original": original_conf(env_id, conf_path, wad, Path(args.runs)) if not args.dry_run
                     else Path(args.runs) / "(derived)"}
             for seed in range(args.first_seed, args.first_seed + args.seeds):
                 for trained_on in args.trained_on:
@@ -355,14 +364,17 @@ def main(argv: list[str] | None = None) -> int:
                     row = {"pair": pair, "env": env_id, "original": wad, "trained_on": trained_on, "seed": seed,
                            "score_name": score_name(env_id), "commit": git_commit(),
                            "command": f"python bench/transfer.py --pair {pair} --trained-on {trained_on} --seeds 1 "
-                                      f"--first-seed {seed} --episodes {args.episodes} --budget {args.budget}",
-                           "budget": args.budget, "run_dir": run_dir.name, "timesteps": result["timesteps"],
+                                      f"--first-seed {seed} --episodes {args.episodes} "
+                                      + (f"--conf-file {args.conf_file}" if args.conf_file
+                                         else f"--budget {args.budget}"),
+                           "budget": args.budget, "conf_file": str(args.conf_file) if args.conf_file else None,
+                           "run_dir": run_dir.name, "timesteps": result["timesteps"],
                            "wall_time_s": round(result["wall_time_s"], 1), "eval": None}
                     data = load(json_path)
                     data["runs"][key] = row  # trained: recorded before its evaluation, which may be resumed
                     save(json_path, data)
                     if not args.train_only:
-                        evaluate_pending(json_path, Path(args.runs), args.episodes, args.budget, [key])
+                        evaluate_pending(json_path, Path(args.runs), args.episodes, [key])
                     write_table(json_path, md_path, png_path)
     if args.dry_run:
         return 0

@@ -34,3 +34,8 @@ def generalization():
 @pytest.fixture(scope="module")
 def update_speed():
     yield from _bench_script("update_speed")
+
+
+@pytest.fixture(scope="module")
+def transfer():
+    yield from _bench_script("transfer")
