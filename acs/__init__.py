@@ -19,10 +19,18 @@ __all__ = ["AcsError", "compile_source", "compile_file"]
 def compile_source(text: str | bytes, filename: str | os.PathLike = "<string>", include_dirs=(),
                    files: Mapping[str, str | bytes] | None = None, target: str = "vizdoom",
                    hexen: bool | str = False) -> bytes:
-    """Compile ACS source text to a BEHAVIOR lump. ``#include`` and ``#import`` files are looked up beside
-    ``filename``, then in ``include_dirs``; zcommon.acs, zdefs.acs, zspecial.acs and zwvars.acs are built in.
-    ``files`` maps names to source texts that #include and #import find (in any case) before the disk: how a
-    script imports a library that exists only in memory (``files={"mylib.acs": library_source}``).
+    """Compile ACS source text to a BEHAVIOR lump. ``#include`` and ``#import`` files are looked up as acc
+    does: in ``files``, then beside the file that names them (for the text itself: beside ``filename``, the
+    current folder for a bare name), then in ``include_dirs`` in order. ``files`` maps names to source texts
+    that #include and #import find (in any case) before the disk: how a script imports a library that exists
+    only in memory (``files={"mylib.acs": library_source}``).
+
+    zcommon.acs, zdefs.acs, zspecial.acs and zwvars.acs are built in, in place of acc's own copies, which acc
+    finds after every other folder: a file of that name in ``include_dirs`` (or, for an included file read
+    from disk, beside it) is read instead, whole, as acc reads a mod's own headers. The text itself has no
+    folder of its own for these four, and ``files`` never stand in for them, so a script compiled here gets
+    the built-in headers whatever the current folder holds unless ``include_dirs`` has its own
+    (compile_file, whose source is a file, looks beside that file first, as acc).
 
     A file that starts with ``#library "name"`` compiles to a library; ``#import "lib.acs"`` reads a library's
     declarations, as acc does. Raises AcsError (and nothing else) for any problem in the input.
@@ -46,13 +54,15 @@ def compile_source(text: str | bytes, filename: str | os.PathLike = "<string>", 
 
 def compile_file(path: str | os.PathLike, include_dirs=(), files: Mapping[str, str | bytes] | None = None,
                  target: str = "vizdoom", hexen: bool | str = False) -> bytes:
-    """Compile the ACS file at ``path`` (see compile_source)."""
+    """Compile the ACS file at ``path`` (see compile_source). Its folder is searched first for every include,
+    zcommon.acs, zdefs.acs, zspecial.acs and zwvars.acs too (the built-in copies come after ``include_dirs``)."""
     from .preprocessor import read_source
 
     name = os.fspath(path)
     files = _files(files)
     _options(target, hexen)
-    return _guarded(name, lambda: _compile(read_source(name), _folders(include_dirs), files, target, hexen))
+    return _guarded(name, lambda: _compile(read_source(name), _folders(include_dirs), files, target, hexen,
+                                           from_file=True))
 
 
 def _options(target, hexen) -> None:
@@ -83,15 +93,17 @@ def _files(files) -> dict:
     return dict(files)
 
 
-def _compile(source: Source, include_dirs, files, target: str = "vizdoom", hexen: bool | str = False) -> bytes:
-    """The pipeline, each stage a function of the one before: tokens, tree, findings, module, bytes."""
+def _compile(source: Source, include_dirs, files, target: str = "vizdoom", hexen: bool | str = False,
+             from_file: bool = False) -> bytes:
+    """The pipeline, each stage a function of the one before: tokens, tree, findings, module, bytes.
+    ``from_file``: ``source`` was read from a file, whose folder is searched first (preprocess)."""
     from .checks import check
     from .codegen import generate
     from .objfile import hexen_incompatibilities, write_object
     from .parser import parse
     from .preprocessor import preprocess
 
-    program = parse(preprocess(source, include_dirs, files))
+    program = parse(preprocess(source, include_dirs, files, from_file))
     module = generate(program, check(program, target, bool(hexen)))
     if hexen is True:
         newer = hexen_incompatibilities(module)

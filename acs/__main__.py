@@ -17,7 +17,10 @@ from . import AcsError, compile_file
 
 USAGE = """usage: wadgym-acc [options] source[.acs] [object[.o]]
 Compiles ACS like acc 1.58 (same arguments, output names, exit status 0/1, and acs.err beside the source on
-an error), without a C toolchain. zcommon.acs, zdefs.acs, zspecial.acs and zwvars.acs are built in.
+an error), without a C toolchain. #include and #import files are looked for as acc does: beside the file
+that names them, then in each -i folder in order, then in the current folder. zcommon.acs, zdefs.acs,
+zspecial.acs and zwvars.acs are built in, in place of acc's own copies, so a file of one of these names
+found in those folders (a mod's own zspecial.acs) is read instead, as acc reads it.
 
   -i DIR           also look for #include and #import files in DIR (after the source's own folder;
                    repeatable; -iDIR works too)
@@ -46,7 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         _say(f"wadgym-acc: {exc}\n{USAGE}")
         return 1
-    # acc looks in the including file's folder, then the -i folders, then the current folder.
+    # acc looks in the including file's folder, then the -i folders, then the current folder, then (on Unix)
+    # /usr/local/share/acc/ and its own folder: those last two hold acc's headers, which are built in here.
     include_dirs = [*options["include_dirs"], "."]
     return compile_to_file(options["source"], options["output"], include_dirs, error_file=True,
                            target=options["target"], hexen=options["hexen"])

@@ -289,6 +289,10 @@ class Checker:
             return self.error(node, entry.message)
         header = self.bi.header_of(key)
         if header is not None and header not in self.headers:
+            own = self.own_header(header)
+            if own is not None:
+                return self.error(node, f"unknown {what} '{text}': {own!r}, read in place of wadgym's "
+                                        f"built-in {header} (as acc reads the first it finds), does not declare it")
             return self.error(node, f"unknown {what} '{text}': it is declared in {header}; add "
                                     f"#include \"zcommon.acs\" at the top")
         if entry is not None:
@@ -299,12 +303,22 @@ class Checker:
 
             hidden = difflib.get_close_matches(key, [*self.bi.specials, *self.bi.callfuncs, *self.bi.constants],
                                                n=1, cutoff=0.75)
-            if hidden and self.bi.header_of(hidden[0]) not in self.headers:
+            if (hidden and self.bi.header_of(hidden[0]) not in self.headers
+                    and self.own_header(self.bi.header_of(hidden[0])) is None):
                 name = self.bi.resolve(hidden[0], (bi.ZSPECIAL, bi.ZDEFS)).name
                 return self.error(node, f"unknown {what} '{text}' (did you mean '{name}'? it needs "
                                         f"#include \"zcommon.acs\")")
         hint = f" (did you mean '{suggestion}'?)" if suggestion else ""
         return self.error(node, f"unknown {what} '{text}'{hint}")
+
+    def own_header(self, header: str) -> str | None:
+        """The path of a file named ``header`` (zspecial.acs, zdefs.acs) that the program read from disk in
+        place of wadgym's built-in copy, or None (only asked on the error path)."""
+        for _first, source, _local in self.tokens.segments:
+            name = source.name
+            if name.replace("\\", "/").rsplit("/", 1)[-1].lower() == header:
+                return name
+        return None
 
     def suggest(self, key: str, want_call: bool) -> str | None:
         candidates: dict[str, str] = {}

@@ -9,7 +9,9 @@ from typing import NamedTuple
 from .errors import AcsError, Source
 from .lexer import Tokens, tokenize
 
-# Headers acc ships beside itself; wadgym provides their definitions from its own tables.
+# Headers acc ships beside itself; wadgym provides their definitions from its own tables. acc looks for them
+# as for any include and reaches its own copies last, so a file of the same name in a folder searched before
+# them (a mod's own zspecial.acs, say) is read instead; wadgym's tables stand in for acc's copies only.
 BUILTIN_HEADERS = ("zcommon.acs", "zspecial.acs", "zdefs.acs", "zwvars.acs")
 MAX_INCLUDE_DEPTH = 64
 
@@ -46,20 +48,26 @@ def read_source(path: str, *, included_from: tuple[Tokens, int] | None = None) -
     return Source(path, decode_source(data))
 
 
-def preprocess(source: Source, include_dirs=(), files=None) -> Tokens:
+def preprocess(source: Source, include_dirs=(), files=None, from_file: bool = False) -> Tokens:
     """Tokens of ``source`` with every ``#include`` replaced by the included file's tokens.
 
-    ``#include "zcommon.acs"`` (and zspecial/zdefs/zwvars) becomes one ``builtin`` token whose value is the
-    header's name, so no file is read for it. ``#import "lib.acs"`` becomes one ``import`` token whose value is
-    an Imported; ``#library`` stays for the parser. ``files`` ({name: source text}) are found by name (in any
-    case) before the disk is searched.
+    A file is looked for as acc looks: in the folder of the file that includes it, then in ``include_dirs`` in
+    order (``#include`` and ``#import`` alike). ``files`` ({name: source text}) are found by name (in any case)
+    before the disk is searched. ``#import "lib.acs"`` becomes one ``import`` token whose value is an Imported;
+    ``#library`` stays for the parser.
+
+    ``#include "zcommon.acs"`` (and zspecial/zdefs/zwvars) reads a file of that name found in those folders,
+    as acc does before it reaches its own copies; when there is none it becomes one ``builtin`` token whose
+    value is the header's name, and no file is read. ``files`` never stand in for these four, and neither does
+    the folder of a text that was not read from a file: ``from_file`` says whether ``source`` was (so that
+    text compiled in memory finds them only in ``include_dirs``, whatever the current folder holds).
     """
     expander = _Expander([os.fsdecode(d) for d in include_dirs], files)
     if source.name.lower() in expander.files:
         root = source.name.lower()
     else:
         root = os.path.realpath(source.name) if os.path.isfile(source.name) else None
-    expander.expand(source, [root] if root else [], outermost=True)
+    expander.expand(source, [root] if root else [], outermost=True, on_disk=from_file)
     return expander.finish()
 
 
@@ -100,7 +108,9 @@ class _Expander:
         _copy(self.out, tokens, len(tokens) - 1, len(tokens), source)  # the main file's eof
         return self.out
 
-    def expand(self, source: Source, stack: list[str], outermost: bool = False) -> None:
+    def expand(self, source: Source, stack: list[str], outermost: bool = False, on_disk: bool = True) -> None:
+        """Copy the tokens of ``source`` (a file read from disk if ``on_disk``) to the output, splicing in its
+        includes; ``stack``: the keys of the files including it, for cycles."""
         tokens = tokenize(source)
         kinds = tokens.kinds
         count = len(kinds) - 1  # the last token is eof
@@ -118,29 +128,30 @@ class _Expander:
             if kinds[at + 2] != "string":
                 raise tokens.error(at + 2, f"#{kinds[at + 1]} needs a file name in double quotes")
             if kinds[at + 1] == "include":
-                self.include(tokens, at + 2, source, stack)
+                self.include(tokens, at + 2, source, stack, on_disk)
             else:
-                self.library(tokens, at + 2, source, stack)
+                self.library(tokens, at + 2, source, stack, on_disk)
         if not outermost:  # an included file: the brace depth it leaves matters to its includer's directives
             self.depth += _depth_change(kinds, scanned, count)
         _copy(self.out, tokens, copied, count, source)
         self.last = (tokens, source)
 
-    def include(self, tokens: Tokens, at: int, source: Source, stack: list[str]) -> None:
+    def include(self, tokens: Tokens, at: int, source: Source, stack: list[str], on_disk: bool) -> None:
         name = tokens.values[at]
-        if name.lower() in BUILTIN_HEADERS:
+        found = self.find(tokens, at, source, "include file", on_disk, builtin=name.lower() in BUILTIN_HEADERS)
+        if found is None:  # a built-in header no folder shadows: acc's own copy, wadgym's tables
             self.token(tokens, at, source, "builtin", name.lower())
             return
-        path, key = self.find(tokens, at, source, "include file")
+        path, key = found
         if key in stack:
             chain = " -> ".join(os.path.basename(p) for p in stack + [key])
             raise tokens.error(at, f"include cycle: {chain}")
         if len(stack) >= MAX_INCLUDE_DEPTH:
             raise tokens.error(at, f"includes nested more than {MAX_INCLUDE_DEPTH} deep")
-        self.expand(self.read(path, key, tokens, at), stack + [key])
+        self.expand(self.read(path, key, tokens, at), stack + [key], on_disk=key not in self.files)
 
-    def library(self, tokens: Tokens, at: int, source: Source, stack: list[str]) -> None:
-        path, key = self.find(tokens, at, source, "library")
+    def library(self, tokens: Tokens, at: int, source: Source, stack: list[str], on_disk: bool) -> None:
+        path, key = self.find(tokens, at, source, "library", on_disk)
         if key in stack:
             raise tokens.error(at, f"{os.path.basename(path)} is the file being compiled (or #included by it): "
                                    "it cannot import itself")
@@ -161,13 +172,19 @@ class _Expander:
         out.values.append(value)
         out.texts.append(tokens.texts[at])
 
-    def find(self, tokens: Tokens, at: int, source: Source, what: str) -> tuple[str, str]:
-        """(path, key) of the file a directive names: one of ``files``, else beside ``source``, then in the -i
-        folders (key: the real path)."""
+    def find(self, tokens: Tokens, at: int, source: Source, what: str, on_disk: bool,
+             builtin: bool = False) -> tuple[str, str] | None:
+        """(path, key) of the file a directive names (key: the real path, or the name of one of ``files``), in
+        acc's order: one of ``files``, else the folder of ``source`` (the file holding the directive), then the
+        -i folders in order. For a ``builtin`` header name: only those folders, and only the folder of a
+        ``source`` read from disk; None when none has it (the built-in copy is what acc would read)."""
         name = tokens.values[at]
-        if name.lower() in self.files:
+        if not builtin and name.lower() in self.files:
             return self.files[name.lower()][0], name.lower()
-        folders = [_dir_of(source.name)] + self.include_dirs
+        if builtin and not on_disk:
+            folders = list(self.include_dirs)
+        else:
+            folders = [_dir_of(source.name)] + self.include_dirs
         if os.path.isabs(name):
             candidates = [name]
         else:
@@ -175,9 +192,13 @@ class _Expander:
         for candidate in candidates:
             if os.path.isfile(candidate):
                 return candidate, os.path.realpath(candidate)
-        searched = "" if os.path.isabs(name) else f" (searched: {', '.join(folders)})"
-        given = f"; given files: {', '.join(sorted(n for n, _ in self.files.values()))}" if self.files else ""
-        raise tokens.error(at, f"cannot find {what} {name!r}{searched}{given}")
+        if builtin:
+            return None
+        places = [] if os.path.isabs(name) else [repr(folder) for folder in folders]
+        if self.files:
+            places.insert(0, f"the given files ({', '.join(sorted(n for n, _ in self.files.values()))})")
+        searched = f" (searched, in order: {', '.join(places)})" if places else ""
+        raise tokens.error(at, f"cannot find {what} {name!r}{searched}")
 
 
 def _directive_positions(kinds: list[str]):

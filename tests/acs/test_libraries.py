@@ -66,7 +66,7 @@ LIB = '#library "lib"\nfunction int Get(void) { return 1; }\nint shared;\n#defin
 @pytest.mark.parametrize("main, line, col, message", [
     ('#import "plain.acs"\n', 1, 9, "'plain.acs' is not a library: a file that is #imported must start with a "
                                     "#library \"name\" line"),
-    ('#import "missing.acs"\n', 1, 9, "cannot find library 'missing.acs' (searched: "),
+    ('#import "missing.acs"\n', 1, 9, "cannot find library 'missing.acs' (searched, in order: "),
     ('#import "main.acs"\n', 1, 9, "main.acs is the file being compiled (or #included by it): it cannot import "
                                    "itself"),
     ('#import "lib.acs"\n#import "lib.acs"\n', 2, 9, "'lib.acs' is already imported (line 1)"),
