@@ -9,8 +9,10 @@ import os
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="acs_command", metavar="ACTION")
     compile_parser = sub.add_parser("compile", help="compile an .acs file to a BEHAVIOR lump (acc's output)",
-                                    description="Compile ACS source to a BEHAVIOR lump. zcommon.acs and the "
-                                                "other acc headers are built in.")
+                                    description="Compile ACS source to a BEHAVIOR lump. Included files are "
+                                                "looked for as acc looks: beside the including file, then in the "
+                                                "-i folders, then '.'; zcommon.acs and the other acc headers are "
+                                                "built in, used where no such file is found first.")
     compile_parser.add_argument("source", help="the .acs file")
     compile_parser.add_argument("output", nargs="?", help="the object file (default: the source with .o)")
     compile_parser.add_argument("-i", "--include", dest="include_dirs", action="append", default=[],
