@@ -45,6 +45,8 @@ def train(config: TrainConfig) -> TrainResult:
 
     if not isinstance(config, TrainConfig):
         raise TypeError(f"train takes a TrainConfig, not {type(config).__name__}")
+    if is_multi(config.env) and config.pretrain is not None:
+        raise ValueError(f"--pretrain: {config.env} is a multi-agent env; datasets hold single-agent ids")
     if is_multi(config.env):  # a multi-agent env: one shared policy trained by self-play
         from wadgym.agents.selfplay import train as train_selfplay
 
@@ -116,7 +118,8 @@ def resolve_config(config: TrainConfig) -> dict[str, Any]:
     device, the resolved hyperparameters, the backend's settings, the engine restarts allowed (`restart`).
     Every value is checked, the env made once and closed (bad env kwargs, and each curriculum stage's, fail
     here), so that a ValueError comes before anything starts. "algo" is the hyperparameters' (TrainConfig.algo,
-    else the entry's), else ppo."""
+    else the entry's), else ppo. With TrainConfig.pretrain, "pretrain" describes its dataset, checked against
+    the run (agents.pretrain); algo bc (cloning alone) sets n_timesteps to 0."""
     from wadgym.agents.algos import DEFAULT_ALGO, algo_of
     from wadgym.agents.config import resolve_hyperparams
     from wadgym.agents.system import select_device
@@ -128,6 +131,16 @@ def resolve_config(config: TrainConfig) -> dict[str, Any]:
     restart = config.restart_settings()
     select_device(config.device)  # fail now, not after the envs started
     algo = algo_of(hyperparams)
+    pretrain = None
+    if config.pretrain is not None or algo == "bc":  # behaviour cloning first: its dataset checked (agents.pretrain)
+        from wadgym.agents.config import check_pretrain_options
+        from wadgym.agents.pretrain import pretrain_settings
+
+        check_pretrain_options(config.pretrain, config.pretrain_epochs, algo, None, None)
+        pretrain = pretrain_settings(config.pretrain, config.pretrain_epochs, config.env, hyperparams, algo,
+                                     config.backend, config.timesteps is not None)
+        if algo == "bc":  # cloning alone: no PPO steps
+            hyperparams["n_timesteps"] = 0
     rllib = None
     if config.backend == "rllib":
         if algo != DEFAULT_ALGO:
@@ -160,4 +173,5 @@ def resolve_config(config: TrainConfig) -> dict[str, Any]:
         "vec_env": config.vec_env or "thread",
         "restart": restart,
         **({"init_from": init_from} if init_from else {}),
+        **({"pretrain": pretrain} if pretrain else {}),
     }

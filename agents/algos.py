@@ -4,6 +4,8 @@ between the feature extractor and the heads, for partially observed tasks such a
 A hyperparameter entry names the network family as SB3 does (`policy: CnnPolicy`); the recurrent algorithm
 takes the same name and plays it with its LSTM variant (CnnPolicy -> CnnLstmPolicy), so one entry serves
 both. LSTM settings (lstm_hidden_size, n_lstm_layers, shared_lstm, enable_critic_lstm) go in policy_kwargs.
+`bc` is behaviour cloning alone (`--algo bc --pretrain DATASET`, agents.pretrain): PPO's network, saved as a
+PPO model, trained on a dataset's actions and no PPO steps.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-ALGOS = ("ppo", "recurrent_ppo")
+ALGOS = ("ppo", "recurrent_ppo", "bc")  # bc: behaviour cloning alone (agents.pretrain), a PPO model's network
 DEFAULT_ALGO = "ppo"
 # SB3 policy name -> sb3-contrib's recurrent one
 RECURRENT_POLICIES = {"CnnPolicy": "CnnLstmPolicy", "MlpPolicy": "MlpLstmPolicy",
@@ -26,8 +28,8 @@ def check_algo(name: Any) -> str:
 
 
 def algo_class(name: str):
-    """The SB3 algorithm class of `name` (PPO, or sb3-contrib's RecurrentPPO)."""
-    if check_algo(name) == "ppo":
+    """The SB3 algorithm class of `name` (PPO, or sb3-contrib's RecurrentPPO; bc's network is PPO's)."""
+    if check_algo(name) in ("ppo", "bc"):
         from stable_baselines3 import PPO
 
         return PPO

@@ -74,6 +74,20 @@ class RestartPolicy:
         return f"{self.limit} within {self.window_s:g} s" if self.enabled else "off"
 
 
+def check_pretrain_options(pretrain: Any, epochs: Any, algo: str | None, resume: Any, init_from: Any) -> None:
+    """TrainConfig's pretraining fields (wadgym.agents.pretrain), checked alone: a ValueError names what is wrong."""
+    if pretrain is not None and (not isinstance(pretrain, str) or not pretrain):
+        raise ValueError(f"TrainConfig: pretrain={pretrain!r} is not a Minari dataset id (namespace/name-vN)")
+    if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
+        raise ValueError(f"TrainConfig: pretrain_epochs={epochs!r} is not valid; give a whole number >= 1")
+    if algo == "bc" and pretrain is None:
+        raise ValueError("--algo bc clones the actions of a dataset: give --pretrain DATASET")
+    if pretrain is not None and resume is not None:
+        raise ValueError("--pretrain is for a new run; --resume continues a run from its own weights")
+    if pretrain is not None and init_from is not None:
+        raise ValueError("--pretrain and --init-from both set the starting weights: choose one")
+
+
 def restart_settings(no_restart: bool = False, limit: str | None = None) -> dict[str, Any]:
     """config.yml's `restart` entry from `wadgym train`'s --no-restart and --restart-limit."""
     if no_restart and limit is not None:
@@ -119,7 +133,11 @@ class TrainConfig:
         within 600 s, or for a resumed run its stored limit. Giving either turns restarts on, so it
         contradicts restart=False.
     algo: "ppo" (SB3's PPO) or "recurrent_ppo" (sb3-contrib's RecurrentPPO, an LSTM policy; sb3 backend
-        only); None takes the entry's `algo`, else ppo (see wadgym.agents.algos).
+        only); None takes the entry's `algo`, else ppo (see wadgym.agents.algos). "bc": behaviour cloning
+        of `pretrain` alone, no PPO steps.
+    pretrain: a Minari dataset id (`wadgym record`) of the same env id and spaces: the policy network is first
+        trained on its (observation, action) pairs for pretrain_epochs epochs, then PPO continues from it
+        (wadgym.agents.pretrain). A new run only.
     """
 
     env: str = DEFAULT_ENV
@@ -147,6 +165,8 @@ class TrainConfig:
     restart_limit: int | None = None
     restart_window_s: float | None = None
     algo: str | None = None
+    pretrain: str | None = None
+    pretrain_epochs: int = 10
 
     def __post_init__(self):
         if isinstance(self.env, os.PathLike):
@@ -168,6 +188,7 @@ class TrainConfig:
         if self.init_from is not None and self.resume is not None:
             raise ValueError("TrainConfig: init_from is for a new run; resume continues a run from its own weights")
         self._check_restart()
+        check_pretrain_options(self.pretrain, self.pretrain_epochs, self.algo, self.resume, self.init_from)
 
     def _check_restart(self) -> None:
         if not (self.restart is None or isinstance(self.restart, bool)):
@@ -226,7 +247,8 @@ ZOO_KEYS = {
     "normalize": "VecNormalize: true, false, or a dict string such as \"{'norm_obs': False, 'norm_reward': True}\"",
     "env_kwargs": "keyword arguments for gym.make (part of the resolved config)",
     "torch_threads": "torch.set_num_threads on CPU ('auto' keeps torch's default)",
-    "algo": "ppo (SB3's PPO, the default) or recurrent_ppo (sb3-contrib's RecurrentPPO; `wadgym train --algo`)",
+    "algo": "ppo (SB3's PPO, the default), recurrent_ppo (sb3-contrib's RecurrentPPO) or bc (behaviour cloning "
+            "of --pretrain's dataset alone); `wadgym train --algo`",
     "curriculum": "stages [{until: STEPS, env_kwargs: {...}}, ...]: the training envs' kwargs before each "
                   "threshold (agents.curriculum)",
 }

@@ -31,7 +31,7 @@ def train(run_dir: Path, config: dict[str, Any], resume: bool = False, save_freq
     the session's Monitor file (every episode) and learning curve, a checkpoint every `save_freq` steps.
     `callbacks`: more SB3 callbacks for PPO.learn (experiment tracking: agents.tracking.Tracker.sb3_callback).
     A new run whose configuration has init_from (agents.tracking.resolve_init_from) starts from that run's
-    weights.
+    weights; one with pretrain (agents.pretrain) first clones its dataset's actions (algo bc: and stops there).
     An error while training raises lifecycle.TrainingFailed once the envs are closed and meta.json says why."""
     import torch
 
@@ -62,6 +62,10 @@ def train(run_dir: Path, config: dict[str, Any], resume: bool = False, save_freq
         model, settings = _make_model(run_dir, config, device, saved, failure_dir)
         session["update_settings"] = dataclasses.asdict(settings)  # bf16 and layout choices, per session
         try:
+            if config.get("pretrain") and saved is None:  # behaviour cloning of a dataset first (agents.pretrain)
+                from wadgym.agents.pretrain import behaviour_clone
+
+                session["pretrain"] = behaviour_clone(model, config, run_dir)
             callback = RunCallback(run_dir, save_freq, restarts=RestartPolicy.from_config(config.get("restart")))
             curriculum = _curriculum_callback(run_dir, config, failure_dir, _saved_steps(run_dir, saved, hp))
             start_steps, start_time = model.num_timesteps, time.perf_counter()

@@ -384,6 +384,8 @@ def _create_run(mlflow_client, run_dir: Path, config: dict[str, Any], uri: str, 
             tags["wadgym.parent_run_id"] = parent["mlflow_run_id"]
     if config.get("reproduces"):
         tags["wadgym.reproduces"] = str(config["reproduces"])
+    if config.get("pretrain"):  # behaviour cloning's dataset (agents.pretrain); its size and source are params
+        tags["wadgym.pretrain_dataset"] = str(config["pretrain"].get("dataset"))
     run = mlflow_client.create_run(experiment_id(mlflow_client, _experiment_name(config), uri),
                                    run_name=run_dir.name, tags=tags)
     _log_params(mlflow_client, run.info.run_id, run_params(config, command, versions, git))
@@ -422,7 +424,7 @@ def _log_metrics(mlflow_client, run_id: str, points: list[tuple[str, float, int,
 # -- uploading a run folder ----------------------------------------------------------------------------
 
 ARTIFACTS = ("model.zip", "vecnormalize.pkl", "learning_curve.png", "config.yml", "meta.json", "metrics.json",
-             "command.txt", LEVELS_FILE)
+             "command.txt", LEVELS_FILE, "pretrain.json")
 
 
 def sync(run_dir: Path, uri: str | None = None, quiet: bool = False) -> str:

@@ -1,7 +1,7 @@
 """Train PPO or RecurrentPPO (Stable-Baselines3, sb3-contrib) on a wadgym env into a run folder, then evaluate it.
 
     wadgym train [--env ID] [-n/--timesteps N] [--n-envs K] [--seed S] [--device auto|cpu|cuda]
-                 [--algo ppo|recurrent_ppo]
+                 [--algo ppo|recurrent_ppo|bc] [--pretrain DATASET [--pretrain-epochs N]]
                  [-conf/--conf-file FILE] [-params/--hyperparams KEY:VALUE ...] [--hp KEY=VALUE ...]
                  [--env-kwargs KEY=VALUE ...] [--vec-env thread|subproc|dummy] [--run-dir DIR] [--resume RUN]
                  [--eval-episodes N] [--eval-seed S] [--no-video]
@@ -46,7 +46,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--n-envs", type=int, help="parallel envs (default: n_envs from the YAML)")
     parser.add_argument("--algo", choices=ALGOS,
                         help="ppo (SB3's PPO) or recurrent_ppo (sb3-contrib's RecurrentPPO, an LSTM policy); "
-                             "default: the entry's algo, else ppo")
+                             "default: the entry's algo, else ppo; bc: behaviour cloning of --pretrain's dataset "
+                             "alone (no PPO steps)")
+    parser.add_argument("--pretrain", metavar="DATASET",
+                        help="first train the policy network on a Minari dataset's (observation, action) pairs "
+                             "(`wadgym record`, same env id), then PPO continues (docs/demonstrations.md)")
+    parser.add_argument("--pretrain-epochs", type=int, default=10, metavar="N",
+                        help="passes over the dataset when pretraining (default 10)")
     parser.add_argument("--seed", type=int, default=0, help="seed for envs, network and sampling (default 0)")
     parser.add_argument("--device", default="auto", help="auto (CUDA when available), cpu, cuda or cuda:N")
     parser.add_argument("-conf", "--conf-file", metavar="FILE",
@@ -131,7 +137,7 @@ def train_config(args: argparse.Namespace) -> TrainConfig:
         vec_env=args.vec_env, run_dir=args.run_dir, resume=args.resume, save_freq=args.save_freq,
         eval_episodes=args.eval_episodes, eval_seed=args.eval_seed, eval_video=not args.no_video,
         progress=not args.no_progress,
-        backend=args.backend, algo=args.algo,
+        backend=args.backend, algo=args.algo, pretrain=args.pretrain, pretrain_epochs=args.pretrain_epochs,
         rllib=RLlibConfig(num_env_runners=args.num_env_runners, envs_per_runner=args.envs_per_runner,
                           num_gpus=args.num_gpus, address=args.address),
         track=args.track, tracking_uri=args.tracking_uri, init_from=args.init_from,
@@ -206,6 +212,9 @@ def check_lineage(args: argparse.Namespace) -> None:
     if args.init_from and (args.resume or args.reproduce):
         raise ValueError("--init-from is for a new run: --resume and --reproduce take the weights and "
                          "configuration of their own run")
+    if getattr(args, "pretrain", None) and args.reproduce:
+        raise ValueError("--pretrain is for a new run: --reproduce trains with its run's own configuration "
+                         "(its dataset too)")
 
 
 def reproduce(source: str, config: TrainConfig) -> TrainResult:
