@@ -13,7 +13,7 @@ import numpy as np
 import torch
 from stable_baselines3.common.callbacks import CheckpointCallback
 
-from wadgym.agents.restart import INFO_KEY, RestartLog, RestartPolicy
+from wadgym.agents.restart import INFO_KEY, SCALAR, RestartLog, RestartPolicy
 from wadgym.files import atomic_path
 
 
@@ -107,7 +107,7 @@ class RunCallback(CheckpointCallback):
         if self._scores:
             self.logger.record("rollout/ep_score_mean", float(np.mean(self._scores)))
         self._scores = []
-        self.logger.record("engine/restarts", self.restarts.count)
+        self.logger.record(SCALAR, self.restarts.count)
 
     # --- checkpoints -------------------------------------------------------------------------
     def save_checkpoint(self) -> Path:

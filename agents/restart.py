@@ -38,6 +38,7 @@ from wadgym.agents.config import restart_settings as restart_settings  # `wadgym
 
 INFO_KEY = "engine_restart"  # the info entry (and Monitor column) that reports a restart
 RECORD_FILE = "engine_restarts.json"  # in the run folder: every restart of every session
+SCALAR = "engine/restarts"  # TensorBoard's and MLflow's count of a session's restarts (SB3's and RLlib's trainer)
 
 # How an engine's death reaches its DoomGame: vizdoom raises these when the engine process is gone or
 # stops answering (ViZDoomErrorException: "Unexpected ViZDoom instance crash" after a SIGKILL).

@@ -460,7 +460,6 @@ class TrainingLoop:
                 self.timesteps = result["timesteps"]
                 self._record(result, writer, (self.timesteps - steps_before) / (time.perf_counter() - iteration_start))
                 bar.update(self.timesteps - steps_before)
-                self.restarts.update(result["restarts"], self.timesteps)  # past the limit: RestartLimitReached
                 if reports := reports_of(self.failures):  # an env's own error (RLlib made its envs again)
                     return failure_of(RuntimeError("an env failed"), reports)
                 if self.timesteps - self.last_checkpoint >= self.save_freq:
@@ -486,7 +485,13 @@ class TrainingLoop:
         print(f"\n{signal.Signals(signum).name}: stopping after this iteration, saving a checkpoint ...", flush=True)
 
     def _record(self, result: dict[str, Any], writer, steps_per_second: float) -> None:
+        """An iteration's episodes into the Monitor file, what RLlib restarted into the run's record of
+        restarts (raises RestartLimitReached past the limit), then the scalars to TensorBoard and MLflow:
+        RLlib's, steps per second, the mean score and, as the SB3 path logs it (agents.callbacks), this
+        session's restarts as engine/restarts, the restart that went past the limit included."""
         import numpy as np
+
+        from wadgym.agents.restart import SCALAR
 
         seconds = round(time.time() - self.episodes_start, 6)
         for episode in result["episodes"]:
@@ -496,10 +501,14 @@ class TrainingLoop:
         scores = [e["score"] for e in result["episodes"] if e.get("score") is not None]
         if scores:
             scalars["rollout/ep_score_mean"] = float(np.mean(scores))
-        for key, value in scalars.items():
-            writer.add_scalar(key, value, self.timesteps)
-        if self.tracker is not None:
-            self.tracker.log_metrics(scalars, self.timesteps)
+        try:
+            self.restarts.update(result["restarts"], self.timesteps)
+        finally:
+            scalars[SCALAR] = self.restarts.log.count
+            for key, value in scalars.items():
+                writer.add_scalar(key, value, self.timesteps)
+            if self.tracker is not None:
+                self.tracker.log_metrics(scalars, self.timesteps)
 
     def save(self, final: Path | None) -> Path:
         """A checkpoint (checkpoints/model_<steps>_steps/, older ones removed), after the Monitor files'

@@ -1,6 +1,7 @@
 """RLlib's own fault tolerance in `wadgym train --backend rllib`: an engine killed under an env runner (its
 envs are made again) and then a whole env runner process killed outright (the OOM killer's SIGKILL; RLlib
-starts a new one): the run finishes, and the run folder records both restarts."""
+starts a new one): the run finishes, and the run folder, TensorBoard and the MLflow run record both
+restarts as the SB3 path records an engine's (engine/restarts)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import time
 import psutil
 import yaml
 
-from wadgym.agents.restart import RLlibRestarts
+from wadgym.agents.restart import SCALAR, RLlibRestarts
 
 from .conftest import ENV_ID
 from .test_train import train_args
@@ -42,12 +43,27 @@ def env_runners(session) -> list[psutil.Process]:
     return found
 
 
+def tensorboard_scalars(run, tag: str) -> list[tuple[int, float]]:
+    """(step, value) of every event of `tag` in the run's TensorBoard files, in step order."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    found = []
+    for folder in {path.parent for path in (run / "tb").rglob("events.out.tfevents.*")}:
+        events = EventAccumulator(str(folder), size_guidance={"scalars": 0})
+        events.Reload()
+        if tag in events.Tags()["scalars"]:
+            found += [(event.step, event.value) for event in events.Scalars(tag)]
+    return sorted(found)
+
+
 def test_a_killed_engine_and_a_killed_env_runner_are_restarted_and_the_run_finishes(hyperparams, tmp_path,
                                                                                     process_session):
     run = tmp_path / "runner_killed"
+    store = f"sqlite:///{tmp_path / 'mlflow.db'}"
     command = [sys.executable, "-m", "wadgym.cli",
                *train_args(hyperparams, run, "--env", ENV_ID, "--timesteps", "1024", "--save-freq", "64",
-                           "--eval-episodes", "0", "--num-env-runners", "2", "--envs-per-runner", "1")]
+                           "--eval-episodes", "0", "--num-env-runners", "2", "--envs-per-runner", "1",
+                           "--track", "--tracking-uri", store)]
     process = subprocess.Popen(command, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True)
     session = process_session(process.pid)  # the run's own Ray instance: its env runners are in the session
@@ -75,3 +91,19 @@ def test_a_killed_engine_and_a_killed_env_runner_are_restarted_and_the_run_finis
     assert f"{envs[0]}: failed at step" in out and f"{runner[0]}: failed at step" in out
     config = yaml.safe_load((run / "config.yml").read_text())
     assert config["restart"] == {"enabled": True, "limit": 5, "window_s": 600.0}
+
+    # TensorBoard's engine/restarts, as the SB3 path logs it: this session's restarts at each iteration's
+    # step, 0 before the first kill, one more at the step each restart was recorded at, 2 at the end.
+    restarts = meta["engine_restarts"]
+    scalars = tensorboard_scalars(run, SCALAR)
+    assert scalars[0][1] == 0 and scalars[-1] == (meta["timesteps"], 2.0)
+    assert [value for _, value in scalars] == sorted(value for _, value in scalars)
+    assert [next(step for step, value in scalars if value >= count) for count in (1, 2)] == \
+        [r["step"] for r in restarts]
+    # ... and the same points in the MLflow run, logged as it trained.
+    from mlflow import MlflowClient
+
+    tracking = json.loads((run / "tracking.json").read_text())
+    assert tracking["tracking_uri"] == store and tracking["synced"]
+    history = MlflowClient(store).get_metric_history(tracking["run_id"], SCALAR)
+    assert sorted((m.step, m.value) for m in history) == scalars
