@@ -7,7 +7,9 @@ folder, host, status, lineage), the code (code.diff: the `git diff` of the check
 untracked files included, empty when clean; a task family given as a file), metrics against env steps
 (what SB3's or RLlib's logger records at each rollout or iteration, live; every episode's score, return and
 length and the final evaluation at the end), and artifacts (model, VecNormalize statistics, learning curve,
-videos, config.yml, meta.json, metrics.json, levels.json: the WAD digests of the levels trained on).
+videos, config.yml, meta.json, metrics.json, levels.json: the WAD digests of the levels trained on), and
+the policy as an MLflow Model (log_policy_model: the pyfunc flavour of agents/mlflow_policy.py over the
+ONNX export, else SB3's model; register_model puts it in the Model Registry).
 
 The store is, first found: --tracking-uri, $MLFLOW_TRACKING_URI, else an embedded SQLite store beside the
 run folders (<runs>/mlflow.db, artifacts under <runs>/mlartifacts), with no server to start. The run
@@ -454,6 +456,7 @@ def sync(run_dir: Path, uri: str | None = None, quiet: bool = False) -> str:
     _sync_metrics(mlflow_client, run_id, run_dir, meta)
     uploaded = dict(recorded.get("uploaded") or {})
     _sync_artifacts(mlflow_client, run_id, run_dir, uploaded)
+    _sync_model(run_dir, uri, run_id, recorded)
     status = meta.get("status") or ("finished" if meta.get("finished") else "interrupted")
     mlflow_client.set_tag(run_id, "wadgym.status", status)
     if meta.get("device"):
@@ -602,6 +605,158 @@ def _stamp(path: Path) -> list:
 
 def _changed(path: Path, run_dir: Path, uploaded: dict[str, list]) -> bool:
     return uploaded.get(str(path.relative_to(run_dir))) != _stamp(path)
+
+
+# -- the policy as an MLflow Model ---------------------------------------------------------------------
+
+MODEL_NAME = "policy"  # the logged model's name in its MLflow run
+POLICY_CODE = Path(__file__).with_name("mlflow_policy.py")  # the pyfunc flavour's code (models from code)
+
+
+def log_policy_model(run_dir: Path, uri: str, run_id: str) -> dict[str, Any] | None:
+    """Log the run folder's final policy to MLflow run `run_id` as an MLflow Model (the pyfunc flavour of
+    agents/mlflow_policy.py: observations -> actions) over its ONNX export, else (a policy that does not
+    export) over SB3's model.zip; with its signature, a real observation as input example and the pip
+    requirements of what loads it. Returns {"model_id", "uri", "over"} (None: no final model to log,
+    or a self-play run's several players)."""
+    import numpy as np
+
+    from wadgym.agents import runfolder
+    from wadgym.agents.export import export_onnx
+    from wadgym.agents.policy import SavedPolicy
+    from wadgym.agents.system import installed_versions
+
+    run_dir = Path(run_dir)
+    if not any((run_dir / name).exists() for name in ("model.zip", "model")):
+        return None
+    if runfolder.load_config(run_dir).get("selfplay"):
+        return None
+    mlflow = require_mlflow()
+    from mlflow.models import infer_signature
+
+    saved = SavedPolicy(run_dir, device="cpu", deterministic=True)
+    example = _example_observation(saved)
+    with tempfile.TemporaryDirectory(prefix="wadgym-model-") as folder:
+        model_config: dict[str, Any] = {}
+        try:
+            artifacts = {"onnx": str(export_onnx(run_dir, Path(folder) / "policy.onnx"))}
+            over, packages = "onnx", ("numpy", "onnxruntime")
+        except ValueError:  # a recurrent policy or one that no ONNX graph of ours holds: SB3's own model
+            if saved.config.get("backend") == "rllib" or saved.model_file.suffix != ".zip":
+                return None
+            over, artifacts = "sb3", {"sb3_model": str(saved.model_file)}
+            if saved.vec_normalize is not None:  # the statistics as numbers, not VecNormalize's pickle
+                stats = Path(folder) / "obs_normalization.npz"
+                rms = saved.vec_normalize.obs_rms
+                np.savez(stats, mean=rms.mean, var=rms.var, epsilon=np.float64(saved.vec_normalize.epsilon),
+                         clip=np.float64(saved.vec_normalize.clip_obs))
+                artifacts["obs_normalization"] = str(stats)
+            cls = type(saved.model)
+            model_config = {"sb3_class": f"{cls.__module__}.{cls.__qualname__}", "recurrent": saved.recurrent}
+            packages = ("numpy", "torch", "gymnasium", "stable-baselines3", "wadgym") + (
+                ("sb3-contrib",) if cls.__module__.startswith("sb3_contrib") else ())
+        versions = installed_versions(packages)
+        requirements = [f"{name}=={version}" if version else name for name, version in versions.items()]
+        signature = infer_signature(example, np.zeros(len(example), dtype=np.int64))
+        metadata = {"wadgym.env": saved.env_id, "wadgym.frame_stack": saved.frame_stack, "wadgym.over": over,
+                    "wadgym.obs_layout": "uint8 (batch, C*frame_stack, H, W), oldest frame first",
+                    "wadgym.action": "int64 (batch,): the argmax action"}
+        with _fluent_store(mlflow, uri):
+            mlflow_client = client(uri)
+            status = mlflow_client.get_run(run_id).info.status
+            mlflow.start_run(run_id=run_id)
+            try:
+                info = mlflow.pyfunc.log_model(
+                    name=MODEL_NAME, python_model=str(POLICY_CODE), artifacts=artifacts,
+                    model_config=model_config or None, signature=signature, input_example=example,
+                    pip_requirements=requirements, metadata=metadata)
+            finally:
+                mlflow.end_run()
+                mlflow_client.update_run(run_id, status=status)  # as it was: sync sets the run's own status
+    return {"model_id": info.model_id, "uri": info.model_uri, "over": over}
+
+
+def register_model(run_dir: Path, name: str, uri: str | None = None, upload: bool = True) -> str:
+    """Put the run's logged MLflow Model (see log_policy_model; with `upload`, what the store lacks of the
+    run is uploaded first) in the Model Registry as a new version of `name`, once per model; returns the
+    version."""
+    if upload:
+        sync(run_dir, uri, quiet=True)
+    record = read_tracking(run_dir)
+    model = record.get("model") or {}
+    if not model.get("model_id"):
+        raise ValueError(f"--register {name}: {run_dir} has no final single-agent policy to register "
+                         "(a run that did not finish, or a self-play run)")
+    registered = dict(model.get("registered") or {})
+    if name in registered:
+        return registered[name]
+    mlflow = require_mlflow()
+    try:
+        with _fluent_store(mlflow, record["tracking_uri"]):
+            version = mlflow.register_model(model["uri"], name).version
+    except Exception as exc:  # noqa: BLE001 - the store's answer (an invalid name, no registry), as one line
+        raise TrackingError(f"--register {name}: MLflow at {record['tracking_uri']} did not register "
+                            f"{model['uri']} ({str(exc).splitlines()[0][:300]})") from None
+    registered[name] = str(version)
+    write_tracking(run_dir, {**record, "model": {**model, "registered": registered}})
+    print(f"registered the policy of {run_dir} as {name} version {version}: models:/{name}/{version}", flush=True)
+    return str(version)
+
+
+@contextlib.contextmanager
+def _fluent_store(mlflow, uri: str):
+    """MLflow's fluent API (log_model, register_model) on the store `uri` for the block; the tracking URI
+    (and $MLFLOW_TRACKING_URI, which set_tracking_uri sets) as they were afterwards."""
+    from mlflow.tracking._tracking_service import utils
+
+    before, env = getattr(utils, "_tracking_uri", None), os.environ.get("MLFLOW_TRACKING_URI")
+    mlflow.set_tracking_uri(uri)
+    try:
+        yield
+    finally:
+        mlflow.set_tracking_uri(before)
+        if env is None:
+            os.environ.pop("MLFLOW_TRACKING_URI", None)
+        else:
+            os.environ["MLFLOW_TRACKING_URI"] = env
+
+
+def _example_observation(saved):
+    """One real network input of the policy (uint8, before any VecNormalize statistics): the first
+    observation of its env; zeros of the right shape where the env cannot be made here."""
+    import numpy as np
+    from stable_baselines3.common.vec_env import VecNormalize
+
+    from wadgym.agents.vec import close_vec_env
+
+    shape = tuple(saved.model.observation_space.shape)
+    try:
+        venv = saved.make_vec_env()
+        try:
+            observation = venv.reset()
+            if isinstance(venv, VecNormalize):
+                observation = venv.get_original_obs()
+        finally:
+            close_vec_env(venv)
+        observation = np.asarray(observation)
+        if observation.shape[1:] == shape and observation.dtype == np.uint8:
+            return observation[:1].copy()
+    except Exception:  # noqa: BLE001 - an env this machine cannot make: an example of the right shape
+        pass
+    return np.zeros((1, *shape), dtype=np.uint8)
+
+
+def _sync_model(run_dir: Path, uri: str, run_id: str, recorded: dict[str, Any]) -> None:
+    """The run's final policy as an MLflow Model, logged again only when the final model changed."""
+    final = next((run_dir / name for name in ("model.zip", "model") if (run_dir / name).exists()), None)
+    if final is None:
+        return
+    stamp = _stamp(final)
+    model = recorded.get("model") or {}
+    if model.get("stamp") == stamp:
+        return
+    logged = log_policy_model(run_dir, uri, run_id)
+    recorded["model"] = {**(logged or {"model_id": None}), "stamp": stamp}
 
 
 # -- evaluations: nested runs --------------------------------------------------------------------------

@@ -19,7 +19,9 @@ from wadgym.agents import evaluate
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("run", help="run folder (as made by `wadgym train`)")
+    parser.add_argument("run", help="run folder (as made by `wadgym train`). Loading it unpickles its files (SB3's "
+                        "model.zip, vecnormalize.pkl), which can run code: only evaluate runs you trust; share "
+                        "policies as ONNX or MLflow Models (docs/tracking.md)")
     parser.add_argument("--episodes", type=int, default=20, help="number of seeded episodes (default 20)")
     parser.add_argument("--seed", type=int, default=0, help="episode i uses seed SEED+i (default 0)")
     parser.add_argument("--video", metavar="MP4", help="write a video of the trained agent's first episode")

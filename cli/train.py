@@ -5,7 +5,7 @@
                  [-conf/--conf-file FILE] [-params/--hyperparams KEY:VALUE ...] [--hp KEY=VALUE ...]
                  [--env-kwargs KEY=VALUE ...] [--vec-env thread|subproc|dummy] [--run-dir DIR] [--resume RUN]
                  [--eval-episodes N] [--eval-seed S] [--no-video]
-                 [--track] [--tracking-uri URI] [--init-from RUN] [--reproduce RUN]
+                 [--track [--register NAME]] [--tracking-uri URI] [--init-from RUN] [--reproduce RUN]
                  [--restart-limit N[/SECONDS] | --no-restart]
 
 With no arguments it trains the default env (wadgym.envs.registration.DEFAULT_ENV) on its default
@@ -17,7 +17,8 @@ overrides entries (KEY:VALUE; --hp KEY=VALUE does the same). Ctrl-C saves a chec
 If an env fails, training stops (exit status 1), meta.json records the error and the latest
 checkpoint stays the point to resume from. The envs are stepped by wadgym's vector env (one process,
 threads stepping the envs) unless --vec-env says otherwise; config.yml records which, and --resume keeps it.
---track logs the run to MLflow as well (docs/tracking.md; pip install 'wadgym[track]').
+--track logs the run to MLflow as well, its policy as an MLflow Model (docs/tracking.md; pip install
+'wadgym[track]'); --register NAME puts that model in MLflow's Model Registry.
 An env whose engine dies is made again and training goes on, up to --restart-limit N[/SECONDS] restarts
 (default 5/600; --no-restart: the run stops instead); config.yml records it, and --resume keeps it unless
 given again (docs/reliability.md).
@@ -94,9 +95,13 @@ def add_tracking_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--tracking-uri", metavar="URI",
                        help="MLflow store: http://HOST:5000 of a team's server, or sqlite:///PATH "
                             "(default: $MLFLOW_TRACKING_URI, else runs/mlflow.db)")
+    group.add_argument("--register", metavar="NAME",
+                       help="with --track: put the trained policy (logged as an MLflow Model) in the MLflow Model "
+                            "Registry as a new version of NAME")
     group.add_argument("--init-from", metavar="RUN",
                        help="start from the weights of RUN (a run folder or an MLflow run id) and record it "
-                            "as the parent")
+                            "as the parent. Loading RUN unpickles its files (SB3's model.zip, vecnormalize.pkl), "
+                            "which can run code: only use runs you trust")
     group.add_argument("--reproduce", metavar="RUN",
                        help="train again with the stored configuration of RUN (a run folder or an MLflow run "
                             "id) and say whether the code here differs from what it ran")
@@ -174,7 +179,29 @@ def run(args: argparse.Namespace) -> int:
     except TrainingFailed as exc:
         print(f"wadgym train: {exc}", file=sys.stderr)
         return 1
-    return report(result)
+    status = report(result)
+    if getattr(args, "register", None) and status == 0:
+        return register(result.run_dir, args.register)
+    return status
+
+
+def register(run_dir: Path, name: str) -> int:
+    """`--register NAME`: the run's logged MLflow Model as a new version of NAME in the Model Registry."""
+    from wadgym.agents import tracking
+
+    if not (run_dir / tracking.TRACKING_FILE).is_file():
+        print(f"wadgym train: --register {name}: {run_dir} is not tracked", file=sys.stderr)
+        return 2
+    if not tracking.read_tracking(run_dir).get("synced"):
+        print(f"wadgym train: --register {name}: {run_dir} is not fully uploaded to MLflow; once it is: "
+              f"wadgym track-sync {run_dir} --register {name}", file=sys.stderr)
+        return 2
+    try:
+        tracking.register_model(run_dir, name, upload=False)  # training's end uploaded it
+    except ValueError as exc:
+        print(f"wadgym train: {exc}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def report(result: TrainResult) -> int:
@@ -209,6 +236,9 @@ def check_lineage(args: argparse.Namespace) -> None:
     """Options that --reproduce or --resume would ignore fail here (ValueError), before anything starts."""
     if args.reproduce and args.resume:
         raise ValueError("--reproduce and --resume: choose one (--resume continues a run, --reproduce trains anew)")
+    if getattr(args, "register", None) and not (args.track or args.resume):
+        raise ValueError(f"--register {args.register} puts the tracked run's policy in MLflow's Model Registry: "
+                         "pass --track as well")
     if args.init_from and (args.resume or args.reproduce):
         raise ValueError("--init-from is for a new run: --resume and --reproduce take the weights and "
                          "configuration of their own run")
