@@ -16,7 +16,8 @@ the number of training levels, mean and spread over seeds) are rewritten from it
 (every number of levels for the first seed, then the next), so a stopped sweep already draws whole curves.
 --dry-run prints the runs it would make; --table-only rewrites the table and figure from the JSON. A section
 of docs/generalization.md headed READING (what the curves show, written by hand) is kept when the table is
-rewritten.
+rewritten. A row names its command and run folder as a user types them in a checkout (bench/learn.py's
+typed_path): no folder of the machine that made it.
 """
 
 from __future__ import annotations
@@ -35,10 +36,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from learn import BUDGETS, git_commit, hyperparams_file  # noqa: E402  (bench/learn.py, beside this file)
+from learn import BUDGETS, git_commit, hyperparams_file, typed_path  # noqa: E402  (bench/learn.py, beside this file)
 
 DEFAULT_LEVELS = (10, 100, 1000, 0)
 DEFAULT_SEEDS = 3
+DEFAULT_RUNS = "runs/generalization"
 READING = "## Reading the curves"
 
 
@@ -198,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--episodes", type=int, default=50, help="evaluation episodes per split (default 50)")
     parser.add_argument("--budget", choices=tuple(BUDGETS), default="cpu", help="which hyperparameter file")
     parser.add_argument("--conf-file", type=Path, help="a hyperparameter file instead of the budget's")
-    parser.add_argument("--runs", default="runs/generalization", help="folder for the run folders")
+    parser.add_argument("--runs", default=DEFAULT_RUNS, help="folder for the run folders")
     parser.add_argument("--docs", default=str(ROOT / "docs"), help="where generalization.md/.json/.png go")
     parser.add_argument("--dry-run", action="store_true", help="print the runs to make, train nothing")
     parser.add_argument("--table-only", action="store_true", help="rewrite the table and figure, train nothing")
@@ -230,9 +232,11 @@ def main(argv: list[str] | None = None) -> int:
                            "command": f"python bench/generalization.py --env {env_id} --levels {levels} --seeds 1 "
                                       f"--first-seed {seed} --episodes {args.episodes}"
                                       + (f" --timesteps {args.timesteps}" if args.timesteps else "")
-                                      + (f" --conf-file {args.conf_file}" if args.conf_file else
-                                         f" --budget {args.budget}"),
-                           "run_dir": str(run_dir), "timesteps": result["timesteps"],
+                                      + (f" --conf-file {typed_path(args.conf_file)}" if args.conf_file else
+                                         f" --budget {args.budget}")
+                                      + (f" --runs {typed_path(args.runs)}"
+                                         if typed_path(args.runs) != DEFAULT_RUNS else ""),
+                           "run_dir": typed_path(run_dir, run_folder=True), "timesteps": result["timesteps"],
                            "wall_time_s": round(result["wall_time_s"], 1), "eval": evaluate(run_dir, args.episodes)}
                     from wadgym.envs.registration import score_name
 

@@ -17,7 +17,9 @@ reference again on the recorded rows of the --env ids (same seeds and splits, no
 its figures, as after a change to the reference. A row whose id trains on one map (num_levels=1) is
 marked "learning, not generalisation": its test levels differ from that map in at most small ways.
 `--attempt` records the runs it trains or adopts as attempts instead: a run of another setting (an entry
-being tried) is listed below the table, as it came out, and the id's row stays as it is.
+being tried) is listed below the table, as it came out, and the id's row stays as it is. A row names its
+command and run folder as a user types them in a checkout (typed_command): no folder of the machine that
+made it (`--runs /work/runs-long` is recorded as `--runs runs-long`, its run folders as runs-long/NAME).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -90,6 +93,71 @@ def default_seeds(env_id: str) -> int:
         first_of_family.setdefault(entry, other)
     defaults = set(first_of_family.values()) | {DEFAULT_ENV}
     return DEFAULT_IDS_SEEDS if env_id in defaults else 1
+
+
+DEFAULT_RUNS = "runs/bench"
+# Options whose value is a run folder (a path outside the checkout is named under its runs folder's name),
+# and options a row's command leaves out: the docs folder (a row lives in the docs that list it).
+RUN_FOLDER_OPTIONS = ("--run-dir", "--resume", "--adopt")
+LEFT_OUT_OPTIONS = ("--docs",)
+
+
+def typed_path(path: str | Path, run_folder: bool = False) -> str:
+    """A path as a user types it in a checkout of this repository, naming no folder of the machine that made
+    it: one inside the checkout relative to its root (a relative path is taken from the current folder), one
+    outside it by its name (`--runs /work/runs-long` -> runs-long); with `run_folder`, by its name under its
+    runs folder's name (/work/runs-long/NAME -> runs-long/NAME), as `--runs runs-long` makes it."""
+    full = Path(os.path.abspath(path))
+    for candidate in (full, full.resolve()):   # as given, else through its links (a checkout reached by one)
+        if candidate == ROOT or ROOT in candidate.parents:
+            return candidate.relative_to(ROOT).as_posix()
+    if run_folder and full.parent.name:
+        return f"{full.parent.name}/{full.name}"
+    return full.name or str(path)
+
+
+def typed_command(command: str) -> str:
+    """A recorded command line (commands joined by " && ", as `wadgym train` records its sessions) as a user
+    types it in a checkout: a bench script as `python bench/NAME.py`, `--docs` left out, and every absolute
+    path as typed_path gives it (run folders: after --run-dir, --resume, --adopt and as a subcommand's
+    positional argument). A command with no such thing comes back as it was."""
+    scripts = {path.name for path in (ROOT / "bench").glob("*.py")}
+    segments = []
+    for segment in command.split(" && "):
+        try:
+            words = shlex.split(segment)
+        except ValueError:  # unbalanced quotes: not a command this can read; left as it is
+            segments.append(segment)
+            continue
+        head: list[str] = []
+        if len(words) > 1 and Path(words[0]).name.startswith("python") and Path(words[1]).name in scripts:
+            head, words = ["python", f"bench/{Path(words[1]).name}"], words[2:]
+        elif words and Path(words[0]).name in scripts:
+            head, words = ["python", f"bench/{Path(words[0]).name}"], words[1:]
+        elif words and Path(words[0]).name in ("__main__.py", "wadgym"):
+            head, words = ["wadgym"], words[1:]
+        out, option, skip = list(head), None, False
+        for word in words:
+            if skip:
+                skip = False
+                continue
+            name, eq, value = word.partition("=")
+            if word.startswith("--") and name in LEFT_OUT_OPTIONS:
+                skip = not eq
+                continue
+            if word.startswith("-") and len(word) > 1:
+                option = name
+                if eq and value.startswith("/"):
+                    word = f"{name}={typed_path(value, name in RUN_FOLDER_OPTIONS)}"
+                out.append(word)
+                continue
+            if word.startswith("/"):
+                word = typed_path(word, option is None or option in RUN_FOLDER_OPTIONS)
+            elif eq and value.startswith("/"):   # KEY=/PATH, as --hp and --env-kwargs take them
+                word = f"{name}={typed_path(value)}"
+            out.append(word)
+        segments.append(segment if out == shlex.split(segment) else shlex.join(out))
+    return " && ".join(segments)
 
 
 def git_commit() -> str:
@@ -214,8 +282,9 @@ def adopted_row(run_dir: Path, budget: str, episodes: int) -> tuple[str, dict[st
     commit = str(git.get("commit", "unknown"))[:7] + ("-dirty" if git.get("dirty") else "")
     env_id, seed = config["env"], int(config["seed"])
     row = {"env": env_id, "budget": budget, "seed": seed, "score_name": score_name(env_id), "commit": commit,
-           "command": " && ".join(s["command"] for s in meta.get("sessions", []) if s.get("command")),
-           "run_dir": str(run_dir), "timesteps": meta["timesteps"], "wall_time_s": round(meta["wall_time_s"], 1),
+           "command": typed_command(" && ".join(s["command"] for s in meta.get("sessions", []) if s.get("command"))),
+           "run_dir": typed_path(run_dir, run_folder=True), "timesteps": meta["timesteps"],
+           "wall_time_s": round(meta["wall_time_s"], 1),
            "steps_per_second": round(meta["steps_per_second"], 1), "device": meta.get("device", "?"),
            "finished": meta.get("ended", "?"), "adopted": True, "trained_with": trained_with(run_dir),
            "curve": learning_curve(run_dir),
@@ -399,7 +468,8 @@ def scripted_note(rows: list[dict[str, Any]]) -> str:
 def rescript(json_path: Path, env_ids: list[str], budget: str) -> None:
     """Play the scripted reference again on the recorded rows of `env_ids` for `budget`: the same seeds and
     splits as the row's evaluation, the env kwargs of the row's run (its config.yml when the run folder is
-    here, else the id's entry for the budget); no training. Each row records the commit it was played at."""
+    here, relative to the checkout, else the id's entry for the budget); no training. Each row records the
+    commit it was played at."""
     import yaml
 
     from wadgym.agents.evaluate import run_episodes, split_kwargs, summarize
@@ -409,7 +479,7 @@ def rescript(json_path: Path, env_ids: list[str], budget: str) -> None:
     if not rows:
         raise SystemExit(f"no recorded rows of {', '.join(env_ids)} for budget {budget} in {json_path}")
     for key, row in sorted(rows.items()):
-        config_path = Path(row["run_dir"]) / "config.yml"
+        config_path = ROOT / row["run_dir"] / "config.yml"
         if config_path.is_file():
             env_kwargs = yaml.safe_load(config_path.read_text())["hyperparams"].get("env_kwargs") or {}
         else:
@@ -445,7 +515,7 @@ def learning_curve(run_dir: Path) -> dict[str, list[float]] | None:
 
 def kept_curve(row: dict[str, Any]) -> dict[str, list[float]] | None:
     """A row's learning curve: the one it keeps, else its run folder's (None: neither is here)."""
-    return row.get("curve") or learning_curve(Path(row["run_dir"]))
+    return row.get("curve") or learning_curve(ROOT / row["run_dir"])
 
 
 def plot_curves(groups: dict[tuple[str, str], list[dict[str, Any]]], attempts: list[dict[str, Any]],
@@ -505,7 +575,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, help="seeds per id (default: 3 for each family's default id, else 1)")
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--episodes", type=int, default=50, help="evaluation episodes per split and policy")
-    parser.add_argument("--runs", default="runs/bench", help="folder for the run folders")
+    parser.add_argument("--runs", default=DEFAULT_RUNS, help="folder for the run folders")
     parser.add_argument("--docs", default=str(ROOT / "docs"), help="where benchmark.md/.json/_curves.png go")
     parser.add_argument("--table-only", action="store_true", help="rewrite the table and figure, train nothing")
     parser.add_argument("--skip-done", action="store_true", help="skip (id, budget, seed) already in the JSON")
@@ -533,13 +603,15 @@ def main(argv: list[str] | None = None) -> int:
     elif not args.table_only:
         ids = args.env or benchmark_ids(args.budget)
         done = set(json.loads(json_path.read_text())["runs"]) if json_path.is_file() else set()
+        runs = typed_path(args.runs)   # as the rows' commands and run folders name it
         for env_id in ids:
             for seed in range(args.first_seed, args.first_seed + (args.seeds or default_seeds(env_id))):
                 key = f"{env_id}/{args.budget}/seed{seed}"
                 if args.skip_done and key in done:
                     continue
                 run_dir = Path(args.runs) / f"{env_id}_{args.budget}_s{seed}_{time.strftime('%Y%m%d-%H%M%S')}"
-                command = f"python bench/learn.py --env {env_id} --budget {args.budget} --seeds 1 --first-seed {seed}"
+                command = (f"python bench/learn.py --env {env_id} --budget {args.budget} --seeds 1 --first-seed {seed}"
+                           + (f" --runs {runs}" if runs != DEFAULT_RUNS else ""))
                 print(f"== {key}: training into {run_dir}", flush=True)
                 result = train_one(env_id, seed, args.budget, run_dir)
                 print(f"   {result['timesteps']} steps in {result['wall_time_s']:.0f} s "
@@ -547,7 +619,7 @@ def main(argv: list[str] | None = None) -> int:
                 from wadgym.envs.registration import score_name
 
                 row = {"env": env_id, "budget": args.budget, "seed": seed, "score_name": score_name(env_id),
-                       "commit": git_commit(), "command": command, "run_dir": str(run_dir),
+                       "commit": git_commit(), "command": command, "run_dir": typed_path(run_dir, run_folder=True),
                        "timesteps": result["timesteps"], "wall_time_s": round(result["wall_time_s"], 1),
                        "steps_per_second": round(result["steps_per_second"], 1), "device": result["device"],
                        "finished": time.strftime("%Y-%m-%dT%H:%M:%S"), "trained_with": trained_with(run_dir),

@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from generalization import hand_written, spread, train_one  # noqa: E402  (beside this file)
-from learn import BUDGETS, git_commit, hyperparams_file  # noqa: E402
+from learn import BUDGETS, git_commit, hyperparams_file, typed_path  # noqa: E402
 
 # pair -> (wadgym id, the ViZDoom scenario it generalises)
 PAIRS: dict[str, tuple[str, str]] = {
@@ -365,7 +365,7 @@ def main(argv: list[str] | None = None) -> int:
                            "score_name": score_name(env_id), "commit": git_commit(),
                            "command": f"python bench/transfer.py --pair {pair} --trained-on {trained_on} --seeds 1 "
                                       f"--first-seed {seed} --episodes {args.episodes} "
-                                      + (f"--conf-file {args.conf_file}" if args.conf_file
+                                      + (f"--conf-file {typed_path(args.conf_file)}" if args.conf_file
                                          else f"--budget {args.budget}"),
                            "budget": args.budget, "conf_file": str(args.conf_file) if args.conf_file else None,
                            "run_dir": run_dir.name, "timesteps": result["timesteps"],

@@ -34,7 +34,10 @@ def test_sweep_trains_each_point_evaluates_train_and_test_levels_and_skips_done_
     data = json.loads((tmp_path / "docs" / "generalization.json").read_text())
     assert set(data["runs"]) == {f"{ENV_ID}/levels1/seed0", f"{ENV_ID}/levels2/seed0"}
     for row in data["runs"].values():
-        config = yaml.safe_load((Path(row["run_dir"]) / "config.yml").read_text())
+        name = Path(row["run_dir"]).name   # named under --runs by name, as a user types it: no folder of this machine
+        assert row["run_dir"] == f"runs/{name}" and not [w for w in row["command"].split() if w.startswith("/")]
+        assert row["command"].endswith(" --conf-file tiny.yml --runs runs")
+        config = yaml.safe_load((tmp_path / "runs" / name / "config.yml").read_text())
         assert config["hyperparams"]["env_kwargs"]["num_levels"] == row["levels"]   # trained on L levels
         assert row["timesteps"] == 128 and row["eval"]["episodes"] == 1
         assert all(isinstance(row["eval"][k], float) for k in ("train", "test", "random_test"))

@@ -85,3 +85,76 @@ def test_the_readme_shows_a_row_that_meets_the_bar_else_the_best_one(learn):
     cpu_met, long_met = (True, 3.0, "3.00 vs 1.00", "yes"), (True, 5.0, "5.00 vs 1.00 (cpu-long)", "yes")
     assert learn.readme_choice([cpu_met, long_met]) == ("3.00 vs 1.00", "yes")  # the cheaper budget that made it
     assert learn.readme_choice([(False, 9.0, "9.00 vs 4.00", "no"), long_met]) == long_met[2:]
+
+
+# Commands as runs recorded them (`wadgym train` records its sessions' argv; bench/learn.py's --adopt joins
+# them), and as a user types them in a checkout: no folder of the machine that made them.
+RECORDED = [
+    ("learn.py --env DoomItemsMaze-v1 --budget cpu-long --seeds 1 --runs /work/runs-long --docs /work/bench-docs-maze "
+     "&& wadgym train --resume /work/runs-long/DoomItemsMaze-v1_cpu-long_s0_20261203-054116 --no-progress",
+     "python bench/learn.py --env DoomItemsMaze-v1 --budget cpu-long --seeds 1 --runs runs-long "
+     "&& wadgym train --resume runs-long/DoomItemsMaze-v1_cpu-long_s0_20261203-054116 --no-progress"),
+    ("wadgym train --env DoomExit-v0 --run-dir /tmp/exitwork/runs/a4 --hp torch_threads=1 n_epochs=3",
+     "wadgym train --env DoomExit-v0 --run-dir runs/a4 --hp torch_threads=1 n_epochs=3"),
+    ("/usr/bin/python3 /work/main/bench/generalization.py --env DoomItems-v1 --conf-file=/tmp/c/tiny.yml "
+     "--docs=/tmp/d --runs /tmp/gen",
+     "python bench/generalization.py --env DoomItems-v1 --conf-file=tiny.yml --runs gen"),
+    ("__main__.py eval /tmp/x/runs/DoomItems-v1_s0 --adopt /srv/a/r1 /srv/b/r2 --env-kwargs wad=/home/me/maps/a.wad",
+     "wadgym eval runs/DoomItems-v1_s0 --adopt a/r1 b/r2 --env-kwargs wad=a.wad"),
+    ("wadgym acs compile -i /home/me/acs/include /home/me/acs/map.acs", "wadgym acs compile -i include map.acs"),
+]
+
+
+@pytest.mark.parametrize("recorded, typed", RECORDED)
+def test_a_recorded_command_is_written_as_a_user_types_it(learn, recorded, typed):
+    assert learn.typed_command(recorded) == typed
+    assert learn.typed_command(typed) == typed   # already as typed: kept
+
+
+def test_a_command_with_nothing_to_type_is_kept_as_it_was(learn):
+    for command in ("python bench/learn.py --env DoomDefend-v0 --budget cpu --seeds 1 --first-seed 0",
+                    "wadgym train --hp 'policy_kwargs=dict(net_arch=[64, 64])'  --no-progress",
+                    "wadgym train --run-dir runs/defend_a && wadgym eval runs/defend_a"):
+        assert learn.typed_command(command) == command
+
+
+def test_a_path_is_typed_from_the_checkout_else_by_name(learn, tmp_path, monkeypatch):
+    assert learn.typed_path(learn.ROOT / "runs" / "bench" / "X", run_folder=True) == "runs/bench/X"
+    assert learn.typed_path("/work/runs-long") == "runs-long"
+    assert learn.typed_path("/work/runs-long/X", run_folder=True) == "runs-long/X"
+    monkeypatch.chdir(learn.ROOT / "docs")   # a relative path is taken from the current folder
+    assert learn.typed_path("../runs/bench") == "runs/bench"
+    monkeypatch.chdir(tmp_path)
+    assert learn.typed_path("bench-runs") == "bench-runs" and learn.typed_path(".") == tmp_path.name
+
+
+TINY = {"n_envs": 2, "n_timesteps": 128, "policy": "CnnPolicy", "frame_stack": 2, "n_steps": 64, "batch_size": 64,
+        "n_epochs": 1, "policy_kwargs": ("dict(features_extractor_class=SmallCNN, "
+                                         "features_extractor_kwargs=dict(features_dim=32), net_arch=[])"),
+        "env_kwargs": {"resolution": [30, 40], "num_levels": 200}}
+
+
+def test_a_new_row_names_its_command_and_run_folder_as_a_user_types_them(learn, tmp_path, monkeypatch):
+    """A tiny real run into a --runs folder outside the checkout, given by its absolute path: the row names
+    it by name (`--runs runs`, runs/NAME), and neither the JSON nor the table names a folder of this machine."""
+    import shlex
+
+    import yaml
+
+    conf = tmp_path / "tiny.yml"
+    conf.write_text(yaml.safe_dump({"DoomItems-v1": TINY}))
+    monkeypatch.setattr(learn, "hyperparams_file", lambda budget: conf)   # the budget's entry, at a tiny scale
+    docs = tmp_path / "docs"
+    assert learn.main(["--env", "DoomItems-v1", "--seeds", "1", "--episodes", "1", "--runs", str(tmp_path / "runs"),
+                       "--docs", str(docs)]) == 0
+    data = json.loads((docs / "benchmark.json").read_text())
+    row = data["runs"]["DoomItems-v1/cpu/seed0"]
+    name = row["run_dir"].rpartition("/")[2]
+    assert row["run_dir"] == f"runs/{name}" and (tmp_path / "runs" / name / "config.yml").is_file()
+    assert row["command"] == ("python bench/learn.py --env DoomItems-v1 --budget cpu --seeds 1 --first-seed 0 "
+                              "--runs runs")
+    assert not [word for word in shlex.split(row["command"]) if word.startswith("/")]
+    table = (docs / "benchmark.md").read_text()
+    assert f"- `{row['command']}`" in table and row["timesteps"] >= 128
+    for text in (json.dumps(data), table):
+        assert str(tmp_path) not in text and str(learn.ROOT) not in text
