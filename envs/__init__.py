@@ -30,6 +30,7 @@ _EXPORTS: dict[str, str] = {
     # the task families' envs
     "ItemsEnv": "families.items", "HealthEnv": "families.health", "ExitEnv": "families.exit",
     "DefendEnv": "families.defend", "ItemsRaceEnv": "families.race", "DeathmatchEnv": "families.deathmatch",
+    "DeathmatchBotsEnv": "families.deathmatch",
     # multi-agent ids (PettingZoo parallel envs; `pip install 'wadgym[multi]'`)
     "make": "multi", "MultiplayerEnv": "multi",
     # vector envs
@@ -71,7 +72,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # what type checkers and editors see; never run
     from .checks import check_number
     from .doom_env import ACTION_SETS, ATTACK_ACTION_SETS, DoomEnv, steer_towards, user_variable
-    from .families.deathmatch import DeathmatchEnv
+    from .families.deathmatch import DeathmatchBotsEnv, DeathmatchEnv
     from .families.defend import DefendEnv
     from .families.exit import ExitEnv
     from .families.health import HealthEnv

@@ -20,6 +20,7 @@ EXIT = "wadgym.envs.families.exit:ExitEnv"
 DEFEND = "wadgym.envs.families.defend:DefendEnv"
 RACE = "wadgym.envs.families.race:ItemsRaceEnv"
 DEATHMATCH = "wadgym.envs.families.deathmatch:DeathmatchEnv"
+DEATHMATCH_BOTS = "wadgym.envs.families.deathmatch:DeathmatchBotsEnv"
 DEFAULT_ENV = "DoomItems-v1"  # what `wadgym train` trains without --env
 
 ENVS: dict[str, tuple[str, dict, int]] = {
@@ -48,6 +49,10 @@ ENVS: dict[str, tuple[str, dict, int]] = {
     # from one pistol bullet, 200 bullets; Hard: four kinds at full speed and health, a shotgun, pillars.
     "DoomDefend-v0": (DEFEND, {}, 500),
     "DoomDefendHard-v0": (DEFEND, {"preset": "hard"}, 1000),
+    # One agent against the engine's bots (one engine, no network) in DoomDeathmatch-v0's arenas, frags as
+    # score: 3 bots of skill level 2; Hard: 5 bots of level 4.
+    "DoomDeathmatchBots-v0": (DEATHMATCH_BOTS, {}, 500),
+    "DoomDeathmatchBotsHard-v0": (DEATHMATCH_BOTS, {"preset": "hard"}, 500),
 }
 
 # Multi-agent envs (PettingZoo parallel envs, made by wadgym.envs.multi.make; not in Gymnasium's registry):

@@ -1,19 +1,23 @@
-"""The deathmatch family: 2-4 players fight for frags in a generated arena (DoomDeathmatch-v0).
+"""The deathmatch family: players fight for frags in a generated arena (DoomDeathmatch-v0, DoomDeathmatchBots-v0).
 
 One module: the scenario (`Params`, `PRESETS`, `build`: a polygon arena with pillars as DoomDefend's,
 DeathmatchStarts to respawn at, and the ACS template scenarios/deathmatch.acs that moves the players to
-their episode's starts and places weapons and ammo at random spots) and the task of one player
-(`DeathmatchEnv`). The game is played through wadgym.envs.multi (a PettingZoo parallel env), which runs one
-engine per player in a ViZDoom netgame started with `-deathmatch`.
+their episode's starts and places weapons and ammo at random spots) and two tasks: one player of a 2-4
+player game (`DeathmatchEnv`), played through wadgym.envs.multi (a PettingZoo parallel env), which runs one
+engine per player in a ViZDoom netgame started with `-deathmatch`; and one agent against the engine's own
+bots in one engine (`DeathmatchBotsEnv`, a Gymnasium env: `BotsParams`, `BOTS_PRESETS`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
+import numbers
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
+import vizdoom as vzd
 
 from wadgym.envs.checks import check_number
 from wadgym.envs.doom_env import ATTACK_ACTION_SETS, DoomEnv, user_variable
@@ -21,6 +25,7 @@ from wadgym.envs.params import check_fields
 from wadgym.envs.scenarios.acs_template import acs_list, fill
 from wadgym.envs.scenarios.polygon import SHAPES, START_CLEARANCE, Layout, arena
 from wadgym.envs.scenarios.styles import draw_style
+from wadgym.files import write_atomic
 from wadgym.wads import Level, MapBuilder
 
 MAX_PLAYERS = 4
@@ -34,6 +39,7 @@ CORPSE_TID = 990             # a player's body when it died in the map change (t
 PLAYER_CLEARANCE = 48        # between a spot and any wall or pillar
 DEATHMATCH_STARTS = 8        # respawn spots per level, evenly spread round the centre
 MAX_TRIES = 400              # spot draws per player or pickup
+FOG_TICS = 75                # the seeded start's wait for the spawns' teleport fogs to fade
 WEAPONS = ("Shotgun", "Chaingun", "SuperShotgun", "RocketLauncher", "PlasmaRifle")
 AMMO = ("Clip", "ClipBox", "Shell", "ShellBox", "RocketAmmo", "Cell")
 
@@ -77,6 +83,16 @@ class Params:
             raise ValueError(f"n_weapons + n_ammo = {self.n_weapons + self.n_ammo} is more than {MAX_PICKUPS}")
         if self.light_low > self.light_high:
             raise ValueError(f"light_low={self.light_low} is above light_high={self.light_high}")
+
+    @property
+    def players(self) -> int:
+        """The players in the game, each placed by the seeded start (the ACS's N_PLAYERS)."""
+        return self.n_players
+
+    @property
+    def fog_tics(self) -> int:
+        """Tics the seeded start waits, once every player is present, for the spawns' teleport fogs to fade."""
+        return FOG_TICS
 
 
 PRESETS: dict[str, Params] = {"default": Params()}
@@ -123,11 +139,11 @@ def deathmatch_script(p: Params, layout: Layout) -> str:
     publish = "\n".join(f"    pickup{i + 1}_x = spot_x[N_PLAYERS + {i}];  pickup{i + 1}_y = spot_y[N_PLAYERS + {i}];"
                         for i in range(n))
     return fill("deathmatch.acs", package=__package__, values={
-        "n_players": p.n_players, "n_weapons": p.n_weapons, "n_pickups": n, "player_tid": PLAYER_TID,
+        "n_players": p.players, "n_weapons": p.n_weapons, "n_pickups": n, "player_tid": PLAYER_TID,
         "pickup_tid": PICKUP_TID, "corpse_tid": CORPSE_TID, "max_tries": MAX_TRIES, "player_spacing": p.player_spacing,
         "pickup_spacing": p.pickup_spacing, "centre_x": layout.centre[0], "centre_y": layout.centre[1],
         "spot_radius": spot_radius(layout), "n_pillars": len(layout.pillars), "player_health": p.player_health,
-        "seed_script": SEED_SCRIPT, "position_globals": position_globals,
+        "seed_script": SEED_SCRIPT, "fog_tics": p.fog_tics, "position_globals": position_globals,
         "publish_function": f"function void publish_positions(void)\n{{\n{publish}\n}}",
         "weapon_size": len(p.weapons), "weapon_kinds": ", ".join(f'"{w}"' for w in p.weapons),
         "ammo_size": len(p.ammo), "ammo_kinds": ", ".join(f'"{a}"' for a in p.ammo),
@@ -266,3 +282,253 @@ class DeathmatchEnv(DoomEnv):
         return {"frags": self.score, "deaths": now.get("deaths", 0) - start.get("deaths", 0),
                 "damage_dealt": now.get("damage", 0) - start.get("damage", 0), "health": now.get("health", 0),
                 "pickups_placed": len(self._positions), "pickup_positions": self._positions.copy()}
+
+
+# -- one agent against the engine's bots ---------------------------------------------------------------
+
+MAX_BOTS = DEATHMATCH_STARTS - 1  # a DeathmatchStart each, and the agent's (the engine holds 8 players)
+BOT_FIELDS = ("aiming", "perfection", "reaction", "isp")  # bots.cfg's skill fields, each 0 to 100
+# bot_skill level -> (aiming, perfection, reaction, isp)
+BOT_SKILLS: dict[int, tuple[int, int, int, int]] = {
+    1: (20, 20, 20, 30), 2: (40, 40, 40, 50), 3: (60, 60, 60, 70), 4: (80, 80, 80, 85), 5: (100, 100, 100, 100)}
+BOT_COLORS = ("40 cf 00", "b0 b0 b0", "50 50 60", "8f 00 00", "ff ff ff", "ff a0 00", "00 80 ff")
+MAP_TICS = 2       # tics the `map` command (a new game) takes before the bots can join (1 did in vizdoom 1.3.2)
+SETTLE_TICS = 300  # tics a reset waits for the bots to join and the seeded start to show
+
+
+@dataclass(frozen=True)
+class BotsParams(Params):
+    """`Params` of one agent (`n_players` stays 1) and `bots` engine bots (0 to 7); `bot_skill` is a level
+    of BOT_SKILLS (1 to 5) for every bot, or a sequence of levels, one per bot."""
+
+    n_players: int = 1
+    bots: int = 3
+    bot_skill: int | tuple[int, ...] = 2
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.n_players != 1:
+            raise ValueError(f"n_players={self.n_players!r} is not valid: DeathmatchBotsEnv has one agent (1); "
+                             f"its opponents are bots= (0 to {MAX_BOTS})")
+        bots = self.bots
+        if isinstance(bots, bool) or not isinstance(bots, numbers.Integral) or not 0 <= bots <= MAX_BOTS:
+            raise ValueError(f"bots={bots!r} is not valid: a whole number from 0 to {MAX_BOTS} (the arena has "
+                             f"{DEATHMATCH_STARTS} deathmatch starts, one of them the agent's)")
+        object.__setattr__(self, "bots", int(bots))
+        levels = ", ".join(map(str, BOT_SKILLS))
+        skill = self.bot_skill
+        if isinstance(skill, (list, tuple)):
+            if len(skill) != self.bots or not all(_is_level(s) for s in skill):
+                raise ValueError(f"bot_skill={skill!r} is not valid: one level per bot ({self.bots}), each one of "
+                                 f"{levels}")
+            object.__setattr__(self, "bot_skill", tuple(int(s) for s in skill))
+        elif _is_level(skill):
+            object.__setattr__(self, "bot_skill", int(skill))
+        else:
+            raise ValueError(f"bot_skill={skill!r} is not valid: a level, one of {levels} (or a sequence of levels, "
+                             f"one per bot)")
+
+    @property
+    def players(self) -> int:
+        return self.n_players + self.bots
+
+    @property
+    def fog_tics(self) -> int:
+        return 0  # bots fight from the moment they join: the seeded start comes at once
+
+    def bot_levels(self) -> tuple[int, ...]:
+        """Each bot's skill level, in the order they join (bot i is player i + 2)."""
+        skill = self.bot_skill
+        return tuple(skill) if isinstance(skill, tuple) else (skill,) * self.bots
+
+
+def _is_level(value) -> bool:
+    return not isinstance(value, bool) and isinstance(value, numbers.Integral) and int(value) in BOT_SKILLS
+
+
+BOTS_PRESETS: dict[str, BotsParams] = {
+    "default": BotsParams(),
+    "hard": BotsParams(bots=5, bot_skill=4),
+}
+
+
+def bot_name(i: int) -> str:
+    return f"Bot{i + 1}"
+
+
+def bots_cfg(p: BotsParams) -> str:
+    """The bots.cfg text of `p`'s bots (ZDoom's format: one {...} block per bot)."""
+    blocks = []
+    for i, level in enumerate(p.bot_levels()):
+        fields = "".join(f"    {name:<11} {value}\n" for name, value in zip(BOT_FIELDS, BOT_SKILLS[level]))
+        blocks.append(f"{{\n    name        {bot_name(i)}\n{fields}    color       \"{BOT_COLORS[i]}\"\n"
+                      f"    skin        base\n}}\n")
+    return "".join(blocks)
+
+
+class DeathmatchBotsEnv(DeathmatchEnv):
+    """One agent against the engine's bots in a generated deathmatch arena, in one engine.
+
+    ## Description
+    The deathmatch family's arenas (see DoomDeathmatch-v0: polygon arenas with pillars, every level
+    different, weapons and ammo placed at random spots each episode) with one agent and `bots` built-in
+    ZDoom bots (0 to 7) in one engine: a one-player deathmatch host (`-host 1 -deathmatch`, no network:
+    the engine opens no socket) that adds the bots with the `addbot` console command each episode. Bots
+    respawn like the agent (1 s after death, at a DeathmatchStart), pick up the level's weapons and ammo,
+    and attack the agent and one another. The episode's seeded start (the map's ACS) moves the agent and
+    every bot to random free spots.
+
+    The bots are defined by wadgym, not by the wheel's bots.cfg: the env writes a bots.cfg of its own
+    (`bots_cfg`, in the WAD cache, named by its contents) and points the engine at it (`+viz_bots_path`),
+    so a level's opponents are a pure function of the env's arguments and seed. Each bot's skill level
+    (`bot_skill`, 1 to 5, see BOT_SKILLS) sets ZDoom's four bots.cfg fields, each 0 to 100:
+    - aiming: accuracy with instant-hit weapons (the aim is off by up to (100 - aiming)% of half the
+      bots' field of fire; 100 aims straight);
+    - reaction: the delay before the first shot at a new target, (101 - reaction) / 3..5 tics;
+    - isp: composure: a bot stops firing while hurt by more than isp (its pain count), goes for health
+      below isp health, and holds back rather than charge an enemy that ducked out of sight more often;
+    - perfection: read from the file but unused by this engine's bot code (ViZDoom 1.3, ZDoom 2.8's bots).
+
+    ## Action Space
+    As DoomDeathmatch-v0: `Discrete(8)` with `action_set="deathmatch"` (attack, turns, forward, forward +
+    turn, turn + attack); also "attack", "attack_move", "basic", "extended".
+
+    ## Observation Space
+    The agent's view, by default (60, 80, 1) gray; `game_variables=(...)` adds GameVariables.
+
+    ## Rewards
+    +`frag_reward` (1.0) for each frag and -`death_penalty` (1.0) for each death. Suicides count as the
+    engine counts them: the engine takes a frag away (FRAGCOUNT - 1) and counts a death, so a suicide
+    costs the death's -1 and lowers the score by one (`suicide_penalty`, default 0, adds a penalty per
+    frag taken away). Shaping is off by default: `damage_reward` per hit point dealt (DAMAGECOUNT).
+
+    ## Episode End
+    Never terminated (the agent respawns); truncated at `max_episode_steps` (500 steps, 2000 tics).
+
+    ## Info
+    `score` and `frags` (the agent's frags this episode, suicides subtracted), `bot_frags` (each bot's
+    frags this episode, in the order they joined: the engine's PLAYERn_FRAGCOUNT), `rank` (1 + the
+    number of bots with more frags than the agent), `deaths`, `damage_dealt`, `health`, `pickups_placed`,
+    `pickup_positions`, `level_seed` and `map`.
+
+    ## Seeding
+    `reset(seed=s)` seeds np_random, which draws the level, the engine's seed (the bots' decisions and the
+    damage come from the engine's generator) and the seed of the map's placement of players and pickups:
+    two envs reset with the same seed and given the same actions play the same episode, bots included,
+    whatever episodes each played before (each episode is a new game: the engine's generators restart from
+    the seed; bench/bots_speed.py measured 50 of 50 episodes alike). A bot that joins can telefrag a
+    player at its DeathmatchStart before the seeded start; the counts in `info` start after it.
+
+    ## Arguments
+    - `bots` (0 to 7, default 3) and `bot_skill` (a level 1 to 5 for all bots, default 2, or a sequence
+      of levels, one per bot);
+    - the deathmatch scenario parameters (see `Params`; `n_players` stays 1): `size`, `shape`,
+      `n_obstacles`, `obstacle_size`, `weapons`, `ammo`, `n_weapons`, `n_ammo`, `player_spacing`,
+      `pickup_spacing`, `player_health`, `light_low`, `light_high`;
+    - num_levels, start_level, frame_skip, resolution, render_resolution, downsample, color,
+      game_variables, buffers, action_set, cache_dir, render_mode, visit_reward: as in every wadgym env;
+    - frag_reward, death_penalty, suicide_penalty, damage_reward (see Rewards).
+
+    ## Registered ids
+    - DoomDeathmatchBots-v0: 3 bots of level 2;
+    - DoomDeathmatchBotsHard-v0: 5 bots of level 4.
+
+    ## Version History
+    - v0: initial version.
+    """
+
+    Params, PRESETS = BotsParams, BOTS_PRESETS
+    # The counts, the placement's USER57 and USER58, and the bots' frags; the pickups' positions are read once
+    # a reset (on_reset), not every step.
+    variables = (*DeathmatchEnv.variables[:6], *(f"PLAYER{k}_FRAGCOUNT" for k in range(2, MAX_BOTS + 2)))
+    max_players: ClassVar[int] = 1  # not a multiplayer family: the opponents are the engine's
+    reset = DoomEnv.reset  # a Gymnasium env of its own (DeathmatchEnv's reset refuses)
+
+    def __init__(self, frag_reward: float = 1.0, death_penalty: float = 1.0, suicide_penalty: float = 0.0,
+                 damage_reward: float = 0.0, **kwargs: Any):
+        super().__init__(frag_reward=frag_reward, suicide_penalty=suicide_penalty, damage_reward=damage_reward,
+                         death_penalty=death_penalty, **kwargs)
+        self._nonce = 0
+        self._bots_file = None
+        # each bot's name and the variable of its frags (bot i is player i + 2)
+        self._bot_variables = [(bot_name(i), f"PLAYER{i + 2}_FRAGCOUNT") for i in range(self.params.bots)]
+        if self.hand_made is None:
+            self.bots_file()  # written now: a cache folder the engine's arguments cannot name is refused here
+
+    def hand_made_problem(self, hand_made) -> str | None:
+        # A one-player deathmatch host on a map without DeathmatchStarts (e.g. vizdoom:health_gathering) crashes
+        # the ViZDoom client (vizdoom 1.3.2: a segmentation fault in DoomGame.init); the bots and the scoreboard
+        # are set up for the family's arenas.
+        return "it plays the family's generated arenas only (drop wad= to play them)"
+
+    def bots_file(self):
+        """The bots.cfg the engine reads: in the WAD cache, named by its contents (written on first use)."""
+        if self._bots_file is None:
+            from wadgym.envs.runtime.cache import cache_dir
+
+            text = bots_cfg(self.params).encode()
+            path = cache_dir(self.cache_dir) / f"bots-{hashlib.sha256(text).hexdigest()[:16]}.cfg"
+            if any(c.isspace() for c in str(path)):
+                raise ValueError(f"cache_dir: the bots file {str(path)!r} would have a space in its path, which the "
+                                 f"engine's arguments cannot carry; pass cache_dir= a folder without one")
+            if not path.is_file() or path.read_bytes() != text:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                write_atomic(path, text)
+            self._bots_file = path
+        return self._bots_file
+
+    def configure_game(self, game) -> None:
+        game.add_game_args(f"-host 1 {self.netgame_args} +viz_bots_path {self.bots_file()} +name Agent")
+        engine_new_episode = game.new_episode
+
+        # Each episode: ViZDoom's new episode, which in a multiplayer game changes map without reseeding the
+        # engine's generators (`changemap`); then `map`, a new game, which reseeds them from the seed reset
+        # just set (`rngseed set`), so the bots' decisions follow the seed whatever came before; then the
+        # bots and the seeded placement.
+        def new_episode(*args):
+            engine_new_episode(*args)
+            game.set_action([0.0] * game.get_available_buttons_size())  # let go of the last step's buttons
+            game.send_game_command(f"map {self.map}")
+            for _ in range(MAP_TICS):
+                game.advance_action(1, False)
+            self._start_bots(game)
+
+        game.new_episode = new_episode
+
+    def _start_bots(self, game) -> None:
+        """Add the bots (by name: the same players in the same seats every episode), then run the map's
+        seeded placement and wait until it shows (the nonce in USER58). A joining bot can telefrag a player
+        at its DeathmatchStart: the placement then waits for that player's respawn, and the episode's counts
+        start after it (start-relative, as every count in info)."""
+        game.send_game_command("removebots")
+        for i in range(self.params.bots):
+            game.send_game_command(f"addbot {bot_name(i)}")
+        self._nonce = self._nonce % (2**30) + 1
+        command = self.episode_command(int(self.np_random.integers(0, 2**31 - 1)), self._nonce)
+        game.send_game_command(command)
+        nonce = getattr(vzd.GameVariable, user_variable(NONCE_VARIABLE))
+        for _ in range(SETTLE_TICS):
+            game.advance_action(1, True)
+            if int(game.get_game_variable(nonce)) == self._nonce:
+                return
+        raise RuntimeError(f"the episode's seeded start did not show within {SETTLE_TICS} tics of `{command}`")
+
+    def on_reset(self, v) -> None:
+        placed = int(v[user_variable(PLACED_VARIABLE)])
+        names = [user_variable(k) for k in range(1, 2 * placed + 1)]
+        positions = {n: self.game.get_game_variable(getattr(vzd.GameVariable, n)) for n in names}
+        super().on_reset({**v, **positions})
+
+    def _counts(self, v) -> dict[str, int]:
+        counts = super()._counts(v)
+        for name, variable in self._bot_variables:
+            counts[name] = int(v[variable])
+        return counts
+
+    def task_info(self) -> dict[str, Any]:
+        info = super().task_info()
+        now, start = self._now, self._start
+        bot_frags = tuple(now[n] - start[n] for n, _ in self._bot_variables) if now else (0,) * self.params.bots
+        info["bot_frags"] = bot_frags
+        info["rank"] = 1 + sum(f > info["frags"] for f in bot_frags)
+        return info

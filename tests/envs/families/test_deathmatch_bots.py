@@ -1,0 +1,119 @@
+"""DoomDeathmatchBots on the real engine: the bots join and fight in one engine with no socket open, the
+scoreboard is the engine's own count, the same seed and actions play the same episode (bots included), the
+bots' definitions are wadgym's own file, and bad arguments are refused before any engine starts.
+(The contracts every id keeps are in test_registry.py.)"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+import vizdoom as vzd
+
+from wadgym.envs.families.deathmatch import BOT_FIELDS, BOT_SKILLS, MAX_BOTS, BotsParams, DeathmatchBotsEnv, bots_cfg
+from wadgym.envs.runtime.engine import child_engines
+
+STEPS = 300
+
+
+@pytest.fixture
+def make_bots(wad_cache):
+    """make_bots(**kwargs) -> DeathmatchBotsEnv on the session's WAD cache (level 0 only), closed at the end."""
+    envs = []
+
+    def make(**kwargs):
+        env = DeathmatchBotsEnv(cache_dir=wad_cache, **{"num_levels": 1, **kwargs})
+        envs.append(env)
+        return env
+
+    yield make
+    for env in envs:
+        env.close()
+
+
+def play(env, seed: int, steps: int = STEPS):
+    """A seeded episode with fixed random actions: the digest of the observations and the infos per step."""
+    actions = np.random.default_rng(seed).integers(0, env.action_space.n, size=steps)
+    observation, info = env.reset(seed=seed)
+    digest, infos = hashlib.sha256(observation.tobytes()), [info]
+    for action in actions:
+        observation, _, _, _, info = env.step(int(action))
+        digest.update(observation.tobytes())
+        infos.append(info)
+    return digest.hexdigest(), [(i["frags"], i["deaths"], i["bot_frags"], i["health"]) for i in infos]
+
+
+def test_bots_fight_and_the_scoreboard_is_the_engines_count(make_bots):
+    env = make_bots(bots=3, bot_skill=3)
+    _, info = env.reset(seed=0)
+    game = env.game
+    assert game.get_game_variable(vzd.GameVariable.PLAYER_COUNT) == 4
+    assert info["bot_frags"] == (0, 0, 0) and info["rank"] == 1
+    assert info["pickups_placed"] == 6 and info["pickup_positions"].shape == (6, 2) and info["pickup_positions"].all()
+    start = [game.get_game_variable(getattr(vzd.GameVariable, f"PLAYER{k}_FRAGCOUNT")) for k in range(1, 5)]
+    returns = 0.0
+    for action in np.random.default_rng(0).integers(0, env.action_space.n, size=STEPS):
+        _, reward, terminated, truncated, info = env.step(int(action))
+        returns += reward
+        engine = [game.get_game_variable(getattr(vzd.GameVariable, f"PLAYER{k}_FRAGCOUNT")) for k in range(1, 5)]
+        assert engine[0] == game.get_game_variable(vzd.GameVariable.FRAGCOUNT)  # the agent is player 1
+        assert (info["frags"], *info["bot_frags"]) == tuple(int(e - s) for e, s in zip(engine, start))
+        assert info["rank"] == 1 + sum(f > info["frags"] for f in info["bot_frags"])
+        assert not terminated and not truncated  # the agent respawns
+    # This seed's episode: the bots score, and kill the agent (each death -1).
+    assert sum(info["bot_frags"]) > 0 and info["deaths"] > 0
+    assert returns == info["frags"] - info["deaths"]
+
+
+def test_same_seed_and_actions_play_the_same_episode_bots_included(make_bots):
+    first, second = make_bots(), make_bots()
+    play(second, 7, steps=50)  # another history first: each episode reseeds the engine (a new game, `map`)
+    for seed in (1, 2):
+        a, b = play(first, seed), play(second, seed)
+        assert a == b
+        assert any(frags for _, _, frags, _ in a[1])  # the bots did something to compare
+    assert play(first, 3)[0] != play(second, 4)[0]
+
+
+def test_one_engine_opens_no_socket(make_bots):
+    env = make_bots(bots=2)
+    before = set(child_engines())
+    env.reset(seed=0)
+    for _ in range(20):
+        env.step(0)
+    engines = [e for e in child_engines() if e not in before]
+    assert len(engines) == 1
+    assert engines[0].net_connections(kind="all") == []  # no socket of any kind, network or Unix
+
+
+def test_bots_file_is_wadgyms_own_and_a_function_of_the_arguments(make_bots):
+    text = bots_cfg(BotsParams(bots=2, bot_skill=(1, 5)))
+    assert text.count("{") == 2 and "name        Bot1" in text and "name        Bot2" in text
+    for name, value in zip(BOT_FIELDS, BOT_SKILLS[5]):
+        assert f"    {name:<11} {value}\n" in text.split("}")[1]
+    env = make_bots(bots=2, bot_skill=(1, 5))
+    path = env.bots_file()
+    assert path.read_text() == text and path == make_bots(bots=2, bot_skill=(1, 5)).bots_file()
+    assert make_bots(bots=2, bot_skill=4).bots_file() != path
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"bots": -1}, "bots=-1 is not valid: a whole number from 0 to 7"),
+    ({"bots": MAX_BOTS + 1}, "bots=8 is not valid: a whole number from 0 to 7 (the arena has 8 deathmatch starts"),
+    ({"bots": 2.5}, "bots=2.5 is not valid"),
+    ({"bot_skill": 0}, "bot_skill=0 is not valid: a level, one of 1, 2, 3, 4, 5"),
+    ({"bot_skill": 6}, "bot_skill=6 is not valid"),
+    ({"bots": 3, "bot_skill": (1, 2)}, "bot_skill=(1, 2) is not valid: one level per bot (3)"),
+    ({"n_players": 2}, "n_players=2 is not valid: DeathmatchBotsEnv has one agent"),
+    ({"wad": "vizdoom:health_gathering"}, "DeathmatchBotsEnv cannot score"),  # the client would crash in init
+    ({"cache_dir": "a folder"}, "would have a space in its path"),
+])
+def test_bad_arguments_are_refused_before_any_engine_starts(kwargs, words, wad_cache, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # where a relative cache_dir goes
+    before = set(child_engines())
+    with pytest.raises(ValueError) as caught:
+        DeathmatchBotsEnv(**{"cache_dir": wad_cache, "num_levels": 1, **kwargs})
+    message = str(caught.value)
+    assert words in message and "\n" not in message
+    assert set(child_engines()) == before
