@@ -162,7 +162,7 @@ def _plan(env_id, policy, episodes, dataset_id, levels, seed, overwrite, determi
     if levels not in LEVEL_SPLITS:
         raise ValueError(f"levels={levels!r} is not valid; choose one of {', '.join(LEVEL_SPLITS)}")
     spec = _spec(env_id)
-    _check_dataset_id(dataset_id, overwrite)
+    check_dataset_id(dataset_id, overwrite)
     saved, policy_info = None, {}
     if isinstance(policy, str) and policy in NAMED_POLICIES:
         if policy == "scripted" and not _has_scripted(spec):
@@ -217,16 +217,16 @@ def _has_scripted(spec) -> bool:
         creator.reference_action is not DoomEnv.reference_action)
 
 
-def _check_dataset_id(dataset_id: str, overwrite: bool) -> None:
+def check_dataset_id(dataset_id: str, overwrite: bool, example: str = "wadgym/scripted-train-v0") -> None:
+    """A ValueError unless `dataset_id` is a Minari id (namespace/name-vN) that is free (or `overwrite`)."""
     from minari.dataset.minari_dataset import parse_dataset_id
 
-    example = "e.g. wadgym/scripted-train-v0"
     try:
         _, _, version = parse_dataset_id(dataset_id) if isinstance(dataset_id, str) else (None, None, None)
     except (ValueError, TypeError):
         version = None
     if version is None:
-        raise ValueError(f"dataset {dataset_id!r}: a Minari dataset id is namespace/name-vN ({example})")
+        raise ValueError(f"dataset {dataset_id!r}: a Minari dataset id is namespace/name-vN (e.g. {example})")
     if dataset_exists(dataset_id) and not overwrite:
         raise ValueError(f"dataset {dataset_id!r} exists already (in {_datasets_root()}); "
                          "choose another name or overwrite it")
@@ -262,14 +262,20 @@ def _saved_policy(policy, env_id: str, deterministic: bool):
 
 # --- playing ---------------------------------------------------------------------------------------------------
 
-def _collector(env: gym.Env):
-    """Minari's DataCollector around `env`: raw arrays (no JPEG), HDF5 storage, the INFO_KEYS infos."""
+def collector(env: gym.Env, step_hook: Callable[[dict[str, Any], dict[str, Any]], None] | None = None,
+              drop_kwargs: tuple[str, ...] = ()):
+    """Minari's DataCollector around `env`: raw arrays (no JPEG), HDF5 storage, the INFO_KEYS infos.
+    `step_hook(step, info)` may change a step before it is stored (its "action", more infos), `info` being the
+    env's whole info; `drop_kwargs`: env kwargs left out of the stored spec (what the recovered env must not get)."""
     import minari
 
     class KeptInfos(minari.StepDataCallback):
         def __call__(self, env, **kwargs):
             step = super().__call__(env, **kwargs)
-            step["info"] = _kept_infos(step["info"])
+            info = step["info"]
+            step["info"] = _kept_infos(info)
+            if step_hook is not None:
+                step_hook(step, info)
             return step
 
     class EpisodeSummary(minari.EpisodeMetadataCallback):
@@ -283,8 +289,9 @@ def _collector(env: gym.Env):
             """Forget the unfinished episode: Minari would write it as truncated at the next reset or save."""
             self._buffer = None
 
-    return Collector(_StorableSpec(env), step_data_callback=KeptInfos, episode_metadata_callback=EpisodeSummary,
-                     record_infos=True, data_format=DATA_FORMAT, jpeg_encoding=False)
+    return Collector(_StorableSpec(env, drop_kwargs), step_data_callback=KeptInfos,
+                     episode_metadata_callback=EpisodeSummary, record_infos=True, data_format=DATA_FORMAT,
+                     jpeg_encoding=False)
 
 
 def _kept_infos(info: dict[str, Any]) -> dict[str, Any]:
@@ -298,12 +305,20 @@ def _kept_infos(info: dict[str, Any]) -> dict[str, Any]:
 
 class _StorableSpec(gym.Wrapper):
     """The env as it is, with a spec Minari can store as JSON: the registered spec (id, entry point, every
-    kwarg the env was made with) without its vector_entry_point, a function that gym.make does not use."""
+    kwarg the env was made with but `drop_kwargs`) without its vector_entry_point, a function that gym.make does
+    not use."""
+
+    def __init__(self, env: gym.Env, drop_kwargs: tuple[str, ...] = ()):
+        super().__init__(env)
+        self.drop_kwargs = drop_kwargs
 
     @property
     def spec(self):
         spec = self.env.spec
-        return None if spec is None else dataclasses.replace(spec, vector_entry_point=None)
+        if spec is None:
+            return None
+        kwargs = {k: v for k, v in (spec.kwargs or {}).items() if k not in self.drop_kwargs}
+        return dataclasses.replace(spec, kwargs=kwargs, vector_entry_point=None)
 
 
 class _Recorder:
@@ -319,7 +334,7 @@ class _Recorder:
             self.venv = self.saved.make_vec_env(plan.env_kwargs)
             envs = self.venv.unwrapped.envs
             try:
-                self.collector = envs[0] = _collector(envs[0])
+                self.collector = envs[0] = collector(envs[0])
             except BaseException:
                 close_vec_env(self.venv)
                 raise
@@ -328,7 +343,7 @@ class _Recorder:
 
             env = gym_make(plan.env_id, plan.env_kwargs)
             try:
-                self.collector = _collector(env)
+                self.collector = collector(env)
                 self.reset, self.act = _actor(plan.policy, env)
             except BaseException:
                 env.close()
@@ -440,50 +455,50 @@ def _show(bar, played: list[dict[str, Any]]) -> None:
 def _write(collector, plan: _Plan, played: list[dict[str, Any]], interrupted: bool):
     """The dataset of the episodes written so far (the one there before, with plan.overwrite, replaced), with
     wadgym's metadata."""
-    from minari.storage import get_dataset_path
-
-    from wadgym import __version__
     from wadgym.agents.evaluate import trained_kwargs
-    from wadgym.agents.system import git_info, installed_versions
-    from wadgym.envs.registration import score_name
 
     if not played:  # stopped before the first episode ended: nothing to write
         raise KeyboardInterrupt
-    if plan.overwrite and dataset_exists(plan.dataset_id):
-        shutil.rmtree(get_dataset_path(plan.dataset_id))
+    levels = _level_range(trained_kwargs(plan.env_id, plan.env_kwargs))
+    return write_dataset(
+        collector, plan.dataset_id, plan.overwrite, env_id=plan.env_id, algorithm_name=plan.policy_info["name"],
+        author=plan.author,
+        description=plan.description or (
+            f"{len(played)} episodes of {plan.env_id} on its {plan.levels} levels ({levels}) played by "
+            f"{plan.policy_info['name']}; episode i reset with seed {plan.seed} + i. Recorded by `wadgym record`."),
+        metadata={"env_kwargs": plan.env_kwargs, "levels": plan.levels, "level_seeds": levels,
+                  "policy": plan.policy_info, "seed": plan.seed,
+                  "episode_seeds": [plan.seed, plan.seed + len(played) - 1], "episodes_requested": plan.episodes,
+                  "interrupted": interrupted, "step_infos": list(INFO_KEYS)})
+
+
+def write_dataset(collector, dataset_id: str, overwrite: bool, *, env_id: str, algorithm_name: str, author: str,
+                  description: str, metadata: dict[str, Any]):
+    """The collector's finished episodes as the Minari dataset `dataset_id` (the one there before replaced with
+    `overwrite`), its metadata["wadgym"] `metadata` with the env id, its score's name, wadgym's version and
+    commit, and vizdoom's version. Returns Minari's dataset."""
+    from minari.storage import get_dataset_path
+
+    from wadgym import __version__
+    from wadgym.agents.system import git_info, installed_versions
+    from wadgym.envs.registration import score_name
+
+    if overwrite and dataset_exists(dataset_id):
+        shutil.rmtree(get_dataset_path(dataset_id))
     git = git_info()
     versions = installed_versions(("vizdoom",))
-    levels = _level_range(trained_kwargs(plan.env_id, plan.env_kwargs))
     with warnings.catch_warnings():  # author_email and eval_env: none to give (the env is the one recorded)
         warnings.filterwarnings("ignore", message=".*is set to None", category=UserWarning)
         dataset = collector.create_dataset(
-            dataset_id=plan.dataset_id,
-            algorithm_name=plan.policy_info["name"],
-            author=plan.author,
+            dataset_id=dataset_id, algorithm_name=algorithm_name, author=author,
             code_permalink=f"wadgym {__version__}, commit {git['commit'] or 'unknown'}"
                            f"{' (uncommitted changes)' if git['dirty'] else ''}",
-            description=plan.description or (
-                f"{len(played)} episodes of {plan.env_id} on its {plan.levels} levels ({levels}) played by "
-                f"{plan.policy_info['name']}; episode i reset with seed {plan.seed} + i. Recorded by `wadgym record`."),
+            description=description,
             requirements=[f"wadgym=={__version__}", *(f"vizdoom=={v}" for v in versions.values() if v)],
         )
     dataset.storage.update_metadata({"wadgym": {
-        "env_id": plan.env_id,
-        "env_kwargs": plan.env_kwargs,
-        "levels": plan.levels,
-        "level_seeds": levels,
-        "policy": plan.policy_info,
-        "seed": plan.seed,
-        "episode_seeds": [plan.seed, plan.seed + len(played) - 1],
-        "episodes_requested": plan.episodes,
-        "interrupted": interrupted,
-        "score_name": score_name(plan.env_id),
-        "step_infos": list(INFO_KEYS),
-        "wadgym_version": __version__,
-        "commit": git["commit"],
-        "uncommitted_changes": git["dirty"],
-        "vizdoom_version": versions["vizdoom"],
-    }})
+        "env_id": env_id, **metadata, "score_name": score_name(env_id), "wadgym_version": __version__,
+        "commit": git["commit"], "uncommitted_changes": git["dirty"], "vizdoom_version": versions["vizdoom"]}})
     return dataset
 
 

@@ -1,6 +1,6 @@
 """The `wadgym` command line: one entry point, one module per subcommand in this package.
 
-Each subcommand module (wadgym.cli.build, .acs, .rollout, .train, .eval, .record, .runs, .export, .doctor,
+Each subcommand module (wadgym.cli.build, .acs, .rollout, .train, .eval, .record, .play, .runs, .export, .doctor,
 .track) holds that command's argument wiring: `add_arguments(parser)` and `run(args) -> int`, which turns the arguments
 into typed values (plain ones, or a dataclass such as wadgym.agents.TrainConfig: no argparse object goes
 below this package) passed to the code in wadgym.acs, .wads, .envs and .agents, and their errors into
@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("wadgym.cli.train", "train PPO on a wadgym env"),
     "eval": ("wadgym.cli.eval", "evaluate a training run against a random policy"),
     "record": ("wadgym.cli.record", "record a policy's episodes as a Minari dataset"),
+    "play": ("wadgym.cli.play", "play an env yourself in the game's window (and record it as a dataset)"),
     "runs": ("wadgym.cli.runs", "list training runs"),
     "export": ("wadgym.cli.export", "export a run's policy (ONNX)"),
     "doctor": ("wadgym.cli.doctor", "check the installation: versions, CUDA, a headless game"),

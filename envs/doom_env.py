@@ -36,7 +36,7 @@ import vizdoom as vzd
 
 from .checks import check_number
 from .params import make_params
-from .runtime.engine import AUTOMAPS, automap_of, buffer_field, enable_buffers, make_game
+from .runtime.engine import AUTOMAPS, automap_of, buffer_field, display_problem, enable_buffers, make_game
 
 # Discrete actions: each is the set of buttons held for `frame_skip` tics. A family adds its own sets
 # (e.g. with ATTACK) in its `action_sets`.
@@ -272,6 +272,7 @@ class DoomEnv(gym.Env):
         doom_skill: int | None = None,
         episode_start_time: int | None = None,
         episode_timeout: int | None = None,
+        spectator: bool = False,
         **params: Any,
     ):
         cls = type(self)
@@ -294,6 +295,7 @@ class DoomEnv(gym.Env):
                         downsample=downsample, color=color, game_variables=game_variables, buffers=buffers,
                         action_set=cls.default_action_set if action_set is None else action_set,
                         render_mode=render_mode)
+        self._configure_spectator(spectator)
         self.game: vzd.DoomGame | None = None
         self.wad_path: Path | None = None
         self.level_seed: int | None = None
@@ -406,6 +408,38 @@ class DoomEnv(gym.Env):
         self._observation_out = None
         self._next_frame_time = 0.0
 
+    def _configure_spectator(self, spectator) -> None:
+        """`spectator=True`: a person plays (see step); the engine's window needs a display, checked here."""
+        if spectator not in (True, False):
+            raise ValueError(f"spectator={spectator!r} is not valid; choose True (a person plays) or False")
+        self.spectator = bool(spectator)
+        if self.spectator:
+            problem = display_problem()
+            if problem:
+                raise ValueError(f"spectator=True opens the game's window for a person to play, and needs a "
+                                 f"display: {problem}. Headless, run it under a virtual X server (Xvfb: "
+                                 f"`apt-get install xvfb`, then `xvfb-run -a COMMAND`)")
+        # For each tuple of pressed buttons (in self._buttons' order): the action they map to.
+        self._human_actions: dict[tuple[bool, ...], int] = {}
+        self._human_action = self._human_matched = 0
+
+    def action_buttons(self) -> list[tuple[str, ...]]:
+        """The buttons (names) each action of the action space holds down."""
+        names = [b.name for b in self._buttons]
+        return [tuple(n for n, v in zip(names, action) if v) for action in self._actions]
+
+    def human_action(self, pressed) -> int:
+        """The index of the action whose buttons are `pressed` (a truth value per button of the action
+        set, in the engine's order); else the nearest: fewest buttons different, the first such action on a
+        tie. No button pressed is the set's empty action where it has one (e.g. "extended"), else the first
+        action (e.g. "basic": MOVE_FORWARD)."""
+        key = tuple(bool(p) for p in pressed)
+        index = self._human_actions.get(key)
+        if index is None:
+            distances = [sum(k != bool(b) for k, b in zip(key, action)) for action in self._actions]
+            index = self._human_actions[key] = distances.index(min(distances))
+        return index
+
     # -- levels and the engine -----------------------------------------------------------------
 
     def _draw_level(self, options: dict[str, Any] | None) -> int | None:
@@ -507,7 +541,8 @@ class DoomEnv(gym.Env):
         # No engine timeout (make_game's default): truncation is TimeLimit's job.
         game = make_game(wad, map_name, resolution=self._engine_resolution,
                          screen_format=vzd.ScreenFormat.RGB24 if self._engine_rgb else vzd.ScreenFormat.GRAY8,
-                         buttons=self._buttons, variables=self._engine_variables, window=self._window)
+                         buttons=self._buttons, variables=self._engine_variables, window=self._window,
+                         spectator=self.spectator)
         enable_buffers(game, self.buffers)
         self.configure_game(game)
         if self.hand_made is not None:
@@ -532,12 +567,14 @@ class DoomEnv(gym.Env):
             raise RuntimeError(f"{problem} in each of {RESET_ATTEMPTS} episodes started with fresh engine seeds; "
                                f"the scenario's parameters leave too little room (see the env's Arguments)")
         self._return = self._scenario_return = 0.0
+        self._human_action = self._human_matched = 0
         self.on_reset(v)
         if self.visit_reward:
             self._cells = {self._player_cell()}
         observation = self._observe(state)
-        if self.render_mode == "human":
+        if self.render_mode == "human" or self.spectator:
             self._next_frame_time = time.perf_counter()
+        if self.render_mode == "human":
             self.render()
         return observation, self._info()
 
@@ -545,25 +582,49 @@ class DoomEnv(gym.Env):
         game = self.game
         if game is None:
             raise gym.error.ResetNeeded("call reset() before step()")
-        try:
-            buttons = self._buttons_of[action]  # ints, numpy ints and whole floats hash alike
-        except (KeyError, TypeError):
-            buttons = self._checked_buttons(action)
-        if action is True or action is False:
-            buttons = self._checked_buttons(action)
-        self._scenario_return += game.make_action(buttons, self.frame_skip)
+        if self.spectator:
+            self._advance_human()
+        else:
+            try:
+                buttons = self._buttons_of[action]  # ints, numpy ints and whole floats hash alike
+            except (KeyError, TypeError):
+                buttons = self._checked_buttons(action)
+            if action is True or action is False:
+                buttons = self._checked_buttons(action)
+            self._scenario_return += game.make_action(buttons, self.frame_skip)
         state = game.get_state()
         reward, terminated = self.on_step(self._tracked_values(state))
         if self.visit_reward:
             reward += self._visit_bonus()
         self._return += reward
         observation = self._observe(state)
-        if self._window:
+        if self._window and not self.spectator:
             self.render()
         # The engine ends an episode when the player dies or the map ends: that ends the task too. Its timeout
         # is off, but on a hand-made map with an `episode_timeout`, where its end is a truncation.
         timed_out = state is None and self.timed_out()
         return observation, reward, (terminated or state is None) and not timed_out, timed_out, self._info()
+
+    def _advance_human(self) -> None:
+        """A person's step (spectator=True; step's `action` is ignored): `frame_skip` tics of the keys they
+        hold, at game speed (35 tics a second); the rest of step() is as in any step. info["human_action"]
+        is then the action of the set their keys map to (human_action per tic; the most frequent over the
+        step's tics, the latest of equals), info["human_matched"] the number of the step's tics whose keys
+        were exactly that action's buttons (frame_skip: the step is exactly what that action does)."""
+        game, tics, exact = self.game, [], []
+        for _ in range(self.frame_skip):
+            if game.is_episode_finished():
+                break
+            game.advance_action(1)
+            self._scenario_return += game.get_last_reward()
+            pressed = game.get_last_action()
+            tics.append(self.human_action(pressed))
+            exact.append([float(bool(p)) for p in pressed] == self._actions[tics[-1]])
+            self._next_frame_time += 1.0 / vzd.DEFAULT_TICRATE
+            time.sleep(max(0.0, self._next_frame_time - time.perf_counter()))
+        if tics:
+            self._human_action = max(reversed(tics), key=tics.count)  # max keeps the first of equals: the latest
+        self._human_matched = sum(e and t == self._human_action for e, t in zip(exact, tics))
 
     def timed_out(self) -> bool:
         """Whether the engine ended the episode at a hand-made map's `episode_timeout`."""
@@ -658,6 +719,8 @@ class DoomEnv(gym.Env):
             info["scenario_return"] = self._scenario_return
         if self.visit_reward:
             info["cells_visited"] = len(self._cells)
+        if self.spectator:
+            info["human_action"], info["human_matched"] = self._human_action, self._human_matched
         return info
 
     # -- the exploration bonus (visit_reward) ------------------------------------------------------

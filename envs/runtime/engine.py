@@ -43,17 +43,23 @@ def make_game(
     window: bool = False,
     seed: int | None = None,
     episode_timeout: int = 0,
+    spectator: bool = False,
 ) -> vzd.DoomGame:
     """A configured DoomGame, not yet started: `map_name` of `wad` (None: the IWAD's own map), player
-    mode, no sound, no HUD, weapon or other overlays, and no engine timeout unless one is given."""
+    mode, no sound, no HUD, weapon or other overlays, and no engine timeout unless one is given.
+
+    `spectator`: a person plays in the engine's window (Mode.SPECTATOR, synchronous: each `advance_action`
+    runs tics of what they hold down), with the keys of SPECTATOR_KEYS; needs a display (display_problem)."""
     game = Game()
     if wad is not None:
         game.set_doom_scenario_path(os.fspath(wad))
     game.set_doom_map(map_name)
-    game.set_mode(vzd.Mode.PLAYER)
+    game.set_mode(vzd.Mode.SPECTATOR if spectator else vzd.Mode.PLAYER)
     game.set_screen_resolution(resolution)
     game.set_screen_format(screen_format)
-    game.set_window_visible(window)
+    game.set_window_visible(window or spectator)
+    if spectator:
+        game.key_bindings = {key: f"+{command}" for command, keys in SPECTATOR_KEYS.values() for key in keys}
     game.set_sound_enabled(False)
     for setting in QUIET_RENDER:
         getattr(game, f"set_render_{setting}")(False)
@@ -63,6 +69,47 @@ def make_game(
     if seed is not None:
         game.set_seed(seed)
     return game
+
+
+# A person's keys in spectator mode: button -> (the engine's command, its keys as the engine names them).
+# They are the game's only key bindings (written to its settings file: a `+bind` argument cannot carry a
+# "+command"), so what each key does is known here. A key whose button the game does not have does nothing:
+# the engine drops that command.
+SPECTATOR_KEYS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "MOVE_FORWARD": ("forward", ("uparrow", "w")),
+    "MOVE_BACKWARD": ("back", ("downarrow", "s")),
+    "TURN_LEFT": ("left", ("leftarrow", "a")),
+    "TURN_RIGHT": ("right", ("rightarrow", "d")),
+    "MOVE_LEFT": ("moveleft", (",", "q")),
+    "MOVE_RIGHT": ("moveright", (".", "e")),
+    "ATTACK": ("attack", ("ctrl", "space")),
+}
+
+
+def display_problem(environ=None) -> str | None:
+    """Why a game window cannot open here (None: it can): DISPLAY unset, or no X server answering on it.
+    Checked before the engine starts: its SDL crashes the process (SIGSEGV) on a display nothing serves."""
+    import re
+    import socket
+
+    display = (os.environ if environ is None else environ).get("DISPLAY", "")
+    if not display:
+        return "DISPLAY is unset (no X display)"
+    match = re.fullmatch(r"(?P<host>[^:]*):(?P<number>\d+)(\.\d+)?", display)
+    if match is None:
+        return f"DISPLAY={display!r} is not an X display name (e.g. ':0')"
+    host, number = match["host"], int(match["number"])
+    if host in ("", "unix") and sys.platform.startswith("linux"):
+        path = f"/tmp/.X11-unix/X{number}"
+        for address in (path, "\0" + path):  # the socket file, or Linux's abstract socket of that name
+            with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+                sock.settimeout(2)
+                sock.connect(address)
+                return None
+    else:
+        with contextlib.suppress(OSError), socket.create_connection((host or "localhost", 6000 + number), timeout=2):
+            return None
+    return f"no X server answers on DISPLAY={display}"
 
 
 # The engine's one top-down map, as two buffers an observation may carry (at most one of them):
@@ -115,6 +162,8 @@ class Game(vzd.DoomGame):
     """The DoomGame make_game returns: `init()` is start_engine(game), so every caller's engine is bound
     to its process."""
 
+    key_bindings: dict[str, str] = {}  # key name -> command: the engine's only bindings, where not empty
+
     def init(self) -> None:
         start_engine(self)
 
@@ -155,6 +204,10 @@ def start_engine(game: vzd.DoomGame) -> None:
     if not config or config in _made_settings:  # started again without close(): a fresh file too
         remove_settings(game)
         game.set_doom_config_path(str(engine_settings()))
+    bindings = getattr(game, "key_bindings", None)
+    if bindings and game.get_doom_config_path() in _made_settings:
+        with open(game.get_doom_config_path(), "a", encoding="utf-8") as settings:
+            settings.write("[Doom.Bindings]\n" + "".join(f"{key}={command}\n" for key, command in bindings.items()))
     with _start_lock:
         token = _watched_token()
         with _owner_environment(token), _descriptors_not_inherited(), _group_signals_blocked():
