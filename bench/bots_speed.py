@@ -19,6 +19,7 @@ import argparse
 import hashlib
 import os
 import statistics
+import sys
 import time
 
 import gymnasium as gym
@@ -29,6 +30,9 @@ import wadgym  # noqa: F401  (registers the envs)
 from wadgym.envs.families.deathmatch import bot_name
 from wadgym.envs.multi import make
 from wadgym.envs.runtime.engine import make_game
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from multi_speed import time_multi, time_single  # noqa: E402  (bench/multi_speed.py, beside this file)
 
 ENV_ID = "DoomDeathmatchBots-v0"
 FRAME_SKIP = 4
@@ -63,33 +67,6 @@ def time_bare(game, actions, steps: int, rng) -> float:
         frame = state.screen_buffer  # noqa: F841  (the observation the env would return)
         elapsed += time.perf_counter() - start
     return steps / elapsed
-
-
-def time_env(env, steps: int, rng) -> float:
-    env.reset(seed=int(rng.integers(2**31)))
-    elapsed = 0.0
-    for _ in range(steps):
-        action = int(rng.integers(env.action_space.n))
-        start = time.perf_counter()
-        _, _, terminated, truncated, _ = env.step(action)
-        elapsed += time.perf_counter() - start
-        if terminated or truncated:
-            env.reset(seed=int(rng.integers(2**31)))
-    return steps / elapsed
-
-
-def time_self_play(env, steps: int, rng) -> float:
-    """Agent steps/s (a 2-player game step is 2 agent steps)."""
-    env.reset(seed=int(rng.integers(2**31)))
-    elapsed = 0.0
-    for _ in range(steps):
-        actions = {a: int(rng.integers(env.action_space(a).n)) for a in env.agents}
-        start = time.perf_counter()
-        env.step(actions)
-        elapsed += time.perf_counter() - start
-        if not env.agents:
-            env.reset(seed=int(rng.integers(2**31)))
-    return steps * env.n_players / elapsed
 
 
 def episode_digest(env, seed: int, steps: int) -> str:
@@ -136,8 +113,8 @@ def main() -> None:
         for r in range(args.rounds):
             start_bare_episode(bare, env, r)
             results["bare DoomGame + bots"].append(time_bare(bare, actions, args.steps, rng))
-            results[ENV_ID].append(time_env(env, args.steps, rng))
-            results["DoomDeathmatch-v0 (2 players)"].append(time_self_play(self_play, args.steps, rng))
+            results[ENV_ID].append(time_single(env, args.steps, rng))
+            results["DoomDeathmatch-v0 (2 players)"].append(time_multi(self_play, args.steps, rng))
     finally:
         bare.close()
         env.close()
