@@ -116,12 +116,14 @@ def test_bench_learn_adopts_a_recurrent_run_and_skip_done_keeps_its_row(recurren
     shutil.copytree(recurrent_run, copy)
     assert learn.main(["--adopt", str(copy), "--attempt", "--episodes", "1", "--docs", str(docs)]) == 0
     data = json.loads((docs / "benchmark.json").read_text())
-    assert data["runs"] == {key: row} and list(data["attempts"]) == [str(copy)]
+    typed = learn.typed_path  # rows name run folders as a user types them (by name under their runs folder)
+    assert data["runs"] == {key: row} and list(data["attempts"]) == [typed(copy, run_folder=True)]
     table = (docs / "benchmark.md").read_text()
     assert "## Attempts" in table and f"| {row['trained_with']} |" in table.partition("## Attempts")[2]
     assert learn.main(["--adopt", str(copy), "--episodes", "1", "--docs", str(docs)]) == 0
     data = json.loads((docs / "benchmark.json").read_text())
-    assert data["runs"][key]["run_dir"] == str(copy) and list(data["attempts"]) == [str(recurrent_run)]
+    assert data["runs"][key]["run_dir"] == typed(copy, run_folder=True)
+    assert list(data["attempts"]) == [typed(recurrent_run, run_folder=True)]
 
 
 def test_algo_choices_are_checked(env_id, tiny_hyperparams, tmp_path, capsys):

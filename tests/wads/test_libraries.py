@@ -126,8 +126,8 @@ def test_a_level_importing_an_unknown_library_gets_the_compilers_error():
 
     with pytest.raises(AcsError) as info:
         build_wad([room("MAP01", '#import "nothere.acs"\n')], compiler=compile_source, libraries=libraries())
-    assert "cannot find library 'nothere.acs'" in str(info.value) and "given files: loaded.acs, tools.acs" \
-        in str(info.value)
+    assert "cannot find library 'nothere.acs'" in str(info.value) \
+        and "the given files (loaded.acs, tools.acs)" in str(info.value)
 
 
 @pytest.fixture(scope="module")
