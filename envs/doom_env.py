@@ -299,6 +299,9 @@ class DoomEnv(gym.Env):
         self.game: vzd.DoomGame | None = None
         self.wad_path: Path | None = None
         self.level_seed: int | None = None
+        # The engine's state of the latest reset or step (None once the engine ended the episode): what the
+        # hooks on_reset and on_step may read beyond the tracked variables (e.g. state.objects).
+        self.last_state: vzd.GameState | None = None
         self.map: str | None = None
         self._levels: tuple[int, int] | None = None  # (first seed, count) of the WAD the engine has loaded
         self._scratch: tempfile.TemporaryDirectory | None = None  # WADs of levels outside a cached range
@@ -558,7 +561,7 @@ class DoomEnv(gym.Env):
         for _ in range(RESET_ATTEMPTS):
             self.game.set_seed(int(self.np_random.integers(0, 2**31 - 1)))
             self.game.new_episode()
-            state = self.game.get_state()
+            state = self.last_state = self.game.get_state()
             v = self._tracked_values(state)
             problem = None if self.hand_made else self.level_problem(v)
             if problem is None:
@@ -592,7 +595,7 @@ class DoomEnv(gym.Env):
             if action is True or action is False:
                 buttons = self._checked_buttons(action)
             self._scenario_return += game.make_action(buttons, self.frame_skip)
-        state = game.get_state()
+        state = self.last_state = game.get_state()
         reward, terminated = self.on_step(self._tracked_values(state))
         if self.visit_reward:
             reward += self._visit_bonus()

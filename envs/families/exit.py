@@ -302,7 +302,7 @@ class ExitEnv(DoomEnv):
             game.set_objects_info_enabled(True)  # the goal items left in the map
 
     def _goals_left(self) -> int:
-        state = self.game.get_state()
+        state = self.last_state  # the one reset or step has just read
         goal = self.goal.lower()
         return sum(o.name.lower() == goal for o in state.objects) if state is not None else self._goals
 
