@@ -20,7 +20,7 @@ import numpy as np
 import vizdoom as vzd
 
 from wadgym.envs.checks import check_number
-from wadgym.envs.doom_env import ATTACK_ACTION_SETS, DoomEnv, user_variable
+from wadgym.envs.doom_env import ATTACK_ACTION_SETS, DoomEnv, bearing, on_aim, user_variable
 from wadgym.envs.params import check_fields
 from wadgym.envs.scenarios.acs_template import acs_list, fill
 from wadgym.envs.scenarios.polygon import SHAPES, START_CLEARANCE, Layout, arena
@@ -33,6 +33,9 @@ MAX_PICKUPS = 28             # globals 1 .. 56 hold their positions
 PLACED_VARIABLE = 57         # USER57: pickups placed this episode
 NONCE_VARIABLE = 58          # USER58: the nonce of the episode whose players and pickups are placed
 SEED_SCRIPT = 4              # NET script (seed, nonce); `puke`d by the host
+TARGET_SCRIPT = 5            # OPEN script: the host's nearest live opponent in sight, each tic
+TARGET_X_VARIABLE, TARGET_Y_VARIABLE = 59, 60  # USER59, USER60: its x and y, or NO_TARGET in both
+NO_TARGET = -65536           # outside any map's coordinates (-32768 to 32767)
 PLAYER_TID = 900             # player p has tid PLAYER_TID + p (ENTER and RESPAWN scripts)
 PICKUP_TID = 1000
 CORPSE_TID = 990             # a player's body when it died in the map change (the seed script removes it)
@@ -143,7 +146,8 @@ def deathmatch_script(p: Params, layout: Layout) -> str:
         "pickup_tid": PICKUP_TID, "corpse_tid": CORPSE_TID, "max_tries": MAX_TRIES, "player_spacing": p.player_spacing,
         "pickup_spacing": p.pickup_spacing, "centre_x": layout.centre[0], "centre_y": layout.centre[1],
         "spot_radius": spot_radius(layout), "n_pillars": len(layout.pillars), "player_health": p.player_health,
-        "seed_script": SEED_SCRIPT, "fog_tics": p.fog_tics, "position_globals": position_globals,
+        "seed_script": SEED_SCRIPT, "target_script": TARGET_SCRIPT, "no_target": NO_TARGET,
+        "fog_tics": p.fog_tics, "position_globals": position_globals,
         "publish_function": f"function void publish_positions(void)\n{{\n{publish}\n}}",
         "weapon_size": len(p.weapons), "weapon_kinds": ", ".join(f'"{w}"' for w in p.weapons),
         "ammo_size": len(p.ammo), "ammo_kinds": ", ".join(f'"{a}"' for a in p.ammo),
@@ -294,6 +298,9 @@ BOT_SKILLS: dict[int, tuple[int, int, int, int]] = {
 BOT_COLORS = ("40 cf 00", "b0 b0 b0", "50 50 60", "8f 00 00", "ff ff ff", "ff a0 00", "00 80 ff")
 MAP_TICS = 2       # tics the `map` command (a new game) takes before the bots can join (1 did in vizdoom 1.3.2)
 SETTLE_TICS = 300  # tics a reset waits for the bots to join and the seeded start to show
+AIM_WHILE_TURNING = 25  # the scripted reference fires while turning at a bot this near the aim (degrees) ...
+CLOSE_IN = 350          # ... and walks towards one farther than this (map units): 3.9 frags a 10-episode trial
+                        # against 1.3 for the plain aimer (turn, then fire)
 
 
 @dataclass(frozen=True)
@@ -440,7 +447,8 @@ class DeathmatchBotsEnv(DeathmatchEnv):
     Params, PRESETS = BotsParams, BOTS_PRESETS
     # The counts, the placement's USER57 and USER58, and the bots' frags; the pickups' positions are read once
     # a reset (on_reset), not every step.
-    variables = (*DeathmatchEnv.variables[:6], *(f"PLAYER{k}_FRAGCOUNT" for k in range(2, MAX_BOTS + 2)))
+    variables = (*DeathmatchEnv.variables[:6], *(f"PLAYER{k}_FRAGCOUNT" for k in range(2, MAX_BOTS + 2)),
+                 user_variable(TARGET_X_VARIABLE), user_variable(TARGET_Y_VARIABLE))
     max_players: ClassVar[int] = 1  # not a multiplayer family: the opponents are the engine's
     reset = DoomEnv.reset  # a Gymnasium env of its own (DeathmatchEnv's reset refuses)
 
@@ -450,6 +458,8 @@ class DeathmatchBotsEnv(DeathmatchEnv):
                          death_penalty=death_penalty, **kwargs)
         self._nonce = 0
         self._bots_file = None
+        self._action_set = kwargs.get("action_set") or self.default_action_set
+        self._target = (NO_TARGET, NO_TARGET)  # the nearest live bot in sight (x, y), from the map's ACS
         # each bot's name and the variable of its frags (bot i is player i + 2)
         self._bot_variables = [(bot_name(i), f"PLAYER{i + 2}_FRAGCOUNT") for i in range(self.params.bots)]
         if self.hand_made is None:
@@ -513,7 +523,31 @@ class DeathmatchBotsEnv(DeathmatchEnv):
                 return
         raise RuntimeError(f"the episode's seeded start did not show within {SETTLE_TICS} tics of `{command}`")
 
+    def reference_action(self) -> int:
+        """The scripted reference (privileged: the map's ACS tells where the nearest live bot in sight is, see
+        USER59/60): fire when aimed at that bot (DoomDefend-v0's aimer), turn and fire when it is less than
+        AIM_WHILE_TURNING degrees off, else turn towards it, walking if it is over CLOSE_IN map units away;
+        with no bot in sight, walk forward turning left to find one. It does not seek weapons: it plays with
+        the pistol until it happens on one. Needs the "deathmatch" action set."""
+        if self._action_set != "deathmatch":
+            raise ValueError(f"reference_action needs action_set 'deathmatch', not {self._action_set!r}")
+        if self._target[0] == NO_TARGET:
+            return 4  # forward + turn left
+        off, distance = bearing(self.player_pose(), self._target)
+        if on_aim(off, distance, self.frame_skip):
+            return 0
+        if abs(off) < AIM_WHILE_TURNING:
+            return 6 if off > 0 else 7  # turn + attack
+        if distance > CLOSE_IN:
+            return 4 if off > 0 else 5  # forward + turn
+        return 1 if off > 0 else 2
+
+    def on_step(self, v) -> tuple[float, bool]:
+        self._target = (v[user_variable(TARGET_X_VARIABLE)], v[user_variable(TARGET_Y_VARIABLE)])
+        return super().on_step(v)
+
     def on_reset(self, v) -> None:
+        self._target = (v[user_variable(TARGET_X_VARIABLE)], v[user_variable(TARGET_Y_VARIABLE)])
         placed = int(v[user_variable(PLACED_VARIABLE)])
         names = [user_variable(k) for k in range(1, 2 * placed + 1)]
         positions = {n: self.game.get_game_variable(getattr(vzd.GameVariable, n)) for n in names}

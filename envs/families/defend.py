@@ -15,7 +15,7 @@ import numpy as np
 import vizdoom as vzd
 
 from wadgym.envs.checks import check_number
-from wadgym.envs.doom_env import ATTACK_ACTION_SETS, DoomEnv, user_variable
+from wadgym.envs.doom_env import ATTACK_ACTION_SETS, DoomEnv, aim_action, user_variable
 from wadgym.envs.params import check_fields
 from wadgym.envs.scenarios.acs_template import acs_bool, acs_fixed, acs_list, fill
 from wadgym.envs.scenarios.polygon import SHAPES, Layout, arena, smallest_diameter
@@ -41,8 +41,6 @@ TRIES_PER_TIC = 50            # spawn tries before the wave script waits a tic (
 # Tics the engine plays before the first observation: the ENTER script runs in tic 1, then the weapon takes
 # 16 tics to come up (A_Raise: 6 units a tic over 96).
 START_TICS = 18
-# Degrees a held TURN_LEFT or TURN_RIGHT turns the player each tic: slowly for the first 6 tics, then faster.
-SLOW_TURN, FAST_TURN, SLOW_TURN_TICS = 320 * 360 / 65536, 640 * 360 / 65536, 6
 ALIVE_VARIABLE, WAVE_VARIABLE, SPAWNED_VARIABLE = 1, 2, 3  # USER1..USER3 (ACS globals 1..3)
 
 
@@ -283,8 +281,6 @@ class DefendEnv(DoomEnv):
         self._kills_at_start = 0
         self._health = 0
         self._v: dict[str, float] = {}
-        slow = min(self.frame_skip, SLOW_TURN_TICS)
-        self._half_turn = (slow * SLOW_TURN + (self.frame_skip - slow) * FAST_TURN) / 2  # of one step from standing
 
     def configure_game(self, game: vzd.DoomGame) -> None:
         game.set_objects_info_enabled(True)  # monster positions for reference_action
@@ -331,15 +327,9 @@ class DefendEnv(DoomEnv):
         monsters = self.monster_positions()
         if not len(monsters):
             return 1
-        x, y, angle = self.player_pose()
-        distances = np.hypot(monsters[:, 0] - x, monsters[:, 1] - y)
-        k = int(distances.argmin())
-        off = (math.degrees(math.atan2(monsters[k, 1] - y, monsters[k, 0] - x)) - angle + 540) % 360 - 180
-        # Fire when the aim is within the monster's body (radius 20 or more), or nearer than one turn step
-        # can bring it.
-        if abs(off) <= max(self._half_turn, math.degrees(math.atan2(16, distances[k]))):
-            return 0
-        return 1 if off > 0 else 2
+        x, y, _ = pose = self.player_pose()
+        nearest = monsters[int(np.hypot(monsters[:, 0] - x, monsters[:, 1] - y).argmin())]
+        return aim_action(pose, tuple(nearest), self.frame_skip, fire=0, left=1, right=2)
 
     def task_info(self) -> dict[str, Any]:
         v = self._v
