@@ -8,7 +8,9 @@
 
 `MultiplayerEnv` plays any wadgym family that declares multiplayer support (a DoomEnv subclass with
 `max_players`, an `n_players` scenario parameter, the hooks `episode_command`/`episode_ready` and,
-optionally, `netgame_args`: engine arguments of its netgame such as "-deathmatch"):
+optionally, `netgame_args`: engine arguments of its netgame such as "-deathmatch", or a method
+`netgame_arguments()` giving them per env (the deathmatch's bots file), and `host_commands()`: console
+commands the host runs at each new episode before the seeded start (the deathmatch's `addbot`s)):
 one task object of the family per player keeps that player's reward, score and info, and a
 wadgym.envs.runtime.netgame.NetGame runs the players' engines in lockstep on 127.0.0.1 (in a network namespace
 of the game's own that holds only loopback, where the system allows it; WADGYM_NETNS=0 turns that off:
@@ -76,6 +78,13 @@ def step_envs(envs: list[MultiplayerEnv], actions: list[dict[str, Any]]) -> list
             env._close_game()
         raise
     return [env._finish_step(s) for env, s in zip(envs, states)]
+
+
+def netgame_arguments(task) -> str:
+    """The engine arguments of `task`'s netgame: its `netgame_arguments()` where it has one, else the family's
+    `netgame_args`."""
+    method = getattr(task, "netgame_arguments", None)
+    return method() if method else getattr(type(task), "netgame_args", "")
 
 
 class PlayerGame:
@@ -179,7 +188,7 @@ class MultiplayerEnv(ParallelEnv):
                               # 1 s), ours ends it
                               game_args=f"{'-netmode 1 ' if self.n_players == 2 else ''}"
                                         f"+viz_sync_timeout {int(self.step_timeout * 1000)} "
-                                        f"{type(t).netgame_args}".strip(), seed=seed)
+                                        f"{netgame_arguments(t)}".strip(), seed=seed)
 
     def _load_level(self, level_seed: int) -> None:
         """Make the game play `level_seed`: a map change within the WAD when it holds the level, else a new game."""
@@ -206,6 +215,8 @@ class MultiplayerEnv(ParallelEnv):
         idle = [[0.0] * len(first._buttons)] * self.n_players
         game.step(idle, 1)  # let go of the last step's buttons: they would act during the map change
         game.new_episode(first.map)
+        for command in getattr(first, "host_commands", list)():
+            game.console(0, command)
         self._nonce = self._nonce % (2**30) + 1
         game.console(0, first.episode_command(seed, self._nonce))
         for _ in range(SETTLE_TICS):

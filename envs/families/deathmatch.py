@@ -28,7 +28,7 @@ from wadgym.envs.scenarios.styles import draw_style
 from wadgym.files import write_atomic
 from wadgym.wads import Level, MapBuilder
 
-MAX_PLAYERS = 4
+MAX_PLAYERS = 4              # agents (engines) in a netgame
 MAX_PICKUPS = 28             # globals 1 .. 56 hold their positions
 PLACED_VARIABLE = 57         # USER57: pickups placed this episode
 NONCE_VARIABLE = 58          # USER58: the nonce of the episode whose players and pickups are placed
@@ -41,10 +41,22 @@ PICKUP_TID = 1000
 CORPSE_TID = 990             # a player's body when it died in the map change (the seed script removes it)
 PLAYER_CLEARANCE = 48        # between a spot and any wall or pillar
 DEATHMATCH_STARTS = 8        # respawn spots per level, evenly spread round the centre
+MAX_SEATS = DEATHMATCH_STARTS  # players and bots in one game: a DeathmatchStart each (the engine holds 8)
+MAX_BOTS = MAX_SEATS - 1     # beside one agent
 MAX_TRIES = 400              # spot draws per player or pickup
 FOG_TICS = 75                # the seeded start's wait for the spawns' teleport fogs to fade
 WEAPONS = ("Shotgun", "Chaingun", "SuperShotgun", "RocketLauncher", "PlasmaRifle")
 AMMO = ("Clip", "ClipBox", "Shell", "ShellBox", "RocketAmmo", "Cell")
+
+BOT_FIELDS = ("aiming", "perfection", "reaction", "isp")  # bots.cfg's skill fields, each 0 to 100
+# bot_skill level -> (aiming, perfection, reaction, isp)
+BOT_SKILLS: dict[int, tuple[int, int, int, int]] = {
+    1: (20, 20, 20, 30), 2: (40, 40, 40, 50), 3: (60, 60, 60, 70), 4: (80, 80, 80, 85), 5: (100, 100, 100, 100)}
+BOT_COLORS = ("40 cf 00", "b0 b0 b0", "50 50 60", "8f 00 00", "ff ff ff", "ff a0 00", "00 80 ff")
+
+
+def _is_level(value) -> bool:
+    return not isinstance(value, bool) and isinstance(value, numbers.Integral) and int(value) in BOT_SKILLS
 
 
 @dataclass(frozen=True)
@@ -53,7 +65,8 @@ class Params:
     square pillars of `obstacle_size`) for `n_players`; each episode places `n_weapons` weapons drawn from
     `weapons` and `n_ammo` ammo pickups drawn from `ammo` at random free spots, at least `pickup_spacing`
     apart, and the players at least `player_spacing` apart. Light is drawn per level from `light_low` to
-    `light_high`."""
+    `light_high`. `bots` engine bots (0 to MAX_SEATS - n_players) join the players, each of skill level
+    `bot_skill` (1 to 5, see BOT_SKILLS; or a sequence of levels, one per bot)."""
 
     n_players: int = 2
     size: int = 1024
@@ -69,6 +82,8 @@ class Params:
     player_health: int = 100
     light_low: int = 160
     light_high: int = 240
+    bots: int = 0
+    bot_skill: int | tuple[int, ...] = 2
 
     def __post_init__(self):
         check_fields(self, {"n_players": (1, MAX_PLAYERS), "size": (512, 4096), "n_obstacles": (0, 16),
@@ -86,16 +101,42 @@ class Params:
             raise ValueError(f"n_weapons + n_ammo = {self.n_weapons + self.n_ammo} is more than {MAX_PICKUPS}")
         if self.light_low > self.light_high:
             raise ValueError(f"light_low={self.light_low} is above light_high={self.light_high}")
+        self._check_bots()
+
+    def _check_bots(self) -> None:
+        bots, most = self.bots, MAX_SEATS - self.n_players
+        if isinstance(bots, bool) or not isinstance(bots, numbers.Integral) or not 0 <= bots <= most:
+            raise ValueError(f"bots={bots!r} is not valid: a whole number from 0 to {most} (the arena has "
+                             f"{MAX_SEATS} deathmatch starts, {self.n_players} of them for the agents)")
+        object.__setattr__(self, "bots", int(bots))
+        levels = ", ".join(map(str, BOT_SKILLS))
+        skill = self.bot_skill
+        if isinstance(skill, (list, tuple)):
+            if len(skill) != self.bots or not all(_is_level(s) for s in skill):
+                raise ValueError(f"bot_skill={skill!r} is not valid: one level per bot ({self.bots}), each one of "
+                                 f"{levels}")
+            object.__setattr__(self, "bot_skill", tuple(int(s) for s in skill))
+        elif _is_level(skill):
+            object.__setattr__(self, "bot_skill", int(skill))
+        else:
+            raise ValueError(f"bot_skill={skill!r} is not valid: a level, one of {levels} (or a sequence of levels, "
+                             f"one per bot)")
 
     @property
     def players(self) -> int:
-        """The players in the game, each placed by the seeded start (the ACS's N_PLAYERS)."""
-        return self.n_players
+        """The players in the game, bots included, each placed by the seeded start (the ACS's N_PLAYERS)."""
+        return self.n_players + self.bots
 
     @property
     def fog_tics(self) -> int:
-        """Tics the seeded start waits, once every player is present, for the spawns' teleport fogs to fade."""
-        return FOG_TICS
+        """Tics the seeded start waits, once every player is present, for the spawns' teleport fogs to fade
+        (none with bots, which fight from the moment they join)."""
+        return 0 if self.bots else FOG_TICS
+
+    def bot_levels(self) -> tuple[int, ...]:
+        """Each bot's skill level, in the order they join (after the players)."""
+        skill = self.bot_skill
+        return tuple(skill) if isinstance(skill, tuple) else (skill,) * self.bots
 
 
 PRESETS: dict[str, Params] = {"default": Params()}
@@ -167,7 +208,10 @@ class DeathmatchEnv(DoomEnv):
     x and y of pickup i in USER2i-1 and USER2i; USER57 the number placed). Players start with the stock
     pistol and 50 bullets; a killed player respawns about a second later at one of the level's
     DeathmatchStarts (the engine picks which) with the pistol again. Picked-up items come back after 30 s.
-    Each level has its own arena shape, size, rotation, pillars and look.
+    Each level has its own arena shape, size, rotation, pillars and look. With `bots=N` the engine's own
+    bots (ZDoom's, as in DoomDeathmatchBots-v0, defined by wadgym: see `bot_skill`) take N more seats, after
+    the players: the host adds them at each episode's start, the seeded start places them as it places the
+    players, and they fight everyone.
 
     ## Action Space
     `Discrete(8)` with `action_set="deathmatch"` (the default): 0 attack, 1 turn left, 2 turn right,
@@ -190,7 +234,8 @@ class DeathmatchEnv(DoomEnv):
 
     ## Info
     `score` and `frags` (this episode's frag count, suicides subtracted), `deaths`, `damage_dealt`,
-    `health`, `pickups_placed`, `pickup_positions` ((n, 2) float), `level_seed` and `map`.
+    `health`, `pickups_placed`, `pickup_positions` ((n, 2) float), `bot_frags` (each bot's frags this
+    episode, () without bots), `rank` (1 + the number of bots with more frags), `level_seed` and `map`.
 
     ## Seeding
     A netgame's new episode does not reseed the engine, so the starts and pickups are drawn by the map's
@@ -201,6 +246,8 @@ class DeathmatchEnv(DoomEnv):
     - scenario parameters (see `Params`): `n_players`, `size`, `shape`, `n_obstacles`, `obstacle_size`,
       `weapons` (names from WEAPONS), `ammo` (names from AMMO), `n_weapons`, `n_ammo`, `player_spacing`,
       `pickup_spacing`, `player_health`, `light_low`, `light_high`.
+    - `bots` (0 to 8 - n_players, default 0) and `bot_skill` (a level 1 to 5 for every bot, default 2, or
+      one level per bot; the levels are DoomDeathmatchBots-v0's).
     - num_levels, start_level, frame_skip, resolution, render_resolution, downsample, color,
       game_variables, buffers, action_set, cache_dir, render_mode: as in every wadgym env; not
       visit_reward (the single-agent envs' exploration bonus: a multi-agent env refuses it).
@@ -211,8 +258,10 @@ class DeathmatchEnv(DoomEnv):
     """
 
     Params, PRESETS, build = Params, PRESETS, staticmethod(build)
+    # The counts, the placement's USER57 and USER58, the pickups' positions, and the frags of seats 2..8 (bots').
     variables = ("FRAGCOUNT", "DEATHCOUNT", "DAMAGECOUNT", "HEALTH", user_variable(PLACED_VARIABLE),
-                 user_variable(NONCE_VARIABLE), *(user_variable(k) for k in range(1, 2 * MAX_PICKUPS + 1)))
+                 user_variable(NONCE_VARIABLE), *(user_variable(k) for k in range(1, 2 * MAX_PICKUPS + 1)),
+                 *(f"PLAYER{k}_FRAGCOUNT" for k in range(2, MAX_SEATS + 1)))
     score_name = "frags"
     max_players: ClassVar[int] = MAX_PLAYERS  # declares multiplayer support (wadgym.envs.multi)
     # The netgame: deathmatch rules, a killed player respawns by itself 1 s later, no aiming help.
@@ -237,6 +286,13 @@ class DeathmatchEnv(DoomEnv):
         self._start: dict[str, int] = {}
         self._now: dict[str, int] = {}
         self._positions = np.zeros((0, 2))
+        self._bots_file = None
+        # each bot's name and the variable of its frags (the bots sit after the players: bot i is player
+        # n_players + i + 1, counting from 1 as the engine's PLAYERn variables do)
+        self._bot_variables = [(bot_name(i), f"PLAYER{self.params.n_players + i + 1}_FRAGCOUNT")
+                               for i in range(self.params.bots)]
+        if self.params.bots and self.hand_made is None:
+            self.bots_file()  # written now: a cache folder the engine's arguments cannot name is refused here
 
     def reset(self, *, seed=None, options=None):
         raise TypeError(f"{type(self).__name__} is one player of a multiplayer game: make it with "
@@ -249,6 +305,39 @@ class DeathmatchEnv(DoomEnv):
         """The console command (run by the host) that places the episode's players and pickups, seeded."""
         return f"puke {SEED_SCRIPT} {int(seed)} {int(nonce)}"
 
+    def bots_file(self):
+        """The bots.cfg the engine reads: in the WAD cache, named by its contents (written on first use)."""
+        if self._bots_file is None:
+            from wadgym.envs.runtime.cache import cache_dir
+
+            text = bots_cfg(self.params).encode()
+            path = cache_dir(self.cache_dir) / f"bots-{hashlib.sha256(text).hexdigest()[:16]}.cfg"
+            if any(c.isspace() for c in str(path)):
+                raise ValueError(f"cache_dir: the bots file {str(path)!r} would have a space in its path, which the "
+                                 f"engine's arguments cannot carry; pass cache_dir= a folder without one")
+            if not path.is_file() or path.read_bytes() != text:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                write_atomic(path, text)
+            self._bots_file = path
+        return self._bots_file
+
+    def bot_arguments(self) -> str:
+        """The engine arguments that give the host the bots' definitions ("" without bots)."""
+        return f"+viz_bots_path {self.bots_file()}" if self.params.bots else ""
+
+    def netgame_arguments(self) -> str:
+        """This game's engine arguments: the rules (`netgame_args`), the bots' file, and with bots beside a
+        single player a one-player deathmatch host (`-host 1`, no socket opened): bots need a multiplayer game."""
+        host = "-host 1 " if self.params.bots and self.params.n_players == 1 else ""
+        return f"{host}{self.netgame_args} {self.bot_arguments()}".strip()
+
+    def host_commands(self) -> list[str]:
+        """Console commands the host runs at each new episode, before the seeded start: the bots leave and
+        join again by name (the same bots in the same seats every episode)."""
+        if not self.params.bots:
+            return []
+        return ["removebots", *(f"addbot {bot_name(i)}" for i in range(self.params.bots))]
+
     def episode_ready(self, v, nonce: int) -> bool:
         return int(v[user_variable(NONCE_VARIABLE)]) == nonce
 
@@ -259,8 +348,11 @@ class DeathmatchEnv(DoomEnv):
     # -- the task ------------------------------------------------------------------------------------
 
     def _counts(self, v) -> dict[str, int]:
-        return {"frags": int(v["FRAGCOUNT"]), "deaths": int(v["DEATHCOUNT"]), "damage": int(v["DAMAGECOUNT"]),
-                "health": int(v["HEALTH"])}
+        counts = {"frags": int(v["FRAGCOUNT"]), "deaths": int(v["DEATHCOUNT"]), "damage": int(v["DAMAGECOUNT"]),
+                  "health": int(v["HEALTH"])}
+        for name, variable in self._bot_variables:
+            counts[name] = int(v[variable])
+        return counts
 
     def on_reset(self, v) -> None:
         self._start = self._now = self._counts(v)
@@ -283,19 +375,15 @@ class DeathmatchEnv(DoomEnv):
 
     def task_info(self) -> dict[str, Any]:
         now, start = self._now, self._start
+        bot_frags = tuple(now[n] - start[n] for n, _ in self._bot_variables) if now else (0,) * self.params.bots
         return {"frags": self.score, "deaths": now.get("deaths", 0) - start.get("deaths", 0),
                 "damage_dealt": now.get("damage", 0) - start.get("damage", 0), "health": now.get("health", 0),
-                "pickups_placed": len(self._positions), "pickup_positions": self._positions.copy()}
+                "pickups_placed": len(self._positions), "pickup_positions": self._positions.copy(),
+                "bot_frags": bot_frags, "rank": 1 + sum(f > self.score for f in bot_frags)}
 
 
 # -- one agent against the engine's bots ---------------------------------------------------------------
 
-MAX_BOTS = DEATHMATCH_STARTS - 1  # a DeathmatchStart each, and the agent's (the engine holds 8 players)
-BOT_FIELDS = ("aiming", "perfection", "reaction", "isp")  # bots.cfg's skill fields, each 0 to 100
-# bot_skill level -> (aiming, perfection, reaction, isp)
-BOT_SKILLS: dict[int, tuple[int, int, int, int]] = {
-    1: (20, 20, 20, 30), 2: (40, 40, 40, 50), 3: (60, 60, 60, 70), 4: (80, 80, 80, 85), 5: (100, 100, 100, 100)}
-BOT_COLORS = ("40 cf 00", "b0 b0 b0", "50 50 60", "8f 00 00", "ff ff ff", "ff a0 00", "00 80 ff")
 MAP_TICS = 2       # tics the `map` command (a new game) takes before the bots can join (1 did in vizdoom 1.3.2)
 SETTLE_TICS = 300  # tics a reset waits for the bots to join and the seeded start to show
 AIM_WHILE_TURNING = 25  # the scripted reference fires while turning at a bot this near the aim (degrees) ...
@@ -305,52 +393,16 @@ CLOSE_IN = 350          # ... and walks towards one farther than this (map units
 
 @dataclass(frozen=True)
 class BotsParams(Params):
-    """`Params` of one agent (`n_players` stays 1) and `bots` engine bots (0 to 7); `bot_skill` is a level
-    of BOT_SKILLS (1 to 5) for every bot, or a sequence of levels, one per bot."""
+    """`Params` of one agent (`n_players` stays 1) and `bots` engine bots (0 to 7, default 3)."""
 
     n_players: int = 1
     bots: int = 3
-    bot_skill: int | tuple[int, ...] = 2
 
     def __post_init__(self):
-        super().__post_init__()
         if self.n_players != 1:
             raise ValueError(f"n_players={self.n_players!r} is not valid: DeathmatchBotsEnv has one agent (1); "
                              f"its opponents are bots= (0 to {MAX_BOTS})")
-        bots = self.bots
-        if isinstance(bots, bool) or not isinstance(bots, numbers.Integral) or not 0 <= bots <= MAX_BOTS:
-            raise ValueError(f"bots={bots!r} is not valid: a whole number from 0 to {MAX_BOTS} (the arena has "
-                             f"{DEATHMATCH_STARTS} deathmatch starts, one of them the agent's)")
-        object.__setattr__(self, "bots", int(bots))
-        levels = ", ".join(map(str, BOT_SKILLS))
-        skill = self.bot_skill
-        if isinstance(skill, (list, tuple)):
-            if len(skill) != self.bots or not all(_is_level(s) for s in skill):
-                raise ValueError(f"bot_skill={skill!r} is not valid: one level per bot ({self.bots}), each one of "
-                                 f"{levels}")
-            object.__setattr__(self, "bot_skill", tuple(int(s) for s in skill))
-        elif _is_level(skill):
-            object.__setattr__(self, "bot_skill", int(skill))
-        else:
-            raise ValueError(f"bot_skill={skill!r} is not valid: a level, one of {levels} (or a sequence of levels, "
-                             f"one per bot)")
-
-    @property
-    def players(self) -> int:
-        return self.n_players + self.bots
-
-    @property
-    def fog_tics(self) -> int:
-        return 0  # bots fight from the moment they join: the seeded start comes at once
-
-    def bot_levels(self) -> tuple[int, ...]:
-        """Each bot's skill level, in the order they join (bot i is player i + 2)."""
-        skill = self.bot_skill
-        return tuple(skill) if isinstance(skill, tuple) else (skill,) * self.bots
-
-
-def _is_level(value) -> bool:
-    return not isinstance(value, bool) and isinstance(value, numbers.Integral) and int(value) in BOT_SKILLS
+        super().__post_init__()
 
 
 BOTS_PRESETS: dict[str, BotsParams] = {
@@ -447,7 +499,7 @@ class DeathmatchBotsEnv(DeathmatchEnv):
     Params, PRESETS = BotsParams, BOTS_PRESETS
     # The counts, the placement's USER57 and USER58, and the bots' frags; the pickups' positions are read once
     # a reset (on_reset), not every step.
-    variables = (*DeathmatchEnv.variables[:6], *(f"PLAYER{k}_FRAGCOUNT" for k in range(2, MAX_BOTS + 2)),
+    variables = (*DeathmatchEnv.variables[:6], *DeathmatchEnv.variables[-MAX_BOTS:],
                  user_variable(TARGET_X_VARIABLE), user_variable(TARGET_Y_VARIABLE))
     max_players: ClassVar[int] = 1  # not a multiplayer family: the opponents are the engine's
     reset = DoomEnv.reset  # a Gymnasium env of its own (DeathmatchEnv's reset refuses)
@@ -457,13 +509,8 @@ class DeathmatchBotsEnv(DeathmatchEnv):
         super().__init__(frag_reward=frag_reward, suicide_penalty=suicide_penalty, damage_reward=damage_reward,
                          death_penalty=death_penalty, **kwargs)
         self._nonce = 0
-        self._bots_file = None
         self._action_set = kwargs.get("action_set") or self.default_action_set
         self._target = (NO_TARGET, NO_TARGET)  # the nearest live bot in sight (x, y), from the map's ACS
-        # each bot's name and the variable of its frags (bot i is player i + 2)
-        self._bot_variables = [(bot_name(i), f"PLAYER{i + 2}_FRAGCOUNT") for i in range(self.params.bots)]
-        if self.hand_made is None:
-            self.bots_file()  # written now: a cache folder the engine's arguments cannot name is refused here
 
     def hand_made_problem(self, hand_made) -> str | None:
         # A one-player deathmatch host on a map without DeathmatchStarts (e.g. vizdoom:health_gathering) crashes
@@ -471,24 +518,8 @@ class DeathmatchBotsEnv(DeathmatchEnv):
         # are set up for the family's arenas.
         return "it plays the family's generated arenas only (drop wad= to play them)"
 
-    def bots_file(self):
-        """The bots.cfg the engine reads: in the WAD cache, named by its contents (written on first use)."""
-        if self._bots_file is None:
-            from wadgym.envs.runtime.cache import cache_dir
-
-            text = bots_cfg(self.params).encode()
-            path = cache_dir(self.cache_dir) / f"bots-{hashlib.sha256(text).hexdigest()[:16]}.cfg"
-            if any(c.isspace() for c in str(path)):
-                raise ValueError(f"cache_dir: the bots file {str(path)!r} would have a space in its path, which the "
-                                 f"engine's arguments cannot carry; pass cache_dir= a folder without one")
-            if not path.is_file() or path.read_bytes() != text:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                write_atomic(path, text)
-            self._bots_file = path
-        return self._bots_file
-
     def configure_game(self, game) -> None:
-        game.add_game_args(f"-host 1 {self.netgame_args} +viz_bots_path {self.bots_file()} +name Agent")
+        game.add_game_args(f"-host 1 {self.netgame_args} {self.bot_arguments()} +name Agent")
         engine_new_episode = game.new_episode
 
         # Each episode: ViZDoom's new episode, which in a multiplayer game changes map without reseeding the
@@ -510,9 +541,8 @@ class DeathmatchBotsEnv(DeathmatchEnv):
         seeded placement and wait until it shows (the nonce in USER58). A joining bot can telefrag a player
         at its DeathmatchStart: the placement then waits for that player's respawn, and the episode's counts
         start after it (start-relative, as every count in info)."""
-        game.send_game_command("removebots")
-        for i in range(self.params.bots):
-            game.send_game_command(f"addbot {bot_name(i)}")
+        for command in self.host_commands():
+            game.send_game_command(command)
         self._nonce = self._nonce % (2**30) + 1
         command = self.episode_command(int(self.np_random.integers(0, 2**31 - 1)), self._nonce)
         game.send_game_command(command)
@@ -552,17 +582,3 @@ class DeathmatchBotsEnv(DeathmatchEnv):
         names = [user_variable(k) for k in range(1, 2 * placed + 1)]
         positions = {n: self.game.get_game_variable(getattr(vzd.GameVariable, n)) for n in names}
         super().on_reset({**v, **positions})
-
-    def _counts(self, v) -> dict[str, int]:
-        counts = super()._counts(v)
-        for name, variable in self._bot_variables:
-            counts[name] = int(v[variable])
-        return counts
-
-    def task_info(self) -> dict[str, Any]:
-        info = super().task_info()
-        now, start = self._now, self._start
-        bot_frags = tuple(now[n] - start[n] for n, _ in self._bot_variables) if now else (0,) * self.params.bots
-        info["bot_frags"] = bot_frags
-        info["rank"] = 1 + sum(f > info["frags"] for f in bot_frags)
-        return info

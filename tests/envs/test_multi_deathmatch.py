@@ -1,5 +1,7 @@
 """DoomDeathmatch-v0 on the real engine: a player who aims and fires frags the other, who respawns; a
-suicide costs its penalty; the same seed gives the same starts and pickups; bad parameters name what is valid."""
+suicide costs its penalty; the same seed gives the same starts and pickups; the engine's bots take seats beside
+the players, are placed by the seeded start and fight (their frags the engine's count); bad parameters name
+what is valid."""
 
 from __future__ import annotations
 
@@ -93,6 +95,34 @@ def test_bad_parameters_name_what_is_valid():
         make("DoomDeathmatch-v0", weapons=("BFG9000",))
     with pytest.raises(ValueError, match="suicide_penalty"):
         make("DoomDeathmatch-v0", suicide_penalty=-1)
+    with pytest.raises(ValueError, match=r"bots=7 is not valid: a whole number from 0 to 6 \(the arena has 8"):
+        make("DoomDeathmatch-v0", bots=7)
+    with pytest.raises(ValueError, match=r"bot_skill=\(1, 9\) is not valid: one level per bot \(2\)"):
+        make("DoomDeathmatch-v0", bots=2, bot_skill=(1, 9))
+
+
+@pytest.mark.parametrize("n_players", [1, 2])
+def test_bots_take_seats_beside_the_players_and_fight(n_players, wad_cache):
+    env = make("DoomDeathmatch-v0", cache_dir=wad_cache, n_players=n_players, bots=3, bot_skill=3, num_levels=2,
+               max_steps=300, game_variables=POSE[:2])
+    try:
+        observations, infos = env.reset(seed=3)
+        game = env.game
+        assert game.variable(0, "PLAYER_COUNT") == n_players + 3
+        # The counts start at the episode's start (the bots can frag before the seeded start shows).
+        assert all(i["bot_frags"] == (0, 0, 0) and i["rank"] == 1 for i in infos.values())
+        start = [game.variable(0, f"PLAYER{k}_FRAGCOUNT") for k in range(n_players + 1, n_players + 4)]
+        for _ in range(300):
+            observations, rewards, terminations, truncations, infos = env.step({a: 1 for a in env.agents})
+        engine = tuple(int(game.variable(0, f"PLAYER{k}_FRAGCOUNT") - s)
+                       for k, s in zip(range(n_players + 1, n_players + 4), start))
+        for info in infos.values():
+            assert info["bot_frags"] == engine
+            assert info["rank"] == 1 + sum(f > info["frags"] for f in engine)
+        # This seed's game: the bots frag the turning players and one another.
+        assert sum(engine) > 0 and sum(i["deaths"] for i in infos.values()) > 0
+    finally:
+        env.close()
 
 
 def test_four_players_join_play_and_each_keeps_its_own_score(wad_cache):

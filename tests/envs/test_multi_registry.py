@@ -1,5 +1,6 @@
 """Every multi-agent id of the registry (MULTI_ENVS) passes PettingZoo's parallel_api_test and
-parallel_seed_test on the real engine and says what its score counts; agents/ names none of them."""
+parallel_seed_test on the real engine (the deathmatch also with the engine's bots in seats beside the
+agents) and says what its score counts; agents/ names none of them."""
 
 from __future__ import annotations
 
@@ -15,11 +16,14 @@ from wadgym.envs.multi import make  # noqa: E402
 from wadgym.envs.registration import MULTI_ENVS, score_name  # noqa: E402
 
 SMALL = {"num_levels": 2, "max_steps": 40}  # two levels in one WAD, short episodes
+# every id as registered, and the games that take the engine's bots with two of them
+CASES = [(env_id, {}) for env_id in sorted(MULTI_ENVS)] + [("DoomDeathmatch-v0", {"bots": 2})]
+IDS = [f"{env_id}{'-bots' if extra else ''}" for env_id, extra in CASES]
 
 
-@pytest.mark.parametrize("env_id", sorted(MULTI_ENVS))
-def test_passes_the_pettingzoo_parallel_api_test_and_reports_its_score(env_id, wad_cache):
-    env = make(env_id, cache_dir=wad_cache, **SMALL)
+@pytest.mark.parametrize("env_id, extra", CASES, ids=IDS)
+def test_passes_the_pettingzoo_parallel_api_test_and_reports_its_score(env_id, extra, wad_cache):
+    env = make(env_id, cache_dir=wad_cache, **SMALL, **extra)
     try:
         parallel_api_test(env, num_cycles=50)
         assert env.possible_agents == ["player_0", "player_1"]
@@ -30,9 +34,9 @@ def test_passes_the_pettingzoo_parallel_api_test_and_reports_its_score(env_id, w
         env.close()
 
 
-@pytest.mark.parametrize("env_id", sorted(MULTI_ENVS))
-def test_passes_the_pettingzoo_seed_test(env_id, wad_cache):
-    parallel_seed_test(lambda: make(env_id, cache_dir=wad_cache, **SMALL), num_cycles=20)
+@pytest.mark.parametrize("env_id, extra", CASES, ids=IDS)
+def test_passes_the_pettingzoo_seed_test(env_id, extra, wad_cache):
+    parallel_seed_test(lambda: make(env_id, cache_dir=wad_cache, **SMALL, **extra), num_cycles=20)
 
 
 def test_agents_name_no_multi_agent_id_nor_a_family_score():
