@@ -251,6 +251,8 @@ ZOO_KEYS = {
             "of --pretrain's dataset alone); `wadgym train --algo`",
     "curriculum": "stages [{until: STEPS, env_kwargs: {...}}, ...]: the training envs' kwargs before each "
                   "threshold (agents.curriculum)",
+    "demos": "the learning benchmark's demonstrations ({policy, episodes, levels, epochs}: bench/learn.py --budget "
+             "demos records them and trains with --pretrain); `wadgym train` reads no dataset from it",
 }
 
 # PPO arguments a config may not set: wadgym supplies them from the command line or the run.

@@ -61,6 +61,7 @@ def record_dataset(
     on_episode: Callable[[dict[str, Any]], None] | None = None,
     author: str = "wadgym record",
     description: str | None = None,
+    env_kwargs: dict[str, Any] | None = None,
 ) -> RecordResult:
     """Record `episodes` episodes of `env_id` played by `policy` into the Minari dataset `dataset_id`
     ("namespace/name-vN", under $MINARI_DATASETS_PATH, default ~/.minari/datasets).
@@ -69,7 +70,9 @@ def record_dataset(
     with each episode's seed), a run folder made by `wadgym train` for `env_id` (its policy sampling actions,
     torch seeded with each episode's seed, or its argmax with `deterministic`), a SavedPolicy, or any callable
     `policy(observation) -> action` on the env's own observations (a `reset(seed)` method, if it has one, is
-    called before each episode). `levels` is "train" or "test"; episode i is reset with seed `seed` + i.
+    called before each episode). `levels` is "train" or "test" (of `env_kwargs`, the env's kwargs before the
+    split: by default those it trains with, the shipped hyperparameters' or the run's); episode i is reset with
+    seed `seed` + i.
     `on_episode` is called with each finished episode's {"episode", "seed", "level_seed", "score", "return",
     "length"}; `progress` shows a progress bar on stderr.
 
@@ -78,7 +81,7 @@ def record_dataset(
     finished). Bad input (an unknown id, a policy that cannot play it, a dataset that exists without
     `overwrite`, episodes < 1) is a ValueError before any engine starts."""
     require_demos()
-    plan = _plan(env_id, policy, episodes, dataset_id, levels, seed, overwrite, deterministic)
+    plan = _plan(env_id, policy, episodes, dataset_id, levels, seed, overwrite, deterministic, env_kwargs)
     plan = dataclasses.replace(plan, author=author, description=description)
     start = time.perf_counter()
     stop = _StopOnSignal()
@@ -151,7 +154,7 @@ class _Plan:
     description: str | None = None
 
 
-def _plan(env_id, policy, episodes, dataset_id, levels, seed, overwrite, deterministic) -> _Plan:
+def _plan(env_id, policy, episodes, dataset_id, levels, seed, overwrite, deterministic, env_kwargs=None) -> _Plan:
     """Every input checked, nothing started: a ValueError names what is wrong."""
     from wadgym.agents.evaluate import LEVEL_SPLITS, split_kwargs
 
@@ -167,17 +170,17 @@ def _plan(env_id, policy, episodes, dataset_id, levels, seed, overwrite, determi
     if isinstance(policy, str) and policy in NAMED_POLICIES:
         if policy == "scripted" and not _has_scripted(spec):
             raise ValueError(f"policy 'scripted': {env_id} has no scripted reference policy (reference_action)")
-        base_kwargs = training_kwargs(env_id)
+        base_kwargs = training_kwargs(env_id) if env_kwargs is None else dict(env_kwargs)
         policy_info = {"kind": policy, "name": "the env's scripted reference (reference_action)" if policy == "scripted"
                        else "uniform random actions, the action space seeded with each episode's seed"}
     elif isinstance(policy, (str, os.PathLike)) or hasattr(policy, "make_vec_env"):
         saved = _saved_policy(policy, env_id, deterministic)
-        base_kwargs = saved.env_kwargs
+        base_kwargs = saved.env_kwargs if env_kwargs is None else dict(env_kwargs)
         policy_info = {"kind": "run", "name": f"the {saved.config.get('algo', 'ppo')} policy of run {saved.run}",
                        "run": str(saved.run), "model": str(saved.model_file),
                        "deterministic": bool(saved.deterministic)}
     elif callable(policy):
-        base_kwargs = training_kwargs(env_id)
+        base_kwargs = training_kwargs(env_id) if env_kwargs is None else dict(env_kwargs)
         policy_info = {"kind": "python",
                        "name": f"Python policy {getattr(policy, '__qualname__', type(policy).__qualname__)}"}
     else:

@@ -1,8 +1,8 @@
 """The learning benchmark: every env id learns, measured on levels it never trained on.
 
-    python bench/learn.py [--env ID ...] [--budget cpu|cpu-long|gpu] [--seeds N] [--episodes 50]
+    python bench/learn.py [--env ID ...] [--budget cpu|cpu-long|gpu|demos|demos-bc] [--seeds N] [--episodes 50]
                           [--runs runs/bench] [--docs docs] [--table-only] [--skip-done] [--rescript]
-                          [--adopt RUN ...] [--attempt]
+                          [--adopt RUN ...] [--attempt] [--demo-episodes N ...]
 
 For each id (default: every registered id with hyperparameters for the budget) and seed, trains PPO with
 the id's entry in agents/hyperparams/ppo.yml (`--budget cpu-long`: ppo_cpu_long.yml, at most 2 hours on 2
@@ -20,6 +20,14 @@ marked "learning, not generalisation": its test levels differ from that map in a
 being tried) is listed below the table, as it came out, and the id's row stays as it is. A row names its
 command and run folder as a user types them in a checkout (typed_command): no folder of the machine that
 made it (`--runs /work/runs-long` is recorded as `--runs runs-long`, its run folders as runs-long/NAME).
+
+`--budget demos` learns with demonstrations (issue 41): each id's entry in ppo_demos.yml names, under `demos`,
+the policy that plays them (the scripted expert: privileged information), how many episodes and of which
+levels, and the behaviour-cloning epochs. The benchmark records that Minari dataset first (`wadgym record`'s
+record_dataset; once per size, its recording time kept in the JSON's "datasets"), clones it into the run's
+policy (`wadgym train --pretrain`), then PPO trains for the entry's steps; `--budget demos-bc` clones alone
+(`--algo bc`: no PPO step), so the table shows what PPO adds. `--demo-episodes 10 100 1000` sweeps the
+dataset's size: a row per size, labelled "demos (N episodes)", the dataset's steps and recording time in it.
 """
 
 from __future__ import annotations
@@ -44,13 +52,79 @@ NEAR_ZERO = 0.05
 DEFAULT_IDS_SEEDS = 3
 
 
-BUDGETS = {"cpu": "ppo.yml", "cpu-long": "ppo_cpu_long.yml", "gpu": "ppo_gpu.yml"}
+BUDGETS = {"cpu": "ppo.yml", "cpu-long": "ppo_cpu_long.yml", "gpu": "ppo_gpu.yml", "demos": "ppo_demos.yml",
+           "demos-bc": "ppo_demos.yml"}
+DEMO_BUDGETS = ("demos", "demos-bc")   # learning from a recorded dataset: PPO after cloning it, or cloning alone
+DEMO_DEFAULTS = {"policy": "scripted", "episodes": 100, "levels": "train", "epochs": 10}
+DEMO_NAMESPACE = "wadgym-bench"   # the benchmark's Minari datasets: wadgym-bench/<id>-<policy>-<levels>-<N>ep-v0
+
+
+def budget_of(label: str) -> str:
+    """The budget of a row's label: "demos (100 episodes)" -> "demos"."""
+    return label.partition(" (")[0]
 
 
 def hyperparams_file(budget: str) -> Path:
+    budget = budget_of(budget)
     if budget not in BUDGETS:
         raise ValueError(f"budget {budget!r} is not valid; choose one of {', '.join(BUDGETS)}")
     return ROOT / "agents" / "hyperparams" / BUDGETS[budget]
+
+
+def demo_settings(env_id: str, budget: str) -> dict[str, Any]:
+    """The id's `demos` entry for a demos budget (policy, episodes, levels, epochs; DEMO_DEFAULTS where it
+    says nothing), checked: a ValueError names what is wrong."""
+    import yaml
+
+    entry = (yaml.safe_load(hyperparams_file(budget).read_text()) or {}).get(env_id)
+    if entry is None:
+        raise ValueError(f"{env_id} has no entry in {hyperparams_file(budget).name}")
+    given = entry.get("demos") or {}
+    unknown = sorted(set(given) - set(DEMO_DEFAULTS))
+    if unknown:
+        raise ValueError(f"{env_id}: demos has unknown key(s) {', '.join(unknown)}; valid: {', '.join(DEMO_DEFAULTS)}")
+    settings = {**DEMO_DEFAULTS, **given}
+    for name in ("episodes", "epochs"):
+        value = settings[name]
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{env_id}: demos {name}={value!r} is not valid; a whole number >= 1")
+    return settings
+
+
+def demo_label(budget: str, episodes: int) -> str:
+    return f"{budget} ({episodes:,} episodes)"
+
+
+def demo_dataset(env_id: str, settings: dict[str, Any], json_path: Path) -> dict[str, Any]:
+    """The dataset of `settings` (recorded now unless the JSON's "datasets" has it and it is on disk): its id,
+    episodes, steps, recording time and commit. Recorded with seeds 0.. on the levels of the demos entry's env
+    kwargs (so its frames are the ones the run trains on)."""
+    from wadgym.agents.record import dataset_exists, record_dataset
+    from wadgym.agents.runfolder import write_json
+
+    name = f"{env_id.replace('-v', '_v')}-{settings['policy']}-{settings['levels']}-{settings['episodes']}ep"
+    dataset_id = f"{DEMO_NAMESPACE}/{name}-v0"
+    data = json.loads(json_path.read_text()) if json_path.is_file() else {"runs": {}}
+    known = (data.get("datasets") or {}).get(dataset_id)
+    if known is not None and dataset_exists(dataset_id):
+        return known
+    print(f"== recording {dataset_id}: {settings['episodes']} episodes of {env_id} by {settings['policy']}",
+          flush=True)
+    import yaml
+
+    entry = (yaml.safe_load(hyperparams_file("demos").read_text()) or {}).get(env_id) or {}
+    result = record_dataset(env_id, settings["policy"], settings["episodes"], dataset_id, settings["levels"],
+                            overwrite=True, env_kwargs=entry.get("env_kwargs") or {})
+    if result.interrupted:
+        raise SystemExit(f"recording {dataset_id} was stopped after {result.episodes} episodes; no row recorded")
+    made = {"dataset": dataset_id, "policy": settings["policy"], "levels": settings["levels"],
+            "episodes": result.episodes, "steps": result.steps, "recording_s": round(result.seconds, 1),
+            "commit": git_commit()}
+    data = json.loads(json_path.read_text()) if json_path.is_file() else {"runs": {}}
+    data.setdefault("datasets", {})[dataset_id] = made
+    json_path.parent.mkdir(parents=True, exist_ok=True)
+    write_json(json_path, data)
+    return made
 
 
 def training_levels(env_id: str, budget: str) -> int:
@@ -68,7 +142,12 @@ def training_levels(env_id: str, budget: str) -> int:
 
 
 def shows(env_id: str, budget: str) -> str:
-    """What a row shows: generalisation to held-out levels, or (trained on one map) learning only."""
+    """What a row shows: generalisation to held-out levels, or (trained on one map) learning only; for a
+    demos budget, with demonstrations from what policy."""
+    if budget_of(budget) in DEMO_BUDGETS:
+        policy = demo_settings(env_id, budget)["policy"]
+        source = "the scripted expert (privileged information)" if policy == "scripted" else f"policy {policy}"
+        return f"generalisation, with demonstrations from {source}"
     if training_levels(env_id, budget) == 1:
         return "learning, not generalisation (trains on one map)"
     return "generalisation (held-out levels)"
@@ -173,12 +252,18 @@ def git_commit() -> str:
         return "unknown"
 
 
-def train_one(env_id: str, seed: int, budget: str, run_dir: Path) -> dict[str, Any]:
-    """`wadgym train` in-process (no final evaluation: the benchmark's own follows)."""
+def train_one(env_id: str, seed: int, budget: str, run_dir: Path, demos: dict[str, Any] | None = None,
+              ) -> dict[str, Any]:
+    """`wadgym train` in-process (no final evaluation: the benchmark's own follows); with `demos` (a demos
+    budget: the dataset and its settings) the policy first clones the dataset (--pretrain), and for demos-bc
+    that is all (--algo bc)."""
     from wadgym.agents import TrainConfig, train
 
+    pretrain = {} if demos is None else {
+        "pretrain": demos["dataset"], "pretrain_epochs": demos["epochs"],
+        "algo": "bc" if budget_of(budget) == "demos-bc" else None}
     result = train(TrainConfig(env=env_id, seed=seed, conf_file=hyperparams_file(budget), run_dir=run_dir,
-                               eval_episodes=0, progress=False))
+                               eval_episodes=0, progress=False, **pretrain))
     if result.interrupted:  # a stopped run is no benchmark row: its policy did not get its budget
         raise SystemExit(f"training of {env_id} seed {seed} was stopped at {result.timesteps} steps; no row "
                          f"recorded (continue with: wadgym train --resume {run_dir}, then bench/learn.py --adopt)")
@@ -315,7 +400,11 @@ def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
         "jobs shared while these ran, so wall times and steps/s are upper and lower bounds. Budgets: `cpu`",
         "(ppo.yml), `cpu-long` (ppo_cpu_long.yml: at most 2 hours on 2 cores, for the ids below the bar; may",
         "train RecurrentPPO and a curriculum over the family's difficulty parameters, always tested on the id's",
-        "own held-out levels) and `gpu` (ppo_gpu.yml). Since commit df0b2d5 the maze ids' scripted reference",
+        "own held-out levels), `gpu` (ppo_gpu.yml), and `demos`/`demos-bc` (ppo_demos.yml: a dataset of the",
+        "scripted expert's episodes on the training levels is recorded, cloned into the policy, then PPO trains",
+        "on, or nothing more for demos-bc; rows \"with demonstrations from the scripted expert (privileged",
+        "information)\", the dataset's steps and recording time in the budget column). Since commit df0b2d5 the",
+        "maze ids' scripted reference",
         "walks the shortest way through the doorways of the level's plan. A row whose commit column names",
         "\"scripted: COMMIT\" had its scripted figures played again at that commit (`--rescript`); the others show",
         "the reference of their own commit (for the maze ids before df0b2d5: a straight-line walk to the nearest",
@@ -368,7 +457,7 @@ def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
             long = " (cpu-long budget)" if budget == "cpu-long" else ""
             readme_rows.setdefault(env_id, []).append(
                 (met.startswith("yes"), t_mean, f"{t_mean:.2f} vs {r_mean:.2f} {rows[0]['score_name']}{long}", met))
-        lines.append(f"| {env_id} | {rows[0]['score_name']} | {budget}: {rows[0]['timesteps']:,} | {wall:.0f} min | "
+        lines.append(f"| {env_id} | {rows[0]['score_name']} | {budget_cell(budget, rows[0])} | {wall:.0f} min | "
                      f"{len(rows)} | {mean_spread(random_test)} | {mean_spread(trained_train)} | "
                      f"{mean_spread(trained_test)} | {mean_spread(scripted_test)} | {ratio} | {mean_spread(gaps)} | "
                      f"{met} | {shows(env_id, budget)} | {commits}"
@@ -408,6 +497,17 @@ def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
             block, tail = rest.split(end, 1)
             summary = {env_id: readme_choice(choices) for env_id, choices in readme_rows.items()}
             write_text_atomic(readme, head + start + readme_table(block, summary) + end + tail)
+
+
+def budget_cell(budget: str, row: dict[str, Any]) -> str:
+    """The table's budget column: the budget and its steps; for a demos row the dataset's steps and recording
+    time too (the wall time column is the cloning and PPO's)."""
+    demos = row.get("demos")
+    if not demos:
+        return f"{budget}: {row['timesteps']:,}"
+    then = "cloning alone" if budget_of(budget) == "demos-bc" else f"{row['timesteps']:,} PPO steps"
+    return (f"{budget}: {demos['steps']:,} recorded steps ({demos['recording_s'] / 60:.0f} min to record), "
+            f"{demos['epochs']} epochs of cloning, {then}")
 
 
 def readme_choice(rows: list[tuple[bool, float, str, str]]) -> tuple[str, str]:
@@ -475,7 +575,8 @@ def rescript(json_path: Path, env_ids: list[str], budget: str) -> None:
     from wadgym.agents.evaluate import run_episodes, split_kwargs, summarize
 
     data = json.loads(json_path.read_text()) if json_path.is_file() else {"runs": {}}
-    rows = {key: row for key, row in data["runs"].items() if row["env"] in env_ids and row["budget"] == budget}
+    rows = {key: row for key, row in data["runs"].items()
+            if row["env"] in env_ids and budget_of(row["budget"]) == budget}
     if not rows:
         raise SystemExit(f"no recorded rows of {', '.join(env_ids)} for budget {budget} in {json_path}")
     for key, row in sorted(rows.items()):
@@ -571,7 +672,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--env", nargs="+", help="env ids (default: every registered id with hyperparameters)")
     parser.add_argument("--budget", choices=tuple(BUDGETS), default="cpu",
-                        help="cpu: ppo.yml; cpu-long: ppo_cpu_long.yml (at most 2 hours on 2 cores); gpu: ppo_gpu.yml")
+                        help="cpu: ppo.yml; cpu-long: ppo_cpu_long.yml (at most 2 hours on 2 cores); gpu: ppo_gpu.yml; "
+                             "demos: ppo_demos.yml, PPO after cloning a recorded dataset; demos-bc: cloning alone")
     parser.add_argument("--seeds", type=int, help="seeds per id (default: 3 for each family's default id, else 1)")
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--episodes", type=int, default=50, help="evaluation episodes per split and policy")
@@ -584,6 +686,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--adopt", nargs="+", metavar="RUN",
                         help="evaluate finished `wadgym train` run folders and add them as rows (their own command, "
                              "commit and wall time), training nothing")
+    parser.add_argument("--demo-episodes", nargs="+", type=int, metavar="N",
+                        help="--budget demos/demos-bc: record datasets of N episodes each (a row per size; default: "
+                             "the entry's demos episodes)")
     parser.add_argument("--attempt", action="store_true",
                         help="record the runs trained or adopted as attempts (listed below the table as they came "
                              "out), leaving the table's rows as they are")
@@ -604,29 +709,45 @@ def main(argv: list[str] | None = None) -> int:
         ids = args.env or benchmark_ids(args.budget)
         done = set(json.loads(json_path.read_text())["runs"]) if json_path.is_file() else set()
         runs = typed_path(args.runs)   # as the rows' commands and run folders name it
+        demos = args.budget in DEMO_BUDGETS
+        if args.demo_episodes and not demos:
+            parser.error(f"--demo-episodes sizes the datasets of --budget {' or '.join(DEMO_BUDGETS)}")
         for env_id in ids:
-            for seed in range(args.first_seed, args.first_seed + (args.seeds or default_seeds(env_id))):
-                key = f"{env_id}/{args.budget}/seed{seed}"
-                if args.skip_done and key in done:
-                    continue
-                run_dir = Path(args.runs) / f"{env_id}_{args.budget}_s{seed}_{time.strftime('%Y%m%d-%H%M%S')}"
-                command = (f"python bench/learn.py --env {env_id} --budget {args.budget} --seeds 1 --first-seed {seed}"
-                           + (f" --runs {runs}" if runs != DEFAULT_RUNS else ""))
-                print(f"== {key}: training into {run_dir}", flush=True)
-                result = train_one(env_id, seed, args.budget, run_dir)
-                print(f"   {result['timesteps']} steps in {result['wall_time_s']:.0f} s "
-                      f"({result['steps_per_second']:.0f} steps/s); evaluating", flush=True)
-                from wadgym.envs.registration import score_name
+            settings = demo_settings(env_id, args.budget) if demos else None
+            for size in (args.demo_episodes or [settings["episodes"]]) if demos else [None]:
+                label = demo_label(args.budget, size) if demos else args.budget
+                dataset = None
+                for seed in range(args.first_seed, args.first_seed + (args.seeds or default_seeds(env_id))):
+                    key = f"{env_id}/{label}/seed{seed}"
+                    if args.skip_done and key in done:
+                        continue
+                    if demos and dataset is None:
+                        dataset = demo_dataset(env_id, {**settings, "episodes": size}, json_path)
+                    tag = f"{args.budget}_{size}ep" if demos else args.budget
+                    run_dir = Path(args.runs) / f"{env_id}_{tag}_s{seed}_{time.strftime('%Y%m%d-%H%M%S')}"
+                    command = (f"python bench/learn.py --env {env_id} --budget {args.budget}"
+                               + (f" --demo-episodes {size}" if demos else "")
+                               + f" --seeds 1 --first-seed {seed}"
+                               + (f" --runs {runs}" if runs != DEFAULT_RUNS else ""))
+                    print(f"== {key}: training into {run_dir}", flush=True)
+                    result = train_one(env_id, seed, args.budget, run_dir,
+                                       {**dataset, "epochs": settings["epochs"]} if demos else None)
+                    print(f"   {result['timesteps']} steps in {result['wall_time_s']:.0f} s "
+                          f"({result['steps_per_second']:.0f} steps/s); evaluating", flush=True)
+                    from wadgym.envs.registration import score_name
 
-                row = {"env": env_id, "budget": args.budget, "seed": seed, "score_name": score_name(env_id),
-                       "commit": git_commit(), "command": command, "run_dir": typed_path(run_dir, run_folder=True),
-                       "timesteps": result["timesteps"], "wall_time_s": round(result["wall_time_s"], 1),
-                       "steps_per_second": round(result["steps_per_second"], 1), "device": result["device"],
-                       "finished": time.strftime("%Y-%m-%dT%H:%M:%S"), "trained_with": trained_with(run_dir),
-                       "curve": learning_curve(run_dir), "eval": evaluate(run_dir, args.episodes)}
-                record(json_path, key, row, args.attempt)
-                report(key, row)
-                write_table(json_path, md_path, curves_path)
+                    row = {"env": env_id, "budget": label, "seed": seed, "score_name": score_name(env_id),
+                           "commit": git_commit(), "command": command,
+                           "run_dir": typed_path(run_dir, run_folder=True), "timesteps": result["timesteps"],
+                           "wall_time_s": round(result["wall_time_s"], 1),
+                           "steps_per_second": round(result["steps_per_second"], 1), "device": result["device"],
+                           "finished": time.strftime("%Y-%m-%dT%H:%M:%S"), "trained_with": trained_with(run_dir),
+                           "curve": learning_curve(run_dir), "eval": evaluate(run_dir, args.episodes)}
+                    if demos:
+                        row["demos"] = {**dataset, "epochs": settings["epochs"]}
+                    record(json_path, key, row, args.attempt)
+                    report(key, row)
+                    write_table(json_path, md_path, curves_path)
     write_table(json_path, md_path, curves_path)
     print(f"wrote {md_path}, {curves_path} ({shlex.join(sys.argv)})")
     return 0

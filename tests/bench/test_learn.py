@@ -1,5 +1,6 @@
-"""bench/learn.py's table: the budgets it knows, the honest label of one-map rows, and --rescript, which plays
-the scripted reference again on recorded rows without training."""
+"""bench/learn.py's table: the budgets it knows, the honest label of one-map rows, --rescript, which plays
+the scripted reference again on recorded rows without training, and the demos budgets, which record a dataset
+and clone it before PPO (or alone)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,11 @@ def test_budgets_name_their_files_and_a_bad_one_is_refused(learn):
     with pytest.raises(ValueError, match="budget 'tpu' is not valid; choose one of cpu, cpu-long, gpu"):
         learn.hyperparams_file("tpu")
     assert set(learn.benchmark_ids("cpu-long")) == {"DoomItemsMaze-v1", "DoomHealthSupreme-v0", "DoomDefendHard-v0",
-                                                     "DoomExitHard-v0"}
+                                                     "DoomExitHard-v0", "DoomDeathmatchBots-v0"}
+    assert learn.hyperparams_file("demos (100 episodes)").name == "ppo_demos.yml"
+    assert set(learn.benchmark_ids("demos")) == {"DoomHealthSupreme-v0", "DoomExitHard-v0"}
+    assert learn.demo_settings("DoomExitHard-v0", "demos") == {"policy": "scripted", "episodes": 100, "levels": "train",
+                                                               "epochs": 10}
 
 
 def test_rows_of_one_map_ids_say_learning_not_generalisation(learn):
@@ -158,3 +163,55 @@ def test_a_new_row_names_its_command_and_run_folder_as_a_user_types_them(learn, 
     assert f"- `{row['command']}`" in table and row["timesteps"] >= 128
     for text in (json.dumps(data), table):
         assert str(tmp_path) not in text and str(learn.ROOT) not in text
+
+
+def test_the_demos_budgets_record_the_dataset_once_and_clone_it_before_ppo_or_alone(learn, tmp_path, monkeypatch):
+    """Tiny real runs: --budget demos records the scripted expert's dataset (its steps and recording time in the
+    row and the JSON's datasets), clones it, then trains PPO; --budget demos-bc reuses that dataset (not recorded
+    again) and clones alone; the table labels both rows as learnt with privileged demonstrations."""
+    pytest.importorskip("minari")
+    import yaml
+
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path / "datasets"))
+    conf = tmp_path / "tiny.yml"
+    conf.write_text(yaml.safe_dump({"DoomItems-v1": {**TINY, "demos": {"episodes": 2, "epochs": 1}}}))
+    monkeypatch.setattr(learn, "hyperparams_file", lambda budget: conf)
+    docs = tmp_path / "docs"
+    common = ["--env", "DoomItems-v1", "--seeds", "1", "--episodes", "1", "--runs", str(tmp_path / "runs"),
+              "--docs", str(docs)]
+    assert learn.main([*common, "--budget", "demos"]) == 0
+    data = json.loads((docs / "benchmark.json").read_text())
+    row = data["runs"]["DoomItems-v1/demos (2 episodes)/seed0"]
+    dataset = data["datasets"]["wadgym-bench/DoomItems_v1-scripted-train-2ep-v0"]
+    assert dataset["episodes"] == 2 and dataset["steps"] > 0 and dataset["recording_s"] > 0
+    assert row["demos"] == {**dataset, "epochs": 1} and row["timesteps"] >= 128
+    assert row["command"] == ("python bench/learn.py --env DoomItems-v1 --budget demos --demo-episodes 2 --seeds 1 "
+                              "--first-seed 0 --runs runs")
+    config = yaml.safe_load((tmp_path / "runs" / row["run_dir"].partition("/")[2] / "config.yml").read_text())
+    assert config["pretrain"]["dataset"] == dataset["dataset"]
+
+    assert learn.main([*common, "--budget", "demos-bc"]) == 0
+    data = json.loads((docs / "benchmark.json").read_text())
+    assert data["datasets"] == {dataset["dataset"]: dataset}   # the same dataset, not recorded again
+    clone = data["runs"]["DoomItems-v1/demos-bc (2 episodes)/seed0"]
+    assert clone["timesteps"] == 0 and clone["demos"]["dataset"] == dataset["dataset"]
+    table = (docs / "benchmark.md").read_text()
+    lines = [line for line in table.splitlines() if line.startswith("| DoomItems-v1 | items | demos")]
+    assert len(lines) == 2
+    assert all("with demonstrations from the scripted expert (privileged information)" in line for line in lines)
+    assert any("cloning alone" in line for line in lines) and any("128 PPO steps" in line for line in lines)
+
+
+def test_a_bad_demos_entry_or_a_size_without_a_demos_budget_is_refused(learn, tmp_path, monkeypatch):
+    import yaml
+
+    conf = tmp_path / "bad.yml"
+    conf.write_text(yaml.safe_dump({"DoomItems-v1": {**TINY, "demos": {"episode": 2}}}))
+    monkeypatch.setattr(learn, "hyperparams_file", lambda budget: conf)
+    with pytest.raises(ValueError, match="demos has unknown key.s. episode; valid: policy, episodes, levels, epochs"):
+        learn.demo_settings("DoomItems-v1", "demos")
+    conf.write_text(yaml.safe_dump({"DoomItems-v1": {**TINY, "demos": {"episodes": 0}}}))
+    with pytest.raises(ValueError, match="demos episodes=0 is not valid"):
+        learn.demo_settings("DoomItems-v1", "demos")
+    with pytest.raises(SystemExit):
+        learn.main(["--env", "DoomItems-v1", "--demo-episodes", "5", "--docs", str(tmp_path)])
