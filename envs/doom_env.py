@@ -239,6 +239,9 @@ class DoomEnv(gym.Env):
     # variables: a foreign map's ACS does not write the family's), and `hand_made_problem` says why the
     # family cannot score a map.
     map_variables: ClassVar[tuple[str, ...]] = ("HEALTH",)
+    # False for a family that plays its own generated levels only: wad= is always refused (hand_made_problem
+    # says why); tools and tests that play every id on hand-made maps skip it.
+    plays_hand_made: ClassVar[bool] = True
 
     def __new__(cls, *args, **kwargs):
         env = super().__new__(cls)

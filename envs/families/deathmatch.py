@@ -502,6 +502,7 @@ class DeathmatchBotsEnv(DeathmatchEnv):
     variables = (*DeathmatchEnv.variables[:6], *DeathmatchEnv.variables[-MAX_BOTS:],
                  user_variable(TARGET_X_VARIABLE), user_variable(TARGET_Y_VARIABLE))
     max_players: ClassVar[int] = 1  # not a multiplayer family: the opponents are the engine's
+    plays_hand_made: ClassVar[bool] = False  # see hand_made_problem
     reset = DoomEnv.reset  # a Gymnasium env of its own (DeathmatchEnv's reset refuses)
 
     def __init__(self, frag_reward: float = 1.0, death_penalty: float = 1.0, suicide_penalty: float = 0.0,

@@ -4,6 +4,7 @@ game variables; and the bad inputs refused before any engine starts."""
 
 from __future__ import annotations
 
+import importlib
 import re
 
 import gymnasium as gym
@@ -21,10 +22,15 @@ from wadgym.envs.registration import ENVS
 from wadgym.wads import iwad
 from wadgym.wads.mapread import read_maps
 
-# The bots ids play the family's own arenas only: a one-player deathmatch host on a map without DeathmatchStarts
-# crashes vizdoom 1.3's client, so they refuse wad= (tests/envs/families/test_deathmatch_bots.py checks the refusal).
-GENERATED_ONLY = {"DoomDeathmatchBots-v0", "DoomDeathmatchBotsHard-v0"}
-SINGLE_IDS = [env_id for env_id in ENVS if env_id not in GENERATED_ONLY]
+
+def plays_hand_made(env_id: str) -> bool:
+    """Whether the id's family plays hand-made maps (DoomEnv.plays_hand_made; a family that does not refuses
+    wad=, which its own tests check)."""
+    module, _, name = ENVS[env_id][0].partition(":")
+    return getattr(importlib.import_module(module), name).plays_hand_made
+
+
+SINGLE_IDS = [env_id for env_id in ENVS if plays_hand_made(env_id)]
 WALL, FLOOR, CEILING = "STARTAN3", "FLOOR0_1", "CEIL1_1"
 FORWARD = 0  # the "basic" set's forward
 
