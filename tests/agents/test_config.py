@@ -131,6 +131,7 @@ def test_cpu_long_entries_resolve_and_every_curriculum_stage_makes_the_env(env_i
     curriculum stage's env kwargs make an env that observes and acts as the id's own (agents.curriculum)."""
     from wadgym.agents.algos import algo_class, algo_of, policy_name
     from wadgym.agents.curriculum import check_stage_envs
+    from wadgym.agents.selfplay import check_stage_games, is_multi
 
     register_envs(env_id)
     hp = config.resolve(env_id, CPU_LONG_FILE)
@@ -138,4 +139,6 @@ def test_cpu_long_entries_resolve_and_every_curriculum_stage_makes_the_env(env_i
     assert algo_class(algo).__name__ in ("PPO", "RecurrentPPO") and policy_name(algo, hp["policy"])
     assert hp["n_timesteps"] > config.resolve(env_id)["n_timesteps"]   # longer than the CPU budget's
     one_level = {**hp["env_kwargs"], "num_levels": 1} if hp["env_kwargs"].get("num_levels") else hp["env_kwargs"]
-    check_stage_envs(env_id, {**hp, "env_kwargs": one_level})   # one level each: building 200 is the run's job
+    # one level each: building 200 is the run's job; a multi-agent id's stages are self-play games
+    check = check_stage_games if is_multi(env_id) else check_stage_envs
+    check(env_id, {**hp, "env_kwargs": one_level})
