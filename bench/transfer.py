@@ -46,7 +46,15 @@ PAIRS: dict[str, tuple[str, str]] = {
     "health": ("DoomHealth-v0", "vizdoom:health_gathering"),
     "exit": ("DoomExit-v0", "vizdoom:my_way_home"),
     "defend": ("DoomDefend-v0", "vizdoom:defend_the_center"),
+    "exit-mixed": ("DoomExit-v0", "vizdoom:my_way_home"),
 }
+# A pair's scenario parameters over the entry's on its generated levels (in training and in the held-out play): the
+# preset that covers what the original has and the id's own levels lack. "exit-mixed": my_way_home's goal is the
+# green armour, which DoomExit-v0's levels (a white lamp) never show; half its levels show the armour instead.
+PAIR_KWARGS: dict[str, dict[str, Any]] = {"exit-mixed": {"exit_look": "mixed"}}
+# A pair whose original-trained runs are another pair's (the same id, original and entry: the same training),
+# played again on this pair's generated levels.
+SHARED_ORIGINAL: dict[str, str] = {"exit-mixed": "exit"}
 # Env kwargs of the ids' entries that need the generator's facts (the rooms of a building wadgym built), which a
 # hand-made map does not give: left out on the original, in training and in play (each is a reward bonus; the
 # score is the same). DoomExit-v0's entry trains with new_room_reward 0.1, so its original-trained runs learn
@@ -63,10 +71,41 @@ def run_key(pair: str, trained_on: str, seed: int) -> str:
     return f"{pair}/{trained_on}/seed{seed}"
 
 
-def original_kwargs(env_kwargs: dict[str, Any], wad: str) -> dict[str, Any]:
-    """Env kwargs that play the original map: the run's, without a level range nor the generator's bonuses,
-    with `wad`."""
-    return {**{k: v for k, v in env_kwargs.items() if k not in (*LEVEL_KWARGS, *GENERATOR_KWARGS)}, "wad": wad}
+def scenario_fields(env_id: str) -> set[str]:
+    """The scenario parameters of the id's family (its Params' fields), which a hand-made map does not take."""
+    import dataclasses
+    import importlib
+
+    from wadgym.envs.registration import ENVS
+
+    module, _, name = ENVS[env_id][0].partition(":")
+    return {f.name for f in dataclasses.fields(getattr(importlib.import_module(module), name).Params)}
+
+
+def original_kwargs(env_kwargs: dict[str, Any], wad: str, env_id: str | None = None) -> dict[str, Any]:
+    """Env kwargs that play the original map: the run's, without a level range, the generator's bonuses and
+    (given `env_id`) the family's scenario parameters, with `wad`."""
+    dropped = {*LEVEL_KWARGS, *GENERATOR_KWARGS, *(scenario_fields(env_id) if env_id else ())}
+    return {**{k: v for k, v in env_kwargs.items() if k not in dropped}, "wad": wad}
+
+
+def generated_conf(env_id: str, conf: Path, pair: str, folder: Path) -> Path:
+    """The hyperparameter file's entry for `env_id` with the pair's PAIR_KWARGS over its env kwargs (`conf` itself
+    for a pair without any), written as a one-entry hyperparameter file (what the run folder then records)."""
+    extra = PAIR_KWARGS.get(pair)
+    if not extra:
+        return conf
+    import yaml
+
+    from wadgym.agents.config import load_hyperparams
+    from wadgym.agents.runfolder import write_text_atomic
+
+    entry = load_hyperparams(env_id, conf)
+    entry["env_kwargs"] = {**(entry.get("env_kwargs") or {}), **extra}
+    path = folder / f"{env_id}_{conf.stem}_{pair}.yml"
+    folder.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(path, yaml.safe_dump({env_id: entry}, sort_keys=False))
+    return path
 
 
 def left_out(env_id: str, conf: Path) -> list[str]:
@@ -94,7 +133,7 @@ def original_conf(env_id: str, conf: Path, wad: str, folder: Path) -> Path:
     from wadgym.agents.runfolder import write_text_atomic
 
     entry = load_hyperparams(env_id, conf)
-    entry["env_kwargs"] = original_kwargs(dict(entry.get("env_kwargs") or {}), wad)
+    entry["env_kwargs"] = original_kwargs(dict(entry.get("env_kwargs") or {}), wad, env_id)
     path = folder / f"{env_id}_{conf.stem}_{wad.replace(':', '_')}.yml"
     folder.mkdir(parents=True, exist_ok=True)
     write_text_atomic(path, yaml.safe_dump({env_id: entry}, sort_keys=False))
@@ -112,14 +151,16 @@ def score_of(env_id: str, env_kwargs: dict[str, Any], seeds: list[int], policy) 
     return summarize(run_episodes(env_id, env_kwargs, seeds, policy))["score_mean"]
 
 
-def evaluate(run_dir: Path, wad: str, episodes: int) -> dict[str, float]:
-    """The trained policy on the original map and on the held-out generated levels, the same seeded episodes."""
+def evaluate(run_dir: Path, wad: str, episodes: int, pair: str | None = None) -> dict[str, float]:
+    """The trained policy on the original map and on the held-out generated levels (with the pair's
+    PAIR_KWARGS), the same seeded episodes."""
     from wadgym.agents.policy import SavedPolicy
 
     policy = SavedPolicy(run_dir)
     seeds = list(range(episodes))
-    return {"original": score_of(policy.env_id, original_kwargs(policy.env_kwargs, wad), seeds, policy),
-            "generated": score_of(policy.env_id, generated_test_kwargs(policy.env_kwargs), seeds, policy)}
+    generated = {**generated_test_kwargs(policy.env_kwargs), **PAIR_KWARGS.get(pair, {})}
+    return {"original": score_of(policy.env_id, original_kwargs(policy.env_kwargs, wad, policy.env_id), seeds, policy),
+            "generated": score_of(policy.env_id, generated, seeds, policy)}
 
 
 def baselines(env_id: str, wad: str, env_kwargs: dict[str, Any], episodes: int) -> dict[str, Any]:
@@ -130,11 +171,38 @@ def baselines(env_id: str, wad: str, env_kwargs: dict[str, Any], episodes: int) 
     seeds = list(range(episodes))
     test = generated_test_kwargs(env_kwargs)
     return {"episodes": episodes, "commit": git_commit(),
-            "random": {"original": score_of(env_id, original_kwargs(env_kwargs, wad), seeds, "random"),
+            "random": {"original": score_of(env_id, original_kwargs(env_kwargs, wad, env_id), seeds, "random"),
                        "generated": score_of(env_id, test, seeds, "random")},
             "scripted": {"original": None,
                          "generated": score_of(env_id, test, seeds, "scripted") if has_scripted(env_id, test)
                          else None}}
+
+
+def share_original(json_path: Path, pair: str, seed: int, train_only: bool, runs: Path, episodes: int) -> None:
+    """The original-trained run of SHARED_ORIGINAL[pair] for `seed` recorded as this pair's too (its training,
+    command, commit and score on the original), played on this pair's generated levels (unless `train_only`)."""
+    source = run_key(SHARED_ORIGINAL[pair], "original", seed)
+    key = run_key(pair, "original", seed)
+    shared = load(json_path)["runs"].get(source)
+    if shared is None or shared["eval"] is None:
+        print(f"== {key}: shares {source}, which is not {'recorded' if shared is None else 'evaluated'} yet: run "
+              f"--pair {SHARED_ORIGINAL[pair]} --trained-on original first", flush=True)
+        return
+    if train_only:
+        return
+    print(f"== {key}: the run of {source}, played on this pair's generated levels", flush=True)
+    from wadgym.agents.policy import SavedPolicy
+
+    policy = SavedPolicy(runs / shared["run_dir"])
+    generated = {**generated_test_kwargs(policy.env_kwargs), **PAIR_KWARGS.get(pair, {})}
+    row = {**shared, "pair": pair, "shared_from": source, "evaluated_at": git_commit(),
+           "eval": {"original": shared["eval"]["original"],
+                    "generated": score_of(policy.env_id, generated, list(range(episodes)), policy)}}
+    data = load(json_path)
+    data["runs"][key] = row
+    save(json_path, data)
+    print(f"   on the original {row['eval']['original']:.2f} (the shared run's), on held-out generated levels "
+          f"{row['eval']['generated']:.2f}", flush=True)
 
 
 def row_conf(row: dict[str, Any]) -> Path:
@@ -155,7 +223,7 @@ def evaluate_pending(json_path: Path, runs: Path, episodes: int, keys: list[str]
             print(f"== {key}: run folder {runs / row['run_dir']} not found, not evaluated", flush=True)
             continue
         print(f"== {key}: evaluating {runs / row['run_dir']}", flush=True)
-        row["eval"] = evaluate(runs / row["run_dir"], row["original"], episodes)
+        row["eval"] = evaluate(runs / row["run_dir"], row["original"], episodes, row["pair"])
         row["evaluated_at"] = git_commit()  # training's commit is row["commit"]
         row["command"] = re.sub(r"--episodes \d+", f"--episodes {episodes}", row["command"])  # as it was played
         data = load(json_path)
@@ -165,7 +233,8 @@ def evaluate_pending(json_path: Path, runs: Path, episodes: int, keys: list[str]
               f"{row['eval']['generated']:.2f}", flush=True)
         base = data["baselines"].get(row["pair"])
         if base is None or base["episodes"] != episodes:
-            entry_kwargs = dict(load_hyperparams(row["env"], row_conf(row)).get("env_kwargs") or {})
+            entry_kwargs = {**(load_hyperparams(row["env"], row_conf(row)).get("env_kwargs") or {}),
+                            **PAIR_KWARGS.get(row["pair"], {})}
             data["baselines"][row["pair"]] = baselines(row["env"], row["original"], entry_kwargs, episodes)
             save(json_path, data)
 
@@ -224,7 +293,7 @@ def write_table(json_path: Path, md_path: Path, png_path: Path) -> None:
         if not any(rows.values()) and not base:
             continue
         score = next((r["score_name"] for t in TRAINED_ON for r in rows[t]), "score")
-        lines += [f"## {env_id} and {wad.split(':', 1)[1]}", "",
+        lines += [f"## {pair_title(pair)}", "",
                   f"| {score} per episode | played on the original (`{wad}`) | played on {env_id}'s held-out levels |",
                   "|---|---|---|"]
         for trained_on, label in (("generated", f"trained on {env_id}'s generated levels"),
@@ -238,6 +307,11 @@ def write_table(json_path: Path, md_path: Path, png_path: Path) -> None:
             lines.append("| scripted (privileged information) | unavailable (needs the generator's facts) | "
                          + (f"{scripted:.2f}" if scripted is not None else "none") + " |")
         lines += ["", verdict(rows["generated"], rows["original"])]
+        if pair in PAIR_KWARGS:
+            lines += ["", f"The generated levels here, in training and in play, are {env_id}'s with "
+                          f"{kwargs_text(PAIR_KWARGS[pair])}."
+                      + (f" The original-trained runs are those of the {SHARED_ORIGINAL[pair]} pair (the same "
+                         f"training), played again on these levels." if pair in SHARED_ORIGINAL else "")]
         dropped = left_out(env_id, next((row_conf(r) for t in TRAINED_ON for r in rows[t]), hyperparams_file("cpu")))
         if dropped:
             lines += ["", f"On the original the entry's {', '.join(dropped)} is left out (in training and in play): "
@@ -254,6 +328,17 @@ def write_table(json_path: Path, md_path: Path, png_path: Path) -> None:
     lines += reading
     write_text_atomic(md_path, "\n".join(lines).rstrip("\n") + "\n")
     plot(data, png_path)
+
+
+def kwargs_text(kwargs: dict[str, Any]) -> str:
+    return ", ".join(f"`{k}={v!r}`" for k, v in kwargs.items())
+
+
+def pair_title(pair: str) -> str:
+    """A pair's heading: the id and the original, and the pair's own generated kwargs where it has some."""
+    env_id, wad = PAIRS[pair]
+    extra = PAIR_KWARGS.get(pair)
+    return f"{env_id} and {wad.split(':', 1)[1]}" + (f" ({kwargs_text(extra)})" if extra else "")
 
 
 def hand_written_section(md_path: Path) -> list[str]:
@@ -303,7 +388,7 @@ def plot(data: dict[str, Any], path: Path) -> None:
                       [f"played on\n{wad.split(':', 1)[1]}", "played on held-out\ngenerated levels"], fontsize=8)
         score = next(r["score_name"] for r in evaluated(data) if r["pair"] == pair)
         ax.set_ylabel(f"{score} per episode", fontsize=8)
-        ax.set_title(f"{env_id} / {wad.split(':', 1)[1]}", fontsize=9)
+        ax.set_title(pair_title(pair).replace(" and ", " / ").replace("`", ""), fontsize=8)
         ax.legend(fontsize=7)
         ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
@@ -344,14 +429,21 @@ def main(argv: list[str] | None = None) -> int:
             evaluate_pending(json_path, Path(args.runs), args.episodes)
         for pair in args.pair:
             env_id, wad = PAIRS[pair]
-            conf = {"generated": conf_path,
+            derived = Path(args.runs) / "(derived)"
+            conf = {"generated": generated_conf(env_id, conf_path, pair, Path(args.runs)) if not args.dry_run
+                    else (derived if pair in PAIR_KWARGS else conf_path),
                     "original": original_conf(env_id, conf_path, wad, Path(args.runs)) if not args.dry_run
-                    else Path(args.runs) / "(derived)"}
+                    else derived}
             for seed in range(args.first_seed, args.first_seed + args.seeds):
                 for trained_on in args.trained_on:
                     key = run_key(pair, trained_on, seed)
                     if args.skip_done and key in load(json_path)["runs"]:
                         print(f"== {key}: done, skipped", flush=True)
+                        continue
+                    if trained_on == "original" and pair in SHARED_ORIGINAL:
+                        if not args.dry_run:
+                            share_original(json_path, pair, seed, args.train_only, Path(args.runs), args.episodes)
+                            write_table(json_path, md_path, png_path)
                         continue
                     run_dir = Path(args.runs) / f"{env_id}_{trained_on}_s{seed}_{time.strftime('%Y%m%d-%H%M%S')}"
                     argv_train = train_args(env_id, seed, conf[trained_on], run_dir)

@@ -37,6 +37,8 @@ from wadgym.envs.scenarios.styles import draw_style
 from wadgym.wads import Actor, Level, MapBuilder
 
 EXIT_CLASS = "WadgymExit"
+ARMOR_EXIT_CLASS = "WadgymExitArmor"
+EXIT_LOOKS = ("lamp", "armor", "mixed")
 EXIT_TID = 2000
 # The exit's look: the tall tech lamp's shape drawn in plain fullbright white (render style Stencil), a
 # white silhouette that stands out at 60x80 in gray in the darkest room (Freedoom's own sprites are dim there).
@@ -50,7 +52,10 @@ PLACE_VARIABLES = [getattr(vzd.GameVariable, user_variable(n)) for n in range(1,
 class Params(BuildingFields):
     """A building of `rows` x `cols` rooms (see BuildingFields: cell sizes, corridors, doors, loops), the
     exit at least `min_rooms` doorways from the start along the room graph, both at least
-    `wall_clearance` from the walls; light levels drawn per level from `light_min` to `light_max`."""
+    `wall_clearance` from the walls; light levels drawn per level from `light_min` to `light_max`. The exit
+    looks like `exit_look`: "lamp" (a white lamp silhouette, `exit_scale` times its size), "armor" (the green
+    armour's own sprite at its own size, as ViZDoom's my_way_home's goal) or "mixed" (one of the two drawn per
+    level, after every other draw: a level's building and look are those of "lamp")."""
 
     rows: int = 3
     cols: int = 3
@@ -64,12 +69,13 @@ class Params(BuildingFields):
     player_health: int = 100
     player_speed: float = 1.0
     random_start_angle: bool = True
+    exit_look: str = "lamp"
 
     def __post_init__(self):
         check_fields(self, {**BUILDING_LIMITS, "min_rooms": (1, 14), "max_rooms": (0, 63), "exit_scale": (0.5, 3.0),
                             "wall_clearance": (24, 128), "light_min": (0, 255), "light_max": (0, 255),
                             "player_health": (1, 10000), "player_speed": (0.25, 4.0)},
-                     {"random_start_angle": (True, False)})
+                     {"random_start_angle": (True, False), "exit_look": EXIT_LOOKS})
         check_grid(self)
         farthest = self.rows + self.cols - 2   # the corner rooms are at least this far apart in any building
         if self.min_rooms > farthest:
@@ -103,7 +109,9 @@ def build(rng: np.random.Generator, p: Params) -> Level:
     m = MapBuilder()
     add_plan(m, plan, floor=style.floor, ceiling=style.ceiling, wall=style.wall, light=style.light)
     m.add_player_start(*centre(plan.cells[0]), angle=90)   # the ENTER script moves the player
-    return Level(map=m, scripts=exit_script(p, plan), actors=[exit_actor(p)], title="wadgym exit")
+    look = p.exit_look if p.exit_look != "mixed" else ("lamp", "armor")[int(rng.integers(2))]
+    actor = exit_actor(p, look)
+    return Level(map=m, scripts=exit_script(p, plan, actor.name), actors=[actor], title="wadgym exit")
 
 
 def exit_pairs(plan: GridPlan, min_rooms: int, max_rooms: int = 0) -> list[tuple[int, int, int]]:
@@ -117,7 +125,7 @@ def exit_pairs(plan: GridPlan, min_rooms: int, max_rooms: int = 0) -> list[tuple
     return pairs
 
 
-def exit_script(p: Params, plan: GridPlan) -> str:
+def exit_script(p: Params, plan: GridPlan, exit_class: str = EXIT_CLASS) -> str:
     """exit.acs filled in with the rooms (shrunk by the clearance) and the pairs far enough apart."""
     pairs = exit_pairs(plan, p.min_rooms, p.max_rooms)
     if not pairs:  # Params rules this out; say so rather than write an ACS that draws from nothing
@@ -126,7 +134,7 @@ def exit_script(p: Params, plan: GridPlan) -> str:
         "n_rooms": len(plan.cells),
         "n_pairs": len(pairs),
         "exit_tid": EXIT_TID,
-        "exit_class": EXIT_CLASS,
+        "exit_class": exit_class,
         "player_health": p.player_health,
         "player_speed": acs_fixed(p.player_speed),
         "random_start_angle": acs_bool(p.random_start_angle),
@@ -137,9 +145,14 @@ def exit_script(p: Params, plan: GridPlan) -> str:
     })
 
 
-def exit_actor(p: Params) -> Actor:
-    """The exit: a white, fullbright lamp silhouette that counts for ITEMCOUNT when the player touches it
-    (a Health pickup that heals nothing and is always taken)."""
+def exit_actor(p: Params, look: str = "lamp") -> Actor:
+    """The exit: an item that counts for ITEMCOUNT when the player touches it (a Health pickup that heals
+    nothing and is always taken), drawn as a white, fullbright lamp silhouette ("lamp") or as the green
+    armour ("armor": its sprite and animation, unscaled)."""
+    if look == "armor":
+        return Actor(ARMOR_EXIT_CLASS, parent="Health", flags=["+COUNTITEM", "+INVENTORY.ALWAYSPICKUP"],
+                     properties={"Inventory.Amount": 0, "Inventory.PickupMessage": ""},
+                     states={"Spawn": ["ARM1 A 6", "ARM1 B 7 BRIGHT", "Loop"]})
     return Actor(EXIT_CLASS, parent="Health", flags=["+COUNTITEM", "+INVENTORY.ALWAYSPICKUP"],
                  properties={"Inventory.Amount": 0, "Scale": float(p.exit_scale), "Inventory.PickupMessage": "",
                              "RenderStyle": "Stencil", "StencilColor": "FF FF FF"},
@@ -157,7 +170,8 @@ class ExitEnv(DoomEnv):
 
     When an episode starts, an ACS script draws a start room and an exit room at least `min_rooms`
     doorways apart along the room graph, puts the player at a random point of the first (facing a random
-    way) and the exit, a tall lamp drawn as a plain white silhouette, at a random point of the second. Touching the exit
+    way) and the exit, a tall lamp drawn as a plain white silhouette (or, with `exit_look`, the green
+    armour), at a random point of the second. Touching the exit
     picks it up: the engine counts it in ITEMCOUNT (+COUNTITEM), and that ends the episode. The script
     writes the positions to ACS globals, which the env reads through ViZDoom's USER variables:
 
@@ -233,7 +247,8 @@ class ExitEnv(DoomEnv):
     - preset: "default" or "hard"; scenario parameters override the preset's: `rows`, `cols`,
       `cell_size`, `door_width`, `extra_doors`, `corridor`, `room_inset`, `door_chance`, `min_rooms`,
       `exit_scale`, `wall_clearance`, `light_min`, `light_max`,
-      `player_health`, `player_speed`, `random_start_angle` (see `Params` and BuildingFields).
+      `player_health`, `player_speed`, `random_start_angle`, `exit_look` ("lamp", "armor" or "mixed")
+      (see `Params` and BuildingFields).
     - num_levels, start_level: the level range (see above).
     - exit_reward (default 1.0), step_penalty (default 0.0), shaping (default 0.0: off),
       new_room_reward (default 0.0: off); goal (a hand-made map's goal item, see Hand-made maps).

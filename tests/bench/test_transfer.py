@@ -65,3 +65,32 @@ def test_a_run_trained_but_not_evaluated_is_evaluated_by_the_next_skip_done(tran
     transfer.evaluate_pending(tmp_path / "transfer.json", tmp_path / "runs", 1)  # its folder is gone: left as is
     assert json.loads((tmp_path / "transfer.json").read_text()) == data
     assert Path(transfer.__file__).name == "transfer.py"
+
+
+def test_a_pair_with_a_preset_trains_its_generated_levels_with_it_and_shares_the_original_runs(transfer, tmp_path):
+    """exit-mixed: DoomExit-v0's levels with exit_look='mixed' (the preset covering my_way_home's goal), in
+    training and in the held-out play; its original-trained run is the exit pair's (its score on the original
+    too), played again on these generated levels."""
+    conf = tmp_path / "tiny.yml"
+    conf.write_text(yaml.safe_dump({"DoomExit-v0": {**TINY, "env_kwargs": {"num_levels": 200,
+                                                                           "new_room_reward": 0.1}}}))
+    common = ["--seeds", "1", "--episodes", "1", "--conf-file", str(conf), "--runs", str(tmp_path / "runs"),
+              "--docs", str(tmp_path / "docs")]
+    assert transfer.main(["--pair", "exit-mixed", *common]) == 0   # the exit pair's original run is not there yet
+    data = json.loads((tmp_path / "docs" / "transfer.json").read_text())
+    assert set(data["runs"]) == {"exit-mixed/generated/seed0"}
+    row = data["runs"]["exit-mixed/generated/seed0"]
+    config = yaml.safe_load((tmp_path / "runs" / row["run_dir"] / "config.yml").read_text())
+    assert config["hyperparams"]["env_kwargs"] == {"num_levels": 200, "new_room_reward": 0.1, "exit_look": "mixed"}
+
+    assert transfer.main(["--pair", "exit", "--trained-on", "original", *common]) == 0
+    assert transfer.main(["--pair", "exit-mixed", "--skip-done", *common]) == 0
+    data = json.loads((tmp_path / "docs" / "transfer.json").read_text())
+    shared, source = data["runs"]["exit-mixed/original/seed0"], data["runs"]["exit/original/seed0"]
+    assert shared["shared_from"] == "exit/original/seed0" and shared["run_dir"] == source["run_dir"]
+    assert isinstance(shared["eval"]["generated"], float) and shared["eval"]["original"] == source["eval"]["original"]
+    table = (tmp_path / "docs" / "transfer.md").read_text()
+    assert "## DoomExit-v0 and my_way_home (`exit_look='mixed'`)" in table
+    assert "The original-trained runs are those of the exit pair" in table
+    assert transfer.original_kwargs({"exit_look": "mixed", "num_levels": 200}, "vizdoom:my_way_home",
+                                    "DoomExit-v0") == {"wad": "vizdoom:my_way_home"}

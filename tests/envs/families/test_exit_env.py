@@ -174,6 +174,7 @@ def test_seed_fixes_level_start_and_exit(make_env):
     ({"new_room_reward": float("inf")}, "new_room_reward=inf must be a finite number"),
     ({"exit_reward": "1"}, "exit_reward='1' must be a finite number"),
     ({"n_items": 3}, "unknown argument.*n_items; valid: exit_reward, step_penalty, shaping.* min_rooms"),
+    ({"exit_look": "door"}, "exit_look='door' is not valid; choose one of 'lamp', 'armor', 'mixed'"),
 ])
 @pytest.mark.filterwarnings("ignore:.*not in the possible render_modes")
 def test_bad_arguments_raise_value_error(kwargs, message, make_env):
@@ -189,3 +190,22 @@ def test_reference_policy_finds_the_exit(env_id, make_env):
         env.reset(seed=seed)
         _, info, terminated = play(env, reference, 1000)
         assert terminated and info["exit_reached"]
+
+
+def test_the_exit_can_look_like_the_green_armour_and_mixed_draws_the_look_per_level(make_env):
+    """exit_look="armor" (my_way_home's goal): the green armour's sprite, reached as the lamp is; "mixed" draws
+    one of the two per level, after the building and its look: the rest of each level is the lamp's."""
+    from wadgym.envs.families.exit import ARMOR_EXIT_CLASS, EXIT_CLASS, Params, build
+
+    env = make_env("DoomExit-v0", exit_look="armor", num_levels=2)
+    env.reset(seed=0)
+    _, info, terminated = play(env, reference, 300)
+    assert terminated and info["exit_reached"] and info["score"] == 1
+    looks = set()
+    for seed in range(8):
+        mixed = build(np.random.default_rng(seed), Params(exit_look="mixed"))
+        lamp = build(np.random.default_rng(seed), Params())
+        looks.add(mixed.actors[0].name)
+        assert mixed.map.build() == lamp.map.build()
+        assert mixed.scripts.replace(ARMOR_EXIT_CLASS, EXIT_CLASS) == lamp.scripts
+    assert looks == {EXIT_CLASS, ARMOR_EXIT_CLASS}
