@@ -444,17 +444,18 @@ class NetGame:
 
     def close(self, timeout: float = 10.0) -> None:
         """Close every player's engine: a "close" to each worker, then SIGKILL for whatever is still alive
-        after `timeout` seconds (an engine that hangs never answers)."""
-        if self.closed:
-            return
-        for pipe in self._pipes:
-            with contextlib.suppress(OSError, ValueError):
-                pipe.send(("close",))
-        deadline = time.monotonic() + timeout
-        for process in self._workers:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                process.wait(max(deadline - time.monotonic(), 0))
-        self._end()
+        after `timeout` seconds (an engine that hangs never answers); then remove the engines' log folder."""
+        if not self.closed:
+            for pipe in self._pipes:
+                with contextlib.suppress(OSError, ValueError):
+                    pipe.send(("close",))
+            deadline = time.monotonic() + timeout
+            for process in self._workers:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    process.wait(max(deadline - time.monotonic(), 0))
+            self._end()
+        with contextlib.suppress(OSError):
+            self._logs.cleanup()  # the engines' logs: read only in a failure's message, which came before
 
     def _end(self) -> None:
         """End every worker and engine now (SIGKILL what is alive) and release the port. Engines are found

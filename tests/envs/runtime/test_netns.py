@@ -128,6 +128,8 @@ def test_wadgym_netns_0_runs_the_engines_in_this_machines_namespace(monkeypatch)
             assert host, [inet_sockets(pid) for pid in engines]
     finally:
         game.close()
+    assert not os.path.exists(game._logs.name)   # close() leaves no log folder behind
+    game.close()   # twice is harmless
 
 
 REFUSED = r"""
