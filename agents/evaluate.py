@@ -46,7 +46,9 @@ def run_episodes(
         close_vec_env(venv)
     if video is not None:
         write_video(Path(video), frames, video_fps(venv.unwrapped.envs[0]))
-    return [{key: episode[key] for key in ("seed", "level_seed", "score", "return", "length")} for episode in episodes]
+    keys = ("seed", "level_seed", "score", "return", "length", "scenario_return")
+    return [{key: episode[key] for key in keys if key != "scenario_return" or episode[key] is not None}
+            for episode in episodes]
 
 
 def summarize(episodes: list[dict[str, Any]]) -> dict[str, Any]:
@@ -58,7 +60,7 @@ def summarize(episodes: list[dict[str, Any]]) -> dict[str, Any]:
 
     score_mean, score_std = stats("score")
     return_mean, return_std = stats("return")
-    return {
+    summary = {
         "score_mean": score_mean,
         "score_std": score_std,
         "return_mean": return_mean,
@@ -66,6 +68,9 @@ def summarize(episodes: list[dict[str, Any]]) -> dict[str, Any]:
         "length_mean": float(np.mean([e["length"] for e in episodes])),
         "episodes": episodes,
     }
+    if any("scenario_return" in e for e in episodes):  # a ViZDoom scenario: its own return beside the family's
+        summary["scenario_return_mean"], summary["scenario_return_std"] = stats("scenario_return")
+    return summary
 
 
 TEST_START_LEVEL = 10_000  # held-out levels start here: training ranges must end before it
@@ -248,14 +253,18 @@ def final_evaluation(policy, episodes: int, seed: int) -> dict[str, Any]:
 def format_comparison(result: dict[str, Any]) -> str:
     def line(name, s):
         score = f"{s['score_mean']:6.2f} ± {s['score_std']:5.2f}"
-        return f"{name:<8} {score:>16} {s['return_mean']:9.2f} ± {s['return_std']:7.2f} {s['length_mean']:9.1f}"
+        scenario = (f" {s['scenario_return_mean']:9.2f} ± {s['scenario_return_std']:7.2f}"
+                    if "scenario_return_mean" in s else "")
+        return (f"{name:<8} {score:>16} {s['return_mean']:9.2f} ± {s['return_std']:7.2f} {s['length_mean']:9.1f}"
+                f"{scenario}")
 
     seeds = result["seeds"]
     where = f"{result['map']} of {result['wad']}" if result.get("wad") else f"{result['levels']} levels"
     lines = [
         f"{result['env']}: {result['episodes']} episodes on {where}, seeds {seeds[0]}..{seeds[1]}"
         f" ({'deterministic' if result['deterministic'] else 'sampled'} actions)",
-        f"{'policy':<8} {result['score_name'] + '/episode':>16} {'return':>19} {'length':>9}",
+        f"{'policy':<8} {result['score_name'] + '/episode':>16} {'return':>19} {'length':>9}"
+        + (f" {'scenario return':>19}" if any("scenario_return_mean" in result.get(n, {}) for n in PLAYERS) else ""),
         *(line(name, result[name]) for name in PLAYERS if name in result),
     ]
     if result["score_ratio"] is not None:

@@ -15,3 +15,17 @@ def test_eval_plays_a_hand_made_map_and_writes_a_video(trained_run, tmp_path, ca
     assert video.stat().st_size > 1000
     assert main(["eval", str(trained_run), "--wad", iwad.iwad_path(), "--map", "MAP99"]) == 2
     assert "map='MAP99' is not in" in capsys.readouterr().err
+
+
+def test_a_vizdoom_scenarios_own_return_is_summarised_beside_the_familys_score():
+    """On `vizdoom:health_gathering` the summary has the .cfg's return (living reward 1 a tic, death -100)
+    beside the steps survived; on generated levels it has none."""
+    from wadgym.agents.evaluate import run_episodes, summarize
+
+    original = summarize(run_episodes("DoomHealth-v0", {"wad": "vizdoom:health_gathering"}, [0, 1], "random"))
+    for episode in original["episodes"]:
+        died = episode["length"] < 525   # the .cfg's timeout: 2100 tics, 525 steps
+        assert episode["scenario_return"] == 4 * episode["length"] - 100 * died
+    assert original["scenario_return_mean"] == sum(e["scenario_return"] for e in original["episodes"]) / 2
+    generated = summarize(run_episodes("DoomHealth-v0", {"num_levels": 1}, [0], "random"))
+    assert "scenario_return_mean" not in generated and "scenario_return" not in generated["episodes"][0]
