@@ -68,6 +68,22 @@ def test_selfplay_trains_and_meets_random_head_to_head_on_held_out_levels(tmp_pa
     assert (tmp_path / "trained.mp4").is_file() and "      0      0       8  " in played.stdout
 
 
+def test_a_curriculum_from_bots_to_self_play_trains_the_deathmatch(tmp_path, process_session, tiny_settings):
+    """DoomDeathmatch-v0's games with 2 of the engine's bots beside the two agents for the first rollout, then
+    the entry's own games (no bots): the ppo.yml setting of a curriculum from bots to self-play."""
+    tiny = {**tiny_settings, "n_envs": 1, "n_timesteps": 256,
+            "curriculum": [{"until": 128, "env_kwargs": {"bots": 2, "bot_skill": 1}}]}
+    tiny["env_kwargs"].update(num_levels=2, max_steps=40)
+    (tmp_path / "hp.yml").write_text(yaml.safe_dump({"DoomDeathmatch-v0": tiny}))
+    run_dir = tmp_path / "run"
+    result = run(wadgym("train", "--env", "DoomDeathmatch-v0", "--conf-file", str(tmp_path / "hp.yml"), "--run-dir",
+                        str(run_dir), "--eval-episodes", "1", "--no-progress", "--seed", "0"), process_session)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "curriculum: stage 1 from step 128" in result.stdout and "'bots'" not in result.stdout.split("stage 1")[1]
+    assert json.loads((run_dir / "meta.json").read_text())["timesteps"] >= 256
+    assert sorted(p.name for p in run_dir.glob("*.monitor.csv")) == ["train_1.monitor.csv", "train_2.monitor.csv"]
+
+
 def test_a_curriculum_stage_that_changes_the_players_is_refused_before_training():
     from wadgym.agents.selfplay import check_stage_games
 
