@@ -32,6 +32,7 @@ from wadgym.envs.multi import make
 from wadgym.envs.runtime.engine import make_game
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from env_speed import add_pin_arguments, pin  # noqa: E402  (bench/env_speed.py, beside this file)
 from multi_speed import time_multi, time_single  # noqa: E402  (bench/multi_speed.py, beside this file)
 
 ENV_ID = "DoomDeathmatchBots-v0"
@@ -96,12 +97,9 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=500, help="steps of each configuration per round")
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--replays", type=int, default=50, help="episodes played twice (0: skip)")
-    parser.add_argument("--cpu", type=int, default=max(os.sched_getaffinity(0)), help="the CPU to pin to")
-    parser.add_argument("--no-pin", action="store_true", help="let the OS place Python and the engines")
+    add_pin_arguments(parser)
     args = parser.parse_args()
-    if not args.no_pin:
-        os.sched_setaffinity(0, {args.cpu})
-    where = "all CPUs" if args.no_pin else f"pinned to CPU {args.cpu}"
+    where = pin(args)
     print(f"wadgym bots speed bench (vizdoom {vzd.__version__}, {where})")
     rng = np.random.default_rng(0)
     env = gym.make(ENV_ID, num_levels=1)

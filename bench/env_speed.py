@@ -225,16 +225,27 @@ def report(speeds: dict[str, list[float]], cpu: dict[str, float], rounds: int) -
               f"({q1:.3f}-{q3:.3f})   {cpu[name] / steps * 1e6:11.1f} {bare_cpu / cpu[name]:9.3f}")
 
 
+def add_pin_arguments(parser: argparse.ArgumentParser) -> None:
+    """--cpu N and --no-pin: where a speed bench runs (pinned to one CPU by default, engines included)."""
+    parser.add_argument("--cpu", type=int, default=max(os.sched_getaffinity(0)), help="the CPU to pin to")
+    parser.add_argument("--no-pin", action="store_true", help="let the OS place Python and the engines")
+
+
+def pin(args: argparse.Namespace) -> str:
+    """Pin this process (and so the engines it starts) as the arguments say; where it runs, in words."""
+    if args.no_pin:
+        return "all CPUs"
+    os.sched_setaffinity(0, {args.cpu})
+    return f"pinned to CPU {args.cpu}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=60)
     parser.add_argument("--build-repeats", type=int, default=20)
-    parser.add_argument("--cpu", type=int, default=max(os.sched_getaffinity(0)), help="the CPU to pin to")
-    parser.add_argument("--no-pin", action="store_true", help="let the OS place Python and the engines")
+    add_pin_arguments(parser)
     args = parser.parse_args()
-    if not args.no_pin:
-        os.sched_setaffinity(0, {args.cpu})
-    where = "all CPUs" if args.no_pin else f"pinned to CPU {args.cpu}"
+    where = pin(args)
     print(f"wadgym env speed bench (vizdoom {vzd.__version__}, gymnasium {gym.__version__}, {where})")
     build_times(args.build_repeats)
     speed_ratios(args.rounds)
