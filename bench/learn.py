@@ -499,6 +499,16 @@ def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
             write_text_atomic(readme, head + start + readme_table(block, summary) + end + tail)
 
 
+def cloning(run_dir: Path) -> dict[str, Any]:
+    """What the run's behaviour cloning did (its pretrain.json): seconds, final loss and accuracy ({} without)."""
+    path = run_dir / "pretrain.json"
+    if not path.is_file():
+        return {}
+    done = json.loads(path.read_text())
+    return {"cloning_s": done["seconds"], "cloning_loss": round(done["loss"], 4),
+            "cloning_accuracy": round(done["accuracy"], 3)}
+
+
 def budget_cell(budget: str, row: dict[str, Any]) -> str:
     """The table's budget column: the budget and its steps; for a demos row the dataset's steps and recording
     time too (the wall time column is the cloning and PPO's)."""
@@ -506,8 +516,10 @@ def budget_cell(budget: str, row: dict[str, Any]) -> str:
     if not demos:
         return f"{budget}: {row['timesteps']:,}"
     then = "cloning alone" if budget_of(budget) == "demos-bc" else f"{row['timesteps']:,} PPO steps"
-    return (f"{budget}: {demos['steps']:,} recorded steps ({demos['recording_s'] / 60:.0f} min to record), "
-            f"{demos['epochs']} epochs of cloning, {then}")
+    cloned = (f" ({demos['cloning_s'] / 60:.1f} min, accuracy {demos['cloning_accuracy']:.2f})"
+              if "cloning_s" in demos else "")
+    return (f"{budget}: {demos['steps']:,} recorded steps ({demos['recording_s'] / 60:.1f} min to record), "
+            f"{demos['epochs']} epochs of cloning{cloned}, {then}")
 
 
 def readme_choice(rows: list[tuple[bool, float, str, str]]) -> tuple[str, str]:
@@ -744,7 +756,7 @@ def main(argv: list[str] | None = None) -> int:
                            "finished": time.strftime("%Y-%m-%dT%H:%M:%S"), "trained_with": trained_with(run_dir),
                            "curve": learning_curve(run_dir), "eval": evaluate(run_dir, args.episodes)}
                     if demos:
-                        row["demos"] = {**dataset, "epochs": settings["epochs"]}
+                        row["demos"] = {**dataset, "epochs": settings["epochs"], **cloning(run_dir)}
                     record(json_path, key, row, args.attempt)
                     report(key, row)
                     write_table(json_path, md_path, curves_path)

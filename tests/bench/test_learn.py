@@ -184,10 +184,12 @@ def test_the_demos_budgets_record_the_dataset_once_and_clone_it_before_ppo_or_al
     row = data["runs"]["DoomItems-v1/demos (2 episodes)/seed0"]
     dataset = data["datasets"]["wadgym-bench/DoomItems_v1-scripted-train-2ep-v0"]
     assert dataset["episodes"] == 2 and dataset["steps"] > 0 and dataset["recording_s"] > 0
-    assert row["demos"] == {**dataset, "epochs": 1} and row["timesteps"] >= 128
+    run_dir = tmp_path / "runs" / row["run_dir"].partition("/")[2]
+    assert row["demos"] == {**dataset, "epochs": 1, **learn.cloning(run_dir)}
+    assert row["demos"]["cloning_s"] > 0 and 0 <= row["demos"]["cloning_accuracy"] <= 1 and row["timesteps"] >= 128
     assert row["command"] == ("python bench/learn.py --env DoomItems-v1 --budget demos --demo-episodes 2 --seeds 1 "
                               "--first-seed 0 --runs runs")
-    config = yaml.safe_load((tmp_path / "runs" / row["run_dir"].partition("/")[2] / "config.yml").read_text())
+    config = yaml.safe_load((run_dir / "config.yml").read_text())
     assert config["pretrain"]["dataset"] == dataset["dataset"]
 
     assert learn.main([*common, "--budget", "demos-bc"]) == 0
@@ -200,6 +202,7 @@ def test_the_demos_budgets_record_the_dataset_once_and_clone_it_before_ppo_or_al
     assert len(lines) == 2
     assert all("with demonstrations from the scripted expert (privileged information)" in line for line in lines)
     assert any("cloning alone" in line for line in lines) and any("128 PPO steps" in line for line in lines)
+    assert all("epochs of cloning (" in line and "accuracy" in line for line in lines)
 
 
 def test_a_bad_demos_entry_or_a_size_without_a_demos_budget_is_refused(learn, tmp_path, monkeypatch):
