@@ -635,7 +635,9 @@ def plot_curves(groups: dict[tuple[str, str], list[dict[str, Any]]], attempts: l
                 path: Path) -> None:
     """One panel per env and budget: each seed's binned mean score per training episode (kept in its row,
     else read from its run folder), the attempts' of the same budget (dotted), and random's test level. A row
-    whose curve is neither kept nor in a run folder here (made before rows kept it) gets a note instead."""
+    whose curve is neither kept nor in a run folder here (made before rows kept it) gets a note instead. Rows
+    that trained no step (demos-bc: cloning alone) have no curve and no panel."""
+    groups = {key: rows for key, rows in groups.items() if any(row["timesteps"] for row in rows)}
     if not groups:
         return
     import matplotlib
