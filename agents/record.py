@@ -170,21 +170,23 @@ def _plan(env_id, policy, episodes, dataset_id, levels, seed, overwrite, determi
     if isinstance(policy, str) and policy in NAMED_POLICIES:
         if policy == "scripted" and not _has_scripted(spec):
             raise ValueError(f"policy 'scripted': {env_id} has no scripted reference policy (reference_action)")
-        base_kwargs = training_kwargs(env_id) if env_kwargs is None else dict(env_kwargs)
+        base_kwargs = training_kwargs(env_id)
         policy_info = {"kind": policy, "name": "the env's scripted reference (reference_action)" if policy == "scripted"
                        else "uniform random actions, the action space seeded with each episode's seed"}
     elif isinstance(policy, (str, os.PathLike)) or hasattr(policy, "make_vec_env"):
         saved = _saved_policy(policy, env_id, deterministic)
-        base_kwargs = saved.env_kwargs if env_kwargs is None else dict(env_kwargs)
+        base_kwargs = saved.env_kwargs
         policy_info = {"kind": "run", "name": f"the {saved.config.get('algo', 'ppo')} policy of run {saved.run}",
                        "run": str(saved.run), "model": str(saved.model_file),
                        "deterministic": bool(saved.deterministic)}
     elif callable(policy):
-        base_kwargs = training_kwargs(env_id) if env_kwargs is None else dict(env_kwargs)
+        base_kwargs = training_kwargs(env_id)
         policy_info = {"kind": "python",
                        "name": f"Python policy {getattr(policy, '__qualname__', type(policy).__qualname__)}"}
     else:
         raise ValueError(f"policy {policy!r}: expected 'scripted', 'random', a run folder or a callable")
+    if env_kwargs is not None:  # the caller's env instead of the one the policy trains or trained on
+        base_kwargs = dict(env_kwargs)
     return _Plan(env_id=env_id, env_kwargs=split_kwargs(env_id, base_kwargs, levels), levels=levels,
                  dataset_id=dataset_id, seed=seed, episodes=episodes, overwrite=overwrite,
                  policy=policy if saved is None else None, saved=saved, policy_info=policy_info)

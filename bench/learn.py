@@ -59,6 +59,11 @@ DEMO_DEFAULTS = {"policy": "scripted", "episodes": 100, "levels": "train", "epoc
 DEMO_NAMESPACE = "wadgym-bench"   # the benchmark's Minari datasets: wadgym-bench/<id>-<policy>-<levels>-<N>ep-v0
 
 
+def load_results(json_path: Path) -> dict[str, Any]:
+    """docs/benchmark.json as recorded so far ({"runs": {}} before the first row)."""
+    return json.loads(json_path.read_text()) if json_path.is_file() else {"runs": {}}
+
+
 def budget_of(label: str) -> str:
     """The budget of a row's label: "demos (100 episodes)" -> "demos"."""
     return label.partition(" (")[0]
@@ -104,7 +109,7 @@ def demo_dataset(env_id: str, settings: dict[str, Any], json_path: Path) -> dict
 
     name = f"{env_id.replace('-v', '_v')}-{settings['policy']}-{settings['levels']}-{settings['episodes']}ep"
     dataset_id = f"{DEMO_NAMESPACE}/{name}-v0"
-    data = json.loads(json_path.read_text()) if json_path.is_file() else {"runs": {}}
+    data = load_results(json_path)
     known = (data.get("datasets") or {}).get(dataset_id)
     if known is not None and dataset_exists(dataset_id):
         return known
@@ -120,7 +125,6 @@ def demo_dataset(env_id: str, settings: dict[str, Any], json_path: Path) -> dict
     made = {"dataset": dataset_id, "policy": settings["policy"], "levels": settings["levels"],
             "episodes": result.episodes, "steps": result.steps, "recording_s": round(result.seconds, 1),
             "commit": git_commit()}
-    data = json.loads(json_path.read_text()) if json_path.is_file() else {"runs": {}}
     data.setdefault("datasets", {})[dataset_id] = made
     json_path.parent.mkdir(parents=True, exist_ok=True)
     write_json(json_path, data)
@@ -285,7 +289,7 @@ def record(json_path: Path, key: str, row: dict[str, Any], attempt: bool = False
     run replaces becomes an attempt: no run's figures are dropped."""
     from wadgym.agents.runfolder import write_json
 
-    data = json.loads(json_path.read_text()) if json_path.is_file() else {"runs": {}}
+    data = load_results(json_path)
     attempts = data.setdefault("attempts", {})
     if attempt:
         attempts[row["run_dir"]] = row
@@ -385,7 +389,7 @@ def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
     """docs/benchmark.md and the curves figure, from every run recorded in the JSON."""
     from wadgym.agents.runfolder import write_text_atomic
 
-    data = json.loads(json_path.read_text()) if json_path.is_file() else {"runs": {}}
+    data = load_results(json_path)
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for row in data["runs"].values():
         groups.setdefault((row["env"], row["budget"]), []).append(row)
@@ -586,7 +590,7 @@ def rescript(json_path: Path, env_ids: list[str], budget: str) -> None:
 
     from wadgym.agents.evaluate import run_episodes, split_kwargs, summarize
 
-    data = json.loads(json_path.read_text()) if json_path.is_file() else {"runs": {}}
+    data = load_results(json_path)
     rows = {key: row for key, row in data["runs"].items()
             if row["env"] in env_ids and budget_of(row["budget"]) == budget}
     if not rows:
@@ -721,7 +725,7 @@ def main(argv: list[str] | None = None) -> int:
             report(key, row)
     elif not args.table_only:
         ids = args.env or benchmark_ids(args.budget)
-        done = set(json.loads(json_path.read_text())["runs"]) if json_path.is_file() else set()
+        done = set(load_results(json_path)["runs"])
         runs = typed_path(args.runs)   # as the rows' commands and run folders name it
         demos = args.budget in DEMO_BUDGETS
         if args.demo_episodes and not demos:

@@ -89,23 +89,29 @@ def original_kwargs(env_kwargs: dict[str, Any], wad: str, env_id: str | None = N
     return {**{k: v for k, v in env_kwargs.items() if k not in dropped}, "wad": wad}
 
 
-def generated_conf(env_id: str, conf: Path, pair: str, folder: Path) -> Path:
-    """The hyperparameter file's entry for `env_id` with the pair's PAIR_KWARGS over its env kwargs (`conf` itself
-    for a pair without any), written as a one-entry hyperparameter file (what the run folder then records)."""
-    extra = PAIR_KWARGS.get(pair)
-    if not extra:
-        return conf
+def entry_conf(env_id: str, conf: Path, env_kwargs, path: Path) -> Path:
+    """The hyperparameter file's entry for `env_id` with `env_kwargs(its env kwargs)` in their place, the same
+    settings and steps otherwise, written to `path` as a one-entry hyperparameter file (what the run folder then
+    records)."""
     import yaml
 
     from wadgym.agents.config import load_hyperparams
     from wadgym.agents.runfolder import write_text_atomic
 
     entry = load_hyperparams(env_id, conf)
-    entry["env_kwargs"] = {**(entry.get("env_kwargs") or {}), **extra}
-    path = folder / f"{env_id}_{conf.stem}_{pair}.yml"
-    folder.mkdir(parents=True, exist_ok=True)
+    entry["env_kwargs"] = env_kwargs(dict(entry.get("env_kwargs") or {}))
+    path.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(path, yaml.safe_dump({env_id: entry}, sort_keys=False))
     return path
+
+
+def generated_conf(env_id: str, conf: Path, pair: str, folder: Path) -> Path:
+    """The entry for `env_id` with the pair's PAIR_KWARGS over its env kwargs (`conf` itself for a pair without
+    any), as a one-entry hyperparameter file in `folder`."""
+    extra = PAIR_KWARGS.get(pair)
+    if not extra:
+        return conf
+    return entry_conf(env_id, conf, lambda kwargs: {**kwargs, **extra}, folder / f"{env_id}_{conf.stem}_{pair}.yml")
 
 
 def left_out(env_id: str, conf: Path) -> list[str]:
@@ -124,20 +130,16 @@ def generated_test_kwargs(env_kwargs: dict[str, Any]) -> dict[str, Any]:
     return {**kept, "start_level": TEST_START_LEVEL, "num_levels": 0}
 
 
+def pair_test_kwargs(env_kwargs: dict[str, Any], pair: str | None) -> dict[str, Any]:
+    """Env kwargs that play the pair's held-out generated levels: generated_test_kwargs with its PAIR_KWARGS."""
+    return {**generated_test_kwargs(env_kwargs), **PAIR_KWARGS.get(pair, {})}
+
+
 def original_conf(env_id: str, conf: Path, wad: str, folder: Path) -> Path:
-    """The hyperparameter file's entry for `env_id` with the original map in place of the level range: the same
-    settings and steps, written as a one-entry hyperparameter file (what the run folder then records)."""
-    import yaml
-
-    from wadgym.agents.config import load_hyperparams
-    from wadgym.agents.runfolder import write_text_atomic
-
-    entry = load_hyperparams(env_id, conf)
-    entry["env_kwargs"] = original_kwargs(dict(entry.get("env_kwargs") or {}), wad, env_id)
-    path = folder / f"{env_id}_{conf.stem}_{wad.replace(':', '_')}.yml"
-    folder.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(path, yaml.safe_dump({env_id: entry}, sort_keys=False))
-    return path
+    """The entry for `env_id` with the original map in place of the level range (original_kwargs), as a
+    one-entry hyperparameter file in `folder`."""
+    return entry_conf(env_id, conf, lambda kwargs: original_kwargs(kwargs, wad, env_id),
+                      folder / f"{env_id}_{conf.stem}_{wad.replace(':', '_')}.yml")
 
 
 def train_args(env_id: str, seed: int, conf_file: Path, run_dir: Path) -> list[str]:
@@ -158,7 +160,7 @@ def evaluate(run_dir: Path, wad: str, episodes: int, pair: str | None = None) ->
 
     policy = SavedPolicy(run_dir)
     seeds = list(range(episodes))
-    generated = {**generated_test_kwargs(policy.env_kwargs), **PAIR_KWARGS.get(pair, {})}
+    generated = pair_test_kwargs(policy.env_kwargs, pair)
     return {"original": score_of(policy.env_id, original_kwargs(policy.env_kwargs, wad, policy.env_id), seeds, policy),
             "generated": score_of(policy.env_id, generated, seeds, policy)}
 
@@ -194,7 +196,7 @@ def share_original(json_path: Path, pair: str, seed: int, train_only: bool, runs
     from wadgym.agents.policy import SavedPolicy
 
     policy = SavedPolicy(runs / shared["run_dir"])
-    generated = {**generated_test_kwargs(policy.env_kwargs), **PAIR_KWARGS.get(pair, {})}
+    generated = pair_test_kwargs(policy.env_kwargs, pair)
     row = {**shared, "pair": pair, "shared_from": source, "evaluated_at": git_commit(),
            "eval": {"original": shared["eval"]["original"],
                     "generated": score_of(policy.env_id, generated, list(range(episodes)), policy)}}

@@ -391,6 +391,7 @@ class DoomEnv(gym.Env):
         # The engine lists each variable once: an observed one the family also tracks is read from there.
         self._engine_variables = list(dict.fromkeys(self._tracked + self._observed))
         self._observed_index = np.array([self._engine_variables.index(v) for v in self._observed], np.intp)
+        self._action_set = action_set  # its name (a family's scripted reference may need a given set)
         combos = action_sets[action_set]
         bad = sorted({b for combo in combos for b in combo} - set(BUTTONS))
         if bad:
@@ -823,8 +824,7 @@ def aim_action(pose: tuple[float, float, float], target: tuple[float, float], fr
 def steer_towards(pose: tuple[float, float, float], target: tuple[float, float]) -> int:
     """The "basic" action that heads from `pose` (x, y, degrees) for `target`: turn in place when it is far
     off the heading (walking while turning would circle it), forward and turn when a little off, else forward."""
-    x, y, angle = pose
-    off = (math.degrees(math.atan2(target[1] - y, target[0] - x)) - angle + 540) % 360 - 180
+    off, _ = bearing(pose, target)
     if abs(off) > 30:
         return 1 if off > 0 else 2  # turn left / right
     if abs(off) > 8:

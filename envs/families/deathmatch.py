@@ -510,7 +510,6 @@ class DeathmatchBotsEnv(DeathmatchEnv):
         super().__init__(frag_reward=frag_reward, suicide_penalty=suicide_penalty, damage_reward=damage_reward,
                          death_penalty=death_penalty, **kwargs)
         self._nonce = 0
-        self._action_set = kwargs.get("action_set") or self.default_action_set
         self._target = (NO_TARGET, NO_TARGET)  # the nearest live bot in sight (x, y), from the map's ACS
 
     def hand_made_problem(self, hand_made) -> str | None:
@@ -573,12 +572,15 @@ class DeathmatchBotsEnv(DeathmatchEnv):
             return 4 if off > 0 else 5  # forward + turn
         return 1 if off > 0 else 2
 
-    def on_step(self, v) -> tuple[float, bool]:
+    def _see_target(self, v) -> None:
         self._target = (v[user_variable(TARGET_X_VARIABLE)], v[user_variable(TARGET_Y_VARIABLE)])
+
+    def on_step(self, v) -> tuple[float, bool]:
+        self._see_target(v)
         return super().on_step(v)
 
     def on_reset(self, v) -> None:
-        self._target = (v[user_variable(TARGET_X_VARIABLE)], v[user_variable(TARGET_Y_VARIABLE)])
+        self._see_target(v)
         placed = int(v[user_variable(PLACED_VARIABLE)])
         names = [user_variable(k) for k in range(1, 2 * placed + 1)]
         positions = {n: self.game.get_game_variable(getattr(vzd.GameVariable, n)) for n in names}

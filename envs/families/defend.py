@@ -276,7 +276,6 @@ class DefendEnv(DoomEnv):
         self.kill_reward = check_number("kill_reward", kill_reward)
         self.damage_penalty = check_number("damage_penalty", damage_penalty)
         super().__init__(**kwargs)
-        self._action_set = kwargs.get("action_set") or self.default_action_set
         self._kills = 0
         self._kills_at_start = 0
         self._health = 0
