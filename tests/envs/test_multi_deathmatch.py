@@ -119,8 +119,11 @@ def test_bots_take_seats_beside_the_players_and_fight(n_players, wad_cache):
         for info in infos.values():
             assert info["bot_frags"] == engine
             assert info["rank"] == 1 + sum(f > info["frags"] for f in engine)
-        # This seed's game: the bots frag the turning players and one another.
-        assert sum(engine) > 0 and sum(i["deaths"] for i in infos.values()) > 0
+        # This seed's game: the bots frag the turning player and one another. Asserted for the one-engine game,
+        # which the seed fixes; a netgame's tic timing is the engines' (docs/multi-agent.md, Seeding), so what its
+        # bots do in 300 steps is not a fixed outcome.
+        if n_players == 1:
+            assert sum(engine) > 0 and sum(i["deaths"] for i in infos.values()) > 0
     finally:
         env.close()
 
