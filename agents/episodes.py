@@ -81,8 +81,10 @@ def play_episodes(venv, policy, seeds: list[int | None], frames: list | None = N
     """One episode per seed on `venv` (one env; seed None: not reseeded) with SB3's evaluate_policy; with
     `frames`, the env's RecordFrames wrapper (agents.vec) appends its render() after the reset and after
     every step. Returns per episode: seed, return, score (info["score"]: the task's own measure; the return
-    for envs without one), level_seed, length, seconds (its wall time, resets included) and scenario_return
-    (a ViZDoom scenario's own return, info["scenario_return"]; None elsewhere)."""
+    for envs without one), level_seed, length, seconds (its wall time, resets included), scenario_return
+    (a ViZDoom scenario's own return, info["scenario_return"]; None elsewhere) and opponents_median (the
+    median of info["opponent_scores"], the scores of opponents that are not agents, e.g. bots; None
+    without)."""
     from stable_baselines3.common.evaluation import evaluate_policy
 
     end: dict[str, Any] = {}  # the info of the episode's last step
@@ -104,7 +106,9 @@ def play_episodes(venv, policy, seeds: list[int | None], frames: list | None = N
                                            callback=keep_last_info, warn=False)
         episodes.append({"seed": seed, "return": float(returns[0]), "score": end.get("score", float(returns[0])),
                          "level_seed": end.get("level_seed"), "length": int(lengths[0]),
-                         "seconds": time.perf_counter() - start, "scenario_return": end.get("scenario_return")})
+                         "seconds": time.perf_counter() - start, "scenario_return": end.get("scenario_return"),
+                         "opponents_median": float(np.median(end["opponent_scores"]))
+                         if end.get("opponent_scores") else None})
     return episodes
 
 

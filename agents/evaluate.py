@@ -46,14 +46,19 @@ def run_episodes(
         close_vec_env(venv)
     if video is not None:
         write_video(Path(video), frames, video_fps(venv.unwrapped.envs[0]))
-    keys = ("seed", "level_seed", "score", "return", "length", "scenario_return")
-    return [{key: episode[key] for key in keys if key != "scenario_return" or episode[key] is not None}
+    keys = ("seed", "level_seed", "score", "return", "length", *OPTIONAL_KEYS)
+    return [{key: episode[key] for key in keys if key not in OPTIONAL_KEYS or episode[key] is not None}
             for episode in episodes]
+
+
+# Per-episode figures only some envs have (kept where not None): a ViZDoom scenario's own return, and the
+# median score of opponents that are not agents (the engine's bots); their names in `wadgym eval`'s table
+OPTIONAL_KEYS = {"scenario_return": "scenario return", "opponents_median": "median opponent"}
 
 
 def summarize(episodes: list[dict[str, Any]]) -> dict[str, Any]:
     def stats(key):
-        values = [e[key] for e in episodes if e[key] is not None]
+        values = [e[key] for e in episodes if e.get(key) is not None]
         if not values:
             return None, None
         return float(np.mean(values)), float(np.std(values))
@@ -68,8 +73,9 @@ def summarize(episodes: list[dict[str, Any]]) -> dict[str, Any]:
         "length_mean": float(np.mean([e["length"] for e in episodes])),
         "episodes": episodes,
     }
-    if any("scenario_return" in e for e in episodes):  # a ViZDoom scenario: its own return beside the family's
-        summary["scenario_return_mean"], summary["scenario_return_std"] = stats("scenario_return")
+    for key in OPTIONAL_KEYS:  # e.g. a ViZDoom scenario: its own return beside the family's score
+        if any(key in e for e in episodes):
+            summary[f"{key}_mean"], summary[f"{key}_std"] = stats(key)
     return summary
 
 
@@ -253,10 +259,11 @@ def final_evaluation(policy, episodes: int, seed: int) -> dict[str, Any]:
 def format_comparison(result: dict[str, Any]) -> str:
     def line(name, s):
         score = f"{s['score_mean']:6.2f} ± {s['score_std']:5.2f}"
-        scenario = (f" {s['scenario_return_mean']:9.2f} ± {s['scenario_return_std']:7.2f}"
-                    if "scenario_return_mean" in s else "")
+        extra = "".join(f" {s[f'{key}_mean']:9.2f} ± {s[f'{key}_std']:7.2f}" for key in columns)
         return (f"{name:<8} {score:>16} {s['return_mean']:9.2f} ± {s['return_std']:7.2f} {s['length_mean']:9.1f}"
-                f"{scenario}")
+                f"{extra}")
+
+    columns = [key for key in OPTIONAL_KEYS if all(f"{key}_mean" in result[n] for n in PLAYERS if n in result)]
 
     seeds = result["seeds"]
     where = f"{result['map']} of {result['wad']}" if result.get("wad") else f"{result['levels']} levels"
@@ -264,7 +271,7 @@ def format_comparison(result: dict[str, Any]) -> str:
         f"{result['env']}: {result['episodes']} episodes on {where}, seeds {seeds[0]}..{seeds[1]}"
         f" ({'deterministic' if result['deterministic'] else 'sampled'} actions)",
         f"{'policy':<8} {result['score_name'] + '/episode':>16} {'return':>19} {'length':>9}"
-        + (f" {'scenario return':>19}" if any("scenario_return_mean" in result.get(n, {}) for n in PLAYERS) else ""),
+        + "".join(f" {OPTIONAL_KEYS[key]:>19}" for key in columns),
         *(line(name, result[name]) for name in PLAYERS if name in result),
     ]
     if result["score_ratio"] is not None:

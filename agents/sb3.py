@@ -140,7 +140,7 @@ def _make_model(run_dir: Path, config: dict[str, Any], device: str, saved: Path 
         model = algo(policy_name(algo_of(config), hp["policy"]), venv, device=device, seed=config["seed"],
                      tensorboard_log=str(run_dir / "tb"), verbose=0, **ppo_kwargs(hp))
         if config.get("init_from"):  # fine-tuning, curricula: another run's weights (agents.tracking)
-            _init_weights(model, config["init_from"], device)
+            init_weights(model, config["init_from"], device)
     settings = apply_update_settings(model)  # CPU-only layout, optimizer and bf16 choices; other devices: defaults
     # What PPO.learn does when it has no observations (or is told to reset): a second reset would count
     # the first frames twice in VecNormalize, and a loaded model's saved observations are stale.
@@ -151,8 +151,9 @@ def _make_model(run_dir: Path, config: dict[str, Any], device: str, saved: Path 
     return model, settings
 
 
-def _init_weights(model, init_from: dict[str, Any], device: str) -> None:
-    """The policy (and optimizer state) of the run `init_from` names; a ValueError when they do not fit."""
+def init_weights(model, init_from: dict[str, Any], device: str, close_env: bool = True) -> None:
+    """The policy (and optimizer state) of the run `init_from` names; a ValueError when they do not fit (the
+    model's env closed first, unless `close_env` is False: its caller closes it)."""
     from wadgym.agents.tracking import parent_model
     from wadgym.agents.vec import close_vec_env
 
@@ -160,7 +161,8 @@ def _init_weights(model, init_from: dict[str, Any], device: str) -> None:
         with parent_model(init_from) as path:
             model.set_parameters(str(path), exact_match=True, device=device)
     except (ValueError, RuntimeError, KeyError, OSError) as exc:
-        close_vec_env(model.get_env())
+        if close_env:
+            close_vec_env(model.get_env())
         raise ValueError(f"--init-from {init_from.get('run')}: its weights do not fit this run's policy "
                          f"({str(exc).strip().splitlines()[0][:300]})") from None
 

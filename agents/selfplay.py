@@ -12,6 +12,7 @@ the players' views side by side. Nothing here knows a family: ids and scores com
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -68,16 +69,18 @@ def train(config: TrainConfig) -> TrainResult:
 
     if config.resume:
         raise ValueError("--resume is not supported for multi-agent envs yet")
-    if config.init_from:
-        raise ValueError("--init-from is not supported for multi-agent envs yet")
     hp = resolve_hyperparams(config)
     if hp.get("algo", "ppo") != "ppo":
         raise ValueError(f"algo={hp['algo']} is not supported for multi-agent envs; self-play trains PPO (--algo ppo)")
     restart = config.restart_settings()
     device = select_device(config.device)
     check_stage_games(config.env, hp)  # bad env kwargs (the entry's or a curriculum stage's): a ValueError now
+    init_from = None
+    if config.init_from:  # e.g. a single-agent run against bots: its weights found now (agents.tracking)
+        init_from = tracking.resolve_init_from(os.fspath(config.init_from), config.tracking_uri)
     settings = {"env": config.env, "algo": "ppo", "selfplay": True, "seed": config.seed, "device": config.device,
-                "hyperparams_file": config.hyperparams_file(), "hyperparams": hp, "restart": restart}
+                "hyperparams_file": config.hyperparams_file(), "hyperparams": hp, "restart": restart,
+                **({"init_from": init_from} if init_from else {})}
     if config.track:  # MLflow: an unreachable store fails before the run folder exists
         tracking.check_new_run_store(config.run_dir, config.tracking_uri)
     run_dir = Path(config.run_dir) if config.run_dir else runfolder.new_run_dir(config.env)
@@ -100,6 +103,7 @@ def _train(run_dir: Path, settings: dict[str, Any], config: TrainConfig, device:
     from wadgym.agents.config import ppo_kwargs
     from wadgym.agents.curriculum import CurriculumCallback, env_kwargs_at
     from wadgym.agents.restart import GameRestart, RestartPolicy
+    from wadgym.agents.sb3 import init_weights
     from wadgym.agents.slots import AgentSlots
     from wadgym.agents.vec import monitored, observe
 
@@ -135,6 +139,8 @@ def _train(run_dir: Path, settings: dict[str, Any], config: TrainConfig, device:
     try:
         model = PPO(hp["policy"], venv, device=device, seed=config.seed, tensorboard_log=str(run_dir / "tb"),
                     verbose=0, **ppo_kwargs(hp))
+        if settings.get("init_from"):  # the parent's policy, which must fit this one exactly
+            init_weights(model, settings["init_from"], device, close_env=False)
         callback.install_signal_handlers()
         model.learn(hp["n_timesteps"], callback=[*callbacks, *([tracker.sb3_callback()] if tracker else [])],
                     progress_bar=config.progress, tb_log_name="PPO")

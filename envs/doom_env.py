@@ -771,7 +771,9 @@ class DoomEnv(gym.Env):
         raise NotImplementedError
 
     def task_info(self) -> dict[str, Any]:
-        """Hook: the family's own info keys (copies of arrays: callers may keep or change them)."""
+        """Hook: the family's own info keys (copies of arrays: callers may keep or change them). One key has a
+        meaning outside the family: `opponent_scores`, the scores this episode of opponents that are not agents
+        (e.g. the engine's bots), in the unit of `score`; the evaluation reports their median."""
         return {}
 
     def reference_action(self) -> int:

@@ -235,7 +235,8 @@ class DeathmatchEnv(DoomEnv):
     ## Info
     `score` and `frags` (this episode's frag count, suicides subtracted), `deaths`, `damage_dealt`,
     `health`, `pickups_placed`, `pickup_positions` ((n, 2) float), `bot_frags` (each bot's frags this
-    episode, () without bots), `rank` (1 + the number of bots with more frags), `level_seed` and `map`.
+    episode, () without bots; also as `opponent_scores`), `rank` (1 + the number of bots with more
+    frags), `level_seed` and `map`.
 
     ## Seeding
     A netgame's new episode does not reseed the engine, so the starts and pickups are drawn by the map's
@@ -379,7 +380,8 @@ class DeathmatchEnv(DoomEnv):
         return {"frags": self.score, "deaths": now.get("deaths", 0) - start.get("deaths", 0),
                 "damage_dealt": now.get("damage", 0) - start.get("damage", 0), "health": now.get("health", 0),
                 "pickups_placed": len(self._positions), "pickup_positions": self._positions.copy(),
-                "bot_frags": bot_frags, "rank": 1 + sum(f > self.score for f in bot_frags)}
+                "bot_frags": bot_frags, "opponent_scores": bot_frags,
+                "rank": 1 + sum(f > self.score for f in bot_frags)}
 
 
 # -- one agent against the engine's bots ---------------------------------------------------------------
@@ -466,7 +468,8 @@ class DeathmatchBotsEnv(DeathmatchEnv):
 
     ## Info
     `score` and `frags` (the agent's frags this episode, suicides subtracted), `bot_frags` (each bot's
-    frags this episode, in the order they joined: the engine's PLAYERn_FRAGCOUNT), `rank` (1 + the
+    frags this episode, in the order they joined: the engine's PLAYERn_FRAGCOUNT; also as `opponent_scores`,
+    which the evaluation's "median opponent" reads), `rank` (1 + the
     number of bots with more frags than the agent), `deaths`, `damage_dealt`, `health`, `pickups_placed`,
     `pickup_positions`, `level_seed` and `map`.
 

@@ -84,6 +84,43 @@ def test_a_curriculum_from_bots_to_self_play_trains_the_deathmatch(tmp_path, pro
     assert sorted(p.name for p in run_dir.glob("*.monitor.csv")) == ["train_1.monitor.csv", "train_2.monitor.csv"]
 
 
+def test_selfplay_starts_from_a_run_against_bots_and_refuses_weights_that_do_not_fit(tmp_path, process_session,
+                                                                                    tiny_settings):
+    """`--init-from` a single-agent DoomDeathmatchBots-v0 run: the self-play run's policy starts from its weights
+    (a learning rate of 1e-12 keeps them), the parent recorded in config.yml; a parent of other observations (2
+    frames against 3) ends the run with an error that says so."""
+    import torch
+
+    from wadgym.agents.policy import SavedPolicy
+
+    tiny = {**tiny_settings, "n_envs": 1, "n_timesteps": 64}
+    tiny["env_kwargs"].update(num_levels=2, max_steps=40)
+    hp = tmp_path / "hp.yml"
+    bots = {**tiny, "env_kwargs": {"resolution": tiny["env_kwargs"]["resolution"], "num_levels": 2, "bots": 1}}
+    hp.write_text(yaml.safe_dump({"DoomDeathmatchBots-v0": bots, "DoomDeathmatch-v0": tiny}))
+    parent = tmp_path / "bots"
+    result = run(wadgym("train", "--env", "DoomDeathmatchBots-v0", "--conf-file", str(hp), "--run-dir", str(parent),
+                        "--eval-episodes", "0", "--no-progress", "--seed", "0"), process_session)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+    child = tmp_path / "selfplay"
+    result = run(wadgym("train", "--env", "DoomDeathmatch-v0", "--conf-file", str(hp), "--run-dir", str(child),
+                        "--eval-episodes", "0", "--no-progress", "--seed", "0", "--hp", "learning_rate=1e-12",
+                        "--init-from", str(parent)), process_session)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert yaml.safe_load((child / "config.yml").read_text())["init_from"]["run"] == str(parent.resolve())
+    before = SavedPolicy(parent).model.policy.state_dict()
+    after = SavedPolicy(child).model.policy.state_dict()
+    assert before.keys() == after.keys()
+    assert all(torch.allclose(before[k], after[k], rtol=1e-5, atol=1e-8) for k in before)
+
+    result = run(wadgym("train", "--env", "DoomDeathmatch-v0", "--conf-file", str(hp), "--run-dir",
+                        str(tmp_path / "misfit"), "--eval-episodes", "0", "--no-progress", "--hp", "frame_stack=3",
+                        "--init-from", str(parent)), process_session)
+    assert result.returncode != 0
+    assert f"--init-from {parent.resolve()}: its weights do not fit this run's policy" in result.stderr
+
+
 def test_a_curriculum_stage_that_changes_the_players_is_refused_before_training():
     from wadgym.agents.selfplay import check_stage_games
 
