@@ -17,7 +17,7 @@ def test_budgets_name_their_files_and_a_bad_one_is_refused(learn):
     assert set(learn.benchmark_ids("cpu-long")) == {"DoomItemsMaze-v1", "DoomHealthSupreme-v0", "DoomDefendHard-v0",
                                                      "DoomExitHard-v0", "DoomDeathmatchBots-v0"}
     assert learn.hyperparams_file("demos (100 episodes)").name == "ppo_demos.yml"
-    assert set(learn.benchmark_ids("demos")) == {"DoomHealthSupreme-v0", "DoomExitHard-v0"}
+    assert set(learn.benchmark_ids("demos")) == {"DoomHealthSupreme-v0", "DoomExitHard-v0", "DoomDeathmatchBots-v0"}
     assert learn.demo_settings("DoomExitHard-v0", "demos") == {"policy": "scripted", "episodes": 100, "levels": "train",
                                                                "epochs": 10}
 
