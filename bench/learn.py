@@ -347,10 +347,11 @@ def verdict(trained: float, random: float, scripted: float | None, opponents: fl
     met = _verdict(trained, random, scripted)
     if opponents is None:
         return met
-    yes, _, why = met.partition(" (")
+    yes, _, why = met.partition(" (")   # a bare "no" (no reference) has no reasons to keep
     below = trained < opponents
-    return (f"{'no' if below else yes} ({why.rstrip(')')}; {'below' if below else 'at least'} the median "
-            f"opponent's {opponents:.2f})")
+    reasons = [why.rstrip(")")] if why else []
+    reasons.append(f"{'below' if below else 'at least'} the median opponent's {opponents:.2f}")
+    return f"{'no' if below else yes} ({'; '.join(reasons)})"
 
 
 def opponents(summaries: list[dict[str, Any]]) -> float | None:

@@ -225,5 +225,6 @@ def test_against_bots_the_bar_also_asks_for_the_median_bots_frags(learn):
     assert learn.verdict(2.0, 0.0, 3.9, 1.6) == "yes (51% of scripted; at least the median opponent's 1.60)"
     assert learn.verdict(2.0, 0.0, 3.9, 2.5) == "no (51% of scripted; below the median opponent's 2.50)"
     assert learn.verdict(1.0, 0.0, 3.9, 0.5) == "no (26% of scripted; at least the median opponent's 0.50)"
+    assert learn.verdict(1.0, 0.0, None, 0.5) == "no (at least the median opponent's 0.50)"   # no reference
     summaries = [{"score_mean": 2.0, "opponents_median_mean": 1.0}, {"score_mean": 2.0, "opponents_median_mean": 2.0}]
     assert learn.opponents(summaries) == 1.5 and learn.opponents([{"score_mean": 1.0}]) is None
