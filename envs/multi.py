@@ -113,9 +113,9 @@ class MultiplayerEnv(ParallelEnv):
 
     Seeding as in the single-agent envs: `reset(seed=s)` seeds np_random, which draws the level seed
     (`num_levels`, `start_level`, or `options={"level_seed": s}`) and the episode's item seed: the
-    same seed gives the same level, starts and items. The engines' network code, not wadgym, decides
-    on which tic a joining player's input lands, so identical actions can still play out differently
-    (see the README's multi-agent section for the measured rate).
+    same seed gives the same level, starts and items, and the same actions then play the same game
+    (PettingZoo's parallel_seed_test), except with the engine's bots beside the agents, where they play
+    the same in about 12 runs of 20 (docs/multi-agent.md, Seeding).
     """
 
     metadata = {"name": "wadgym_multiplayer", "render_modes": ["rgb_array"], "is_parallelizable": True}

@@ -241,7 +241,8 @@ class DeathmatchEnv(DoomEnv):
     ## Seeding
     A netgame's new episode does not reseed the engine, so the starts and pickups are drawn by the map's
     own generator from a seed the env sends (`episode_command`): the same seed gives the same starts,
-    turns and pickups. Damage, respawn spots and the net code's timing are the engine's.
+    turns and pickups. Damage, respawn spots and the net code's timing are the engine's; with bots beside
+    two or more players the same seed and actions do not play the same every tic (the multi-agent page, Seeding).
 
     ## Arguments
     - scenario parameters (see `Params`): `n_players`, `size`, `shape`, `n_obstacles`, `obstacle_size`,
