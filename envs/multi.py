@@ -115,7 +115,7 @@ class MultiplayerEnv(ParallelEnv):
     (`num_levels`, `start_level`, or `options={"level_seed": s}`) and the episode's item seed: the
     same seed gives the same level, starts and items, and the same actions then play the same game
     (PettingZoo's parallel_seed_test), except with the engine's bots beside the agents, where they play
-    the same in about 12 runs of 20 (docs/multi-agent.md, Seeding).
+    the same in about half the runs (docs/multi-agent.md, Seeding).
     """
 
     metadata = {"name": "wadgym_multiplayer", "render_modes": ["rgb_array"], "is_parallelizable": True}
