@@ -112,10 +112,11 @@ class MultiplayerEnv(ParallelEnv):
     every argument of the family (levels, frames, its scenario parameters).
 
     Seeding as in the single-agent envs: `reset(seed=s)` seeds np_random, which draws the level seed
-    (`num_levels`, `start_level`, or `options={"level_seed": s}`) and the episode's item seed: the
-    same seed gives the same level, starts and items, and the same actions then play the same game
-    (PettingZoo's parallel_seed_test), except with the engine's bots beside the agents, where they play
-    the same in about half the runs (docs/multi-agent.md, Seeding).
+    (`num_levels`, `start_level`, or `options={"level_seed": s}`) and the episode's item seed, and
+    starts a new game whose engines are seeded from `s` and the level: the same seed gives the same level,
+    starts and items, and the same actions then play the same game, the engine's bots included, whatever
+    the env played before (PettingZoo's parallel_seed_test). `reset()` without a seed goes on in the same
+    game with the host's map change, which does not reseed the engines (docs/multi-agent.md, Seeding).
     """
 
     metadata = {"name": "wadgym_multiplayer", "render_modes": ["rgb_array"], "is_parallelizable": True}
@@ -155,6 +156,7 @@ class MultiplayerEnv(ParallelEnv):
         self._levels: tuple[int, int] | None = None
         self._nonce = 0
         self._steps = 0
+        self._fresh = False  # a game that has played no episode yet (see _start_episode)
         self._np_random, self._np_random_seed = seeding.np_random(None)
 
     def observation_space(self, agent: str) -> gym.Space:
@@ -202,6 +204,7 @@ class MultiplayerEnv(ParallelEnv):
             self.game = NetGame(settings, self.n_players, join_timeout=self.join_timeout,
                                 step_timeout=self.step_timeout)
             self._levels = levels
+            self._fresh = True  # a new game stands on the level's map: its first episode needs no map change
             for p, task in enumerate(self.tasks):
                 task.wad_path = wad
                 task.game = PlayerGame(self.game, p)
@@ -213,8 +216,16 @@ class MultiplayerEnv(ParallelEnv):
         game shows them (the family's episode_ready)."""
         game, first = self.game, self.tasks[0]
         idle = [[0.0] * len(first._buttons)] * self.n_players
-        game.step(idle, 1)  # let go of the last step's buttons: they would act during the map change
-        game.new_episode(first.map)
+        if self._fresh:
+            # A game's first episode plays the map it started on. ViZDoom's new episode (the host's map
+            # change) runs each engine's own loop of tics until it sees the new map; after it, with bots in
+            # the game, two games seeded alike and given the same actions played apart from the first step
+            # in about a third of runs (the joiner's own moves a tic apart); without it, alike every time
+            # (docs/multi-agent.md, Seeding)
+            self._fresh = False
+        else:
+            game.step(idle, 1)  # let go of the last step's buttons: they would act during the map change
+            game.new_episode(first.map)
         for command in getattr(first, "host_commands", list)():
             game.console(0, command)
         self._nonce = self._nonce % (2**30) + 1
@@ -236,6 +247,10 @@ class MultiplayerEnv(ParallelEnv):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
         if seed is not None:
             self._np_random, self._np_random_seed = seeding.np_random(seed)
+            # A netgame's engines seed their generators once, at launch (a new episode is the host's map change,
+            # which keeps them running): a seeded reset starts a new game, so what follows depends on the seed
+            # alone, not on the episodes played before (docs/multi-agent.md, Seeding)
+            self._close_game()
         first = self.tasks[0]
         first._np_random = self._np_random  # the level is drawn as the single-agent envs draw it
         try:

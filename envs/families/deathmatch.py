@@ -239,10 +239,11 @@ class DeathmatchEnv(DoomEnv):
     frags), `level_seed` and `map`.
 
     ## Seeding
-    A netgame's new episode does not reseed the engine, so the starts and pickups are drawn by the map's
-    own generator from a seed the env sends (`episode_command`): the same seed gives the same starts,
-    turns and pickups. Damage, respawn spots and the net code's timing are the engine's; with bots beside
-    two or more players the same seed and actions do not play the same every tic (the multi-agent page, Seeding).
+    The starts and pickups are drawn by the map's own generator from a seed the env sends
+    (`episode_command`). `reset(seed=s)` starts a new game whose engines (damage, respawn spots, the bots'
+    decisions) are seeded from `s` and the level: the same seed and actions play the same game, bots
+    included, whatever came before. A seedless reset is the host's map change, which does not reseed the
+    engines (the multi-agent page, Seeding).
 
     ## Arguments
     - scenario parameters (see `Params`): `n_players`, `size`, `shape`, `n_obstacles`, `obstacle_size`,
