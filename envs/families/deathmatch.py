@@ -463,7 +463,12 @@ class DeathmatchBotsEnv(DeathmatchEnv):
     +`frag_reward` (1.0) for each frag and -`death_penalty` (1.0) for each death. Suicides count as the
     engine counts them: the engine takes a frag away (FRAGCOUNT - 1) and counts a death, so a suicide
     costs the death's -1 and lowers the score by one (`suicide_penalty`, default 0, adds a penalty per
-    frag taken away). Shaping is off by default: `damage_reward` per hit point dealt (DAMAGECOUNT).
+    frag taken away). Shaping is off by default: `damage_reward` per hit point dealt (DAMAGECOUNT), and
+    `aim_reward`, potential-based aim shaping from the map's ACS (privileged, as the scripted reference):
+    each step adds the change of `aim_reward * (1 - |off| / 180)`, where `off` is how many degrees the
+    nearest live bot in sight stands off the agent's aim (the potential is 0 with no bot in sight), so
+    turning towards a bot pays, turning away costs, and an episode's aim rewards sum to at most
+    `aim_reward` in size.
 
     ## Episode End
     Never terminated (the agent respawns); truncated at `max_episode_steps` (500 steps, 2000 tics).
@@ -491,7 +496,7 @@ class DeathmatchBotsEnv(DeathmatchEnv):
       `pickup_spacing`, `player_health`, `light_low`, `light_high`;
     - num_levels, start_level, frame_skip, resolution, render_resolution, downsample, color,
       game_variables, buffers, action_set, cache_dir, render_mode, visit_reward: as in every wadgym env;
-    - frag_reward, death_penalty, suicide_penalty, damage_reward (see Rewards).
+    - frag_reward, death_penalty, suicide_penalty, damage_reward, aim_reward (see Rewards).
 
     ## Registered ids
     - DoomDeathmatchBots-v0: 3 bots of level 2;
@@ -511,9 +516,11 @@ class DeathmatchBotsEnv(DeathmatchEnv):
     reset = DoomEnv.reset  # a Gymnasium env of its own (DeathmatchEnv's reset refuses)
 
     def __init__(self, frag_reward: float = 1.0, death_penalty: float = 1.0, suicide_penalty: float = 0.0,
-                 damage_reward: float = 0.0, **kwargs: Any):
+                 damage_reward: float = 0.0, aim_reward: float = 0.0, **kwargs: Any):
+        self.aim_reward = check_number("aim_reward", aim_reward, 0)
         super().__init__(frag_reward=frag_reward, suicide_penalty=suicide_penalty, damage_reward=damage_reward,
                          death_penalty=death_penalty, **kwargs)
+        self._aim = 0.0  # the aim shaping's potential after the last step (see Rewards)
         self._nonce = 0
         self._target = (NO_TARGET, NO_TARGET)  # the nearest live bot in sight (x, y), from the map's ACS
 
@@ -580,12 +587,21 @@ class DeathmatchBotsEnv(DeathmatchEnv):
     def _see_target(self, v) -> None:
         self._target = (v[user_variable(TARGET_X_VARIABLE)], v[user_variable(TARGET_Y_VARIABLE)])
 
+    def _aim_potential(self) -> float:
+        if not self.aim_reward or self._target[0] == NO_TARGET:
+            return 0.0
+        off, _ = bearing(self.player_pose(), self._target)
+        return self.aim_reward * (1.0 - abs(off) / 180.0)
+
     def on_step(self, v) -> tuple[float, bool]:
         self._see_target(v)
-        return super().on_step(v)
+        reward, terminated = super().on_step(v)
+        before, self._aim = self._aim, self._aim_potential()
+        return reward + self._aim - before, terminated
 
     def on_reset(self, v) -> None:
         self._see_target(v)
+        self._aim = self._aim_potential()
         placed = int(v[user_variable(PLACED_VARIABLE)])
         names = [user_variable(k) for k in range(1, 2 * placed + 1)]
         positions = {n: self.game.get_game_variable(getattr(vzd.GameVariable, n)) for n in names}

@@ -1,8 +1,8 @@
 """DoomDeathmatchBots on the real engine: the bots join and fight in one engine with no socket open, the
 scoreboard is the engine's own count, the same seed and actions play the same episode (bots included), the
 bots' definitions are wadgym's own file, the scripted reference aims at live bots (the map's ACS tells it
-where) and outscores random play, and bad arguments are refused before any engine starts.
-(The contracts every id keeps are in test_registry.py.)"""
+where) and outscores random play, the aim shaping pays the change of its potential, and bad arguments are
+refused before any engine starts. (The contracts every id keeps are in test_registry.py.)"""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import vizdoom as vzd
 
+from wadgym.envs.doom_env import bearing
 from wadgym.envs.families.deathmatch import (
     BOT_FIELDS,
     BOT_SKILLS,
@@ -119,6 +120,30 @@ def test_scripted_reference_aims_at_players_and_outscores_random(make_bots):
     assert sum(scores["reference"]) > sum(scores["random"]), scores
 
 
+def test_aim_shaping_pays_the_change_of_the_aim_potential(make_bots):
+    # aim_reward: each step adds the change of aim_reward * (1 - |off| / 180), off the degrees between the
+    # agent's aim and the nearest live bot in sight (0 with none); the rest of the reward stays whole frags
+    # and deaths (damage_reward 0). The scripted reference turns towards bots, so the shaping pays.
+    env = make_bots(aim_reward=0.5)
+
+    def potential():
+        if env._target[0] == NO_TARGET:
+            return 0.0
+        off, _ = bearing(env.player_pose(), env._target)
+        return 0.5 * (1 - abs(off) / 180)
+
+    env.reset(seed=0)
+    before, shaping = potential(), []
+    for _ in range(STEPS // 2):
+        _, reward, _, _, _ = env.step(env.reference_action())
+        now = potential()
+        shaping.append(now - before)
+        assert reward - shaping[-1] == pytest.approx(round(reward - shaping[-1]), abs=1e-9)
+        before = now
+    assert max(shaping) > 0 > min(shaping)
+    assert abs(sum(shaping)) <= 0.5 + 1e-9
+
+
 def test_one_engine_opens_no_socket(make_bots):
     env = make_bots(bots=2)
     before = set(child_engines())
@@ -149,6 +174,7 @@ def test_bots_file_is_wadgyms_own_and_a_function_of_the_arguments(make_bots):
     ({"bot_skill": 6}, "bot_skill=6 is not valid"),
     ({"bots": 3, "bot_skill": (1, 2)}, "bot_skill=(1, 2) is not valid: one level per bot (3)"),
     ({"n_players": 2}, "n_players=2 is not valid: DeathmatchBotsEnv has one agent"),
+    ({"aim_reward": -0.5}, "aim_reward=-0.5 is out of range; valid: 0 or more"),
     ({"wad": "vizdoom:health_gathering"}, "DeathmatchBotsEnv cannot score"),  # the client would crash in init
     ({"cache_dir": "a folder"}, "would have a space in its path"),
 ])
