@@ -156,7 +156,6 @@ class MultiplayerEnv(ParallelEnv):
         self._levels: tuple[int, int] | None = None
         self._nonce = 0
         self._steps = 0
-        self._fresh = False  # a game that has played no episode yet (see _start_episode)
         self._np_random, self._np_random_seed = seeding.np_random(None)
 
     def observation_space(self, agent: str) -> gym.Space:
@@ -192,11 +191,13 @@ class MultiplayerEnv(ParallelEnv):
                                         f"+viz_sync_timeout {int(self.step_timeout * 1000)} "
                                         f"{netgame_arguments(t)}".strip(), seed=seed)
 
-    def _load_level(self, level_seed: int) -> None:
-        """Make the game play `level_seed`: a map change within the WAD when it holds the level, else a new game."""
+    def _load_level(self, level_seed: int) -> bool:
+        """Make the game play `level_seed`: a map change within the WAD when it holds the level, else a new game
+        (started on the level's map). Whether it started a new game."""
         first = self.tasks[0]
         levels = first._level_range(level_seed)
-        if self.game is None or levels != self._levels:
+        start = self.game is None or levels != self._levels
+        if start:
             self._close_game()
             wad = first._wad_of(*levels)
             name = map_name(level_seed)
@@ -204,26 +205,20 @@ class MultiplayerEnv(ParallelEnv):
             self.game = NetGame(settings, self.n_players, join_timeout=self.join_timeout,
                                 step_timeout=self.step_timeout)
             self._levels = levels
-            self._fresh = True  # a new game stands on the level's map: its first episode needs no map change
             for p, task in enumerate(self.tasks):
                 task.wad_path = wad
                 task.game = PlayerGame(self.game, p)
         for task in self.tasks:
             task.level_seed, task.map = level_seed, map_name(level_seed)
+        return start
 
-    def _start_episode(self, seed: int) -> list:
-        """A new episode on the loaded level, its items seeded with `seed`; the players' states once every
+    def _start_episode(self, seed: int, map_change: bool) -> list:
+        """A new episode on the loaded level, its items seeded with `seed`, after the host's map change when
+        `map_change` (a new game's first episode plays the map it started on); the players' states once every
         game shows them (the family's episode_ready)."""
         game, first = self.game, self.tasks[0]
         idle = [[0.0] * len(first._buttons)] * self.n_players
-        if self._fresh:
-            # A game's first episode plays the map it started on. ViZDoom's new episode (the host's map
-            # change) runs each engine's own loop of tics until it sees the new map; after it, with bots in
-            # the game, two games seeded alike and given the same actions played apart from the first step
-            # in about a third of runs (the joiner's own moves a tic apart); without it, alike every time
-            # (docs/multi-agent.md, Seeding)
-            self._fresh = False
-        else:
+        if map_change:
             game.step(idle, 1)  # let go of the last step's buttons: they would act during the map change
             game.new_episode(first.map)
         for command in getattr(first, "host_commands", list)():
@@ -254,9 +249,15 @@ class MultiplayerEnv(ParallelEnv):
         first = self.tasks[0]
         first._np_random = self._np_random  # the level is drawn as the single-agent envs draw it
         try:
-            self._load_level(first._draw_level(options))
-            for _ in range(RESET_ATTEMPTS):
-                states = self._start_episode(int(self._np_random.integers(0, 2**31 - 1)))
+            new_game = self._load_level(first._draw_level(options))
+            for attempt in range(RESET_ATTEMPTS):
+                # A new game's first episode needs no map change, and must not take one: ViZDoom's new episode
+                # (the host's map change) runs each engine's own loop of tics until it sees the new map; after
+                # it, with bots in the game, two games seeded alike and given the same actions played apart from
+                # the first step in about a third of runs (the joiner's own moves a tic apart); without it,
+                # alike every time (docs/multi-agent.md, Seeding)
+                states = self._start_episode(int(self._np_random.integers(0, 2**31 - 1)),
+                                             map_change=not (new_game and attempt == 0))
                 values = [self._values(t, s) for t, s in zip(self.tasks, states)]
                 problem = first.level_problem(values[0])
                 if problem is None:

@@ -22,6 +22,7 @@ import vizdoom as vzd
 from wadgym.envs.checks import check_number
 from wadgym.envs.doom_env import ATTACK_ACTION_SETS, DoomEnv, bearing, on_aim, user_variable
 from wadgym.envs.params import check_fields
+from wadgym.envs.runtime.netgame import PLAYER_NAME
 from wadgym.envs.scenarios.acs_template import acs_list, fill
 from wadgym.envs.scenarios.polygon import SHAPES, START_CLEARANCE, Layout, arena
 from wadgym.envs.scenarios.styles import draw_style
@@ -531,7 +532,7 @@ class DeathmatchBotsEnv(DeathmatchEnv):
         return "it plays the family's generated arenas only (drop wad= to play them)"
 
     def configure_game(self, game) -> None:
-        game.add_game_args(f"-host 1 {self.netgame_args} {self.bot_arguments()} +name Agent")
+        game.add_game_args(f"-host 1 {self.netgame_args} {self.bot_arguments()} +name {PLAYER_NAME}")
         engine_new_episode = game.new_episode
 
         # Each episode: ViZDoom's new episode, which in a multiplayer game changes map without reseeding the

@@ -122,6 +122,7 @@ def reserve_port():
 
 
 MARKER_ARG = "-wadgym_game"  # the engine argument whose value marks a game's engines (the engine ignores it)
+PLAYER_NAME = "Agent"  # every agent's name in wadgym's multiplayer games (a dead player's screen shows it)
 
 
 def marked_pids(marker: str) -> list[int]:
@@ -316,10 +317,11 @@ class NetGame:
                 role = f"-host {n} -port {self.port} +viz_connect_timeout {connect}"
             else:
                 role = f"-join 127.0.0.1 -port {self.port} +viz_connect_timeout {connect}"
-            # every agent is named "Agent" (as in the one-engine bots game): a dead player's screen shows a name,
+            # every agent is named PLAYER_NAME (as in the one-engine bots game): a dead player's screen shows a name,
             # so one that differed from game to game (the marker) made two seeded games' frames differ; the
             # marker is an argument the engine ignores
-            args = f"{role} +name Agent {MARKER_ARG} {markers[i]} {self.settings.game_args} {self.game_args}".strip()
+            args = (f"{role} +name {PLAYER_NAME} {MARKER_ARG} {markers[i]} {self.settings.game_args} "
+                    f"{self.game_args}").strip()
             ours, theirs = socket.socketpair()
             try:
                 workers.append(start_worker(theirs.fileno(), self._log(i), self.namespace))
