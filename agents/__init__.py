@@ -47,6 +47,9 @@ def train(config: TrainConfig) -> TrainResult:
         raise TypeError(f"train takes a TrainConfig, not {type(config).__name__}")
     if is_multi(config.env) and config.pretrain is not None:
         raise ValueError(f"--pretrain: {config.env} is a multi-agent env; datasets hold single-agent ids")
+    if is_multi(config.env) and (config.explore is not None or "explore" in config.hyperparams):
+        raise ValueError(f"--explore: {config.env} is a multi-agent env; self-play trains without exploration "
+                         f"bonuses (they are for single-agent ids with ppo or recurrent_ppo)")
     if is_multi(config.env):  # a multi-agent env: one shared policy trained by self-play
         from wadgym.agents.selfplay import train as train_selfplay
 
@@ -131,6 +134,16 @@ def resolve_config(config: TrainConfig) -> dict[str, Any]:
     restart = config.restart_settings()
     select_device(config.device)  # fail now, not after the envs started
     algo = algo_of(hyperparams)
+    explore = hyperparams.get("explore")
+    if explore:
+        from wadgym.agents.explore import describe
+
+        if algo == "bc":
+            raise ValueError(f"--explore {describe(explore)}: --algo bc clones a dataset and trains no PPO step to "
+                             f"add a bonus to; explore works with --algo ppo or recurrent_ppo")
+        if config.backend == "rllib":
+            raise ValueError(f"--explore {describe(explore)} trains with the sb3 backend only (--backend sb3): the "
+                             f"bonus goes into SB3's rollouts before the advantages; RLlib's PPO has no such hook here")
     pretrain = None
     if config.pretrain is not None or algo == "bc":  # behaviour cloning first: its dataset checked (agents.pretrain)
         from wadgym.agents.config import check_pretrain_options
@@ -150,7 +163,16 @@ def resolve_config(config: TrainConfig) -> dict[str, Any]:
         from wadgym.agents.rllib.train import settings
 
         rllib = settings(config.rllib, hyperparams)  # sets n_envs to env runners x envs per runner
-    make_env(config.env, hyperparams["env_kwargs"]).close()  # bad env kwargs: a ValueError here, not in a worker
+    env = make_env(config.env, hyperparams["env_kwargs"])  # bad env kwargs: a ValueError here, not in a worker
+    try:
+        if explore:
+            from wadgym.agents.explore import needs_position
+
+            if needs_position(explore) and not hasattr(env.unwrapped, "player_position"):
+                raise ValueError(f"--explore {', '.join(needs_position(explore))} reads the player's position "
+                                 f"(info['position']), which {config.env} does not give; use e3b or rnd")
+    finally:
+        env.close()
     init_from = None
     if config.init_from:  # another run's weights: its model found now (agents.tracking)
         from wadgym.agents.tracking import resolve_init_from

@@ -55,6 +55,7 @@ class RunCallback(CheckpointCallback):
         self._last_checkpoint = 0
         self._rollout_start = (time.perf_counter(), 0)
         self._scores: list[float] = []
+        self.explore = None  # the run's ExploreCallback (agents.bonuses): its state is saved with each checkpoint
 
     # --- signals ---------------------------------------------------------------------------
     def install_signal_handlers(self) -> None:
@@ -112,7 +113,7 @@ class RunCallback(CheckpointCallback):
     # --- checkpoints -------------------------------------------------------------------------
     def save_checkpoint(self) -> Path:
         """A checkpoint now, named as CheckpointCallback names them: the VecNormalize statistics, the
-        Monitor files' lengths, then the model, each atomically; then the older checkpoints are removed."""
+        exploration bonuses' state, the Monitor files' lengths, then the model, each atomically; then the older checkpoints are removed."""
         from wadgym.agents.runfolder import monitor_marker, write_monitor_marker
 
         model_file = Path(self._checkpoint_path(extension="zip"))
@@ -120,6 +121,10 @@ class RunCallback(CheckpointCallback):
         vec_normalize = self.model.get_vec_normalize_env()
         if vec_normalize is not None:
             save_vecnormalize(vec_normalize, Path(self._checkpoint_path("vecnormalize_", extension="pkl")))
+        if self.explore is not None and self.explore.bonuses is not None:
+            explore_file = Path(self._checkpoint_path("explore_", extension="pt"))
+            self.explore.save(explore_file)
+            keep.add(explore_file)
         write_monitor_marker(self.run, model_file, _running_lengths(self.training_env))
         save_model(self.model, model_file)
         for old in model_file.parent.glob("*_steps.*"):

@@ -138,6 +138,9 @@ class TrainConfig:
     pretrain: a Minari dataset id (`wadgym record`) of the same env id and spaces: the policy network is first
         trained on its (observation, action) pairs for pretrain_epochs epochs, then PPO continues from it
         (wadgym.agents.pretrain). A new run only.
+    explore: an exploration bonus added to the rewards PPO learns from (ppo and recurrent_ppo, sb3 backend):
+        "KIND[:COEF]" joined by "+" with kinds counts, e3b, rnd (e.g. "e3b+rnd:0.1"), or a mapping of kind ->
+        coefficient; None takes the entry's `explore`, else none (wadgym.agents.explore, docs/exploration.md).
     """
 
     env: str = DEFAULT_ENV
@@ -167,6 +170,7 @@ class TrainConfig:
     algo: str | None = None
     pretrain: str | None = None
     pretrain_epochs: int = 10
+    explore: str | Mapping[str, Any] | None = None
 
     def __post_init__(self):
         if isinstance(self.env, os.PathLike):
@@ -225,6 +229,8 @@ class TrainConfig:
         overrides = dict(self.hyperparams)
         if self.algo is not None:
             overrides["algo"] = self.algo
+        if self.explore is not None:
+            overrides["explore"] = self.explore
         if self.timesteps is not None:
             overrides["n_timesteps"] = self.timesteps  # checked with the other hyperparameters
         if self.n_envs is not None:
@@ -251,6 +257,9 @@ ZOO_KEYS = {
             "of --pretrain's dataset alone); `wadgym train --algo`",
     "curriculum": "stages [{until: STEPS, env_kwargs: {...}}, ...]: the training envs' kwargs before each "
                   "threshold (agents.curriculum)",
+    "explore": "exploration bonus added to the rewards PPO learns from: KIND[:COEF] joined by + (counts, e3b, rnd; "
+               "e.g. e3b+rnd:0.1), or a mapping of kind -> coefficient or settings (agents.explore); `wadgym train "
+               "--explore`",
     "demos": "the learning benchmark's demonstrations ({policy, episodes, levels, epochs}: bench/learn.py --budget "
              "demos records them and trains with --pretrain); `wadgym train` reads no dataset from it",
 }
@@ -408,6 +417,14 @@ def check_hyperparams(hp: dict[str, Any]) -> None:
         check_algo(hp["algo"])
     if "curriculum" in hp:
         check_curriculum(hp["curriculum"])
+    if "explore" in hp:
+        from wadgym.agents.explore import parse_explore
+
+        explore = parse_explore(hp["explore"])
+        if explore is None:
+            del hp["explore"]
+        else:
+            hp["explore"] = explore
     torch_threads = hp.get("torch_threads", "auto")
     if torch_threads != "auto":
         check_number("torch_threads", torch_threads, 1, 1024, whole=True)

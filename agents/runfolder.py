@@ -139,6 +139,14 @@ def vecnormalize_path(model: Path) -> Path:
     return older if older.is_file() and not path.is_file() else path
 
 
+def explore_path(model: Path) -> Path:
+    """The exploration bonuses' state saved beside a model or checkpoint (agents.bonuses; may not exist):
+    explore.pt beside model.zip, model_explore_<steps>_steps.pt beside a checkpoint."""
+    if model.name == "model.zip":
+        return model.with_name("explore.pt")
+    return model.with_name(model.name.replace("model_", "model_explore_").replace(".zip", ".pt"))
+
+
 def monitor_file(run: Path) -> Path:
     """The Monitor file of a new training session: train_<k>.monitor.csv, k one more than the sessions before."""
     return Path(run) / f"train_{len(list(Path(run).glob('*.monitor.csv'))) + 1}.monitor.csv"

@@ -67,10 +67,12 @@ def train(run_dir: Path, config: dict[str, Any], resume: bool = False, save_freq
 
                 session["pretrain"] = behaviour_clone(model, config, run_dir)
             callback = RunCallback(run_dir, save_freq, restarts=RestartPolicy.from_config(config.get("restart")))
+            explore = _explore_callback(config, saved)
+            callback.explore = explore
             curriculum = _curriculum_callback(run_dir, config, failure_dir, _saved_steps(run_dir, saved, hp))
             start_steps, start_time = model.num_timesteps, time.perf_counter()
             failure = _learn(model, callback, hp["n_timesteps"] - model.num_timesteps, progress, failure_dir,
-                             [*callbacks, *([curriculum] if curriculum is not None else [])])
+                             [*callbacks, *(c for c in (explore, curriculum) if c is not None)])
             wall = time.perf_counter() - start_time
             if failure is None:
                 status = "interrupted" if callback.stop_signal is not None else "finished"
@@ -167,6 +169,20 @@ def init_weights(model, init_from: dict[str, Any], device: str, close_env: bool 
                          f"({str(exc).strip().splitlines()[0][:300]})") from None
 
 
+def _explore_callback(config: dict[str, Any], saved: Path | None):
+    """The ExploreCallback of a run whose hyperparameters hold `explore` (else None), continuing the state saved
+    with the checkpoint `saved` when there is one (agents.bonuses)."""
+    setting = config["hyperparams"].get("explore")
+    if not setting:
+        return None
+    from wadgym.agents.bonuses import ExploreCallback
+    from wadgym.agents.runfolder import explore_path
+
+    state = explore_path(saved) if saved is not None else None
+    return ExploreCallback(setting, frame_stack=config["hyperparams"].get("frame_stack", 1), seed=config["seed"],
+                           state=state if state is not None and state.is_file() else None)
+
+
 def _saved_steps(run_dir: Path, saved: Path | None, hp: dict[str, Any]) -> int:
     """The steps of the model a run starts from (0 when new; a final model without checkpoints: all of them):
     which curriculum stage _make_model builds the envs of."""
@@ -204,6 +220,10 @@ def _save_results(run_dir: Path, model, callback, final: bool) -> None:
 
     callback.save_checkpoint()
     if final:
+        if callback.explore is not None and callback.explore.bonuses is not None:
+            from wadgym.agents.runfolder import explore_path
+
+            callback.explore.save(explore_path(run_dir / "model.zip"))
         save_model(model, run_dir / "model.zip")
         if model.get_vec_normalize_env() is not None:
             save_vecnormalize(model.get_vec_normalize_env(), run_dir / "vecnormalize.pkl")

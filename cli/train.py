@@ -1,7 +1,7 @@
 """Train PPO or RecurrentPPO (Stable-Baselines3, sb3-contrib) on a wadgym env into a run folder, then evaluate it.
 
     wadgym train [--env ID] [-n/--timesteps N] [--n-envs K] [--seed S] [--device auto|cpu|cuda]
-                 [--algo ppo|recurrent_ppo|bc] [--pretrain DATASET [--pretrain-epochs N]]
+                 [--algo ppo|recurrent_ppo|bc] [--pretrain DATASET [--pretrain-epochs N]] [--explore KIND[:COEF]]
                  [-conf/--conf-file FILE] [-params/--hyperparams KEY:VALUE ...] [--hp KEY=VALUE ...]
                  [--env-kwargs KEY=VALUE ...] [--vec-env thread|subproc|dummy] [--run-dir DIR] [--resume RUN]
                  [--eval-episodes N] [--eval-seed S] [--no-video]
@@ -54,6 +54,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(`wadgym record`, same env id), then PPO continues (docs/demonstrations.md)")
     parser.add_argument("--pretrain-epochs", type=int, default=10, metavar="N",
                         help="passes over the dataset when pretraining (default 10)")
+    parser.add_argument("--explore", metavar="KIND[:COEF]",
+                        help="exploration bonus added to the rewards PPO learns from: counts (episodic counts of "
+                             "position cells), e3b (elliptical episodic bonus), rnd (random network distillation), "
+                             "joined by + with optional coefficients (default 0.01), e.g. e3b+rnd:0.1; none: no bonus "
+                             "(default: the entry's explore; docs/exploration.md)")
     parser.add_argument("--seed", type=int, default=0, help="seed for envs, network and sampling (default 0)")
     parser.add_argument("--device", default="auto", help="auto (CUDA when available), cpu, cuda or cuda:N")
     parser.add_argument("-conf", "--conf-file", metavar="FILE",
@@ -143,6 +148,7 @@ def train_config(args: argparse.Namespace) -> TrainConfig:
         eval_episodes=args.eval_episodes, eval_seed=args.eval_seed, eval_video=not args.no_video,
         progress=not args.no_progress,
         backend=args.backend, algo=args.algo, pretrain=args.pretrain, pretrain_epochs=args.pretrain_epochs,
+        explore=args.explore,
         rllib=RLlibConfig(num_env_runners=args.num_env_runners, envs_per_runner=args.envs_per_runner,
                           num_gpus=args.num_gpus, address=args.address),
         track=args.track, tracking_uri=args.tracking_uri, init_from=args.init_from,

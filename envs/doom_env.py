@@ -722,6 +722,7 @@ class DoomEnv(gym.Env):
 
     def _info(self) -> dict[str, Any]:
         info = {"score": self.score, "level_seed": self.level_seed, "map": self.map, **self.task_info()}
+        info["position"] = self.player_position()
         if self.hand_made is not None and self.hand_made.scenario:
             info["scenario_return"] = self._scenario_return
         if self.visit_reward:
@@ -780,6 +781,11 @@ class DoomEnv(gym.Env):
         """Hook: the action of a scripted policy that uses privileged information (positions from the
         engine, the level's plan): the reference the learning benchmark compares trained agents with."""
         raise NotImplementedError(f"{type(self).__name__} has no scripted reference policy")
+
+    def player_position(self) -> tuple[float, float]:
+        """The player's x, y (map units) from the engine: info["position"] (exploration bonuses read it)."""
+        g = self.game
+        return (g.get_game_variable(vzd.GameVariable.POSITION_X), g.get_game_variable(vzd.GameVariable.POSITION_Y))
 
     def player_pose(self) -> tuple[float, float, float]:
         """The player's x, y (map units) and facing (degrees), read from the engine."""
