@@ -18,6 +18,9 @@ MAX_GLOBAL_VARIABLES = 64
 MAX_SCRIPT_ARGS = 4
 MAX_FUNCTIONS = 256  # a compact CALL names its function in one byte
 MAX_CALLFUNC_INDEX = 32767  # CALLFUNC's index operand is a signed 16-bit number in compact code
+MAX_CALLFUNC_ARGS = 255  # and its argument count one byte
+MAX_SPECIAL_NUMBER = 255  # a higher one needs LSPEC5EX, which ViZDoom's engine lacks
+MAX_SPECIAL_ARGS = 5  # LSPEC1..LSPEC5: a line special reads at most five arguments
 COMPACT_SLOTS = 256  # compact p-code names a local variable in one byte
 MAX_FUNCTION_PART = 255  # the FUNC chunk stores a function's argument and local counts in one byte each
 MAX_SCRIPT_SLOTS = 0xFFFF  # SVCT stores a script's variable count in 16 bits
@@ -208,6 +211,9 @@ class Checker:
         self.pending: dict[str, _Pending] = {}       # those the next mention registers here
         self.seen_code = False
         self.saw_string = False                      # a string went into the constant just folded
+        self.defining = False                        # folding a #define's value
+        self.refused_by: bi.Unsupported | None = None  # a refused constant that went into that value
+        self.refused_constants: dict[int, tuple] = {}  # id -> (#define's Constant, the Unsupported it came from)
         self.string_constants: set = set()
 
     # ---- tokens and messages -------------------------------------------------------------------
@@ -381,11 +387,17 @@ class Checker:
         if kind is ast.Name:
             sym = self.lookup(expr.name)
             if type(sym) is bi.Constant:
+                if self.refused_constants and id(sym) in self.refused_constants:
+                    self.refused_constant(expr, sym)
                 self.facts[expr] = sym
                 if sym in self.string_constants:
                     self.saw_string = True
                 return sym.value
             if sym is None:
+                entry = self.bi.unsupported.get(expr.name) if self.defining else None
+                if entry is not None and entry.category == "constant" and entry.header in self.headers:
+                    self.refused_by = entry  # the #define is accepted; a use of it is refused
+                    return entry.number
                 raise self.unknown(expr, "constant")
             raise self.error(expr, f"'{self.text(expr)}' is a {_describe(sym)}, but {what} must be a constant "
                                    "expression (numbers, strings and #define constants)")
@@ -408,6 +420,16 @@ class Checker:
             other = self.constant(expr.other, what)
             return then if cond else other
         raise self.error(expr, f"{what} must be a constant expression (numbers, strings and #define constants)")
+
+    def refused_constant(self, node, constant: bi.Constant) -> None:
+        """A #define whose value came from a constant this target refuses: while another #define is folded it
+        passes the refusal on; anywhere else its use is refused with the reason."""
+        entry = self.refused_constants[id(constant)][1]
+        if self.defining:
+            self.refused_by = entry
+            return
+        raise self.error(node, f"'{self.text(node)}' is #defined from '{entry.name}', which is not available in "
+                               f"ViZDoom's engine: {entry.reason}")
 
     def fold(self, expr: ast.Expr, what: str) -> tuple[int, bool]:
         """(value, whether a string went into it) of a constant expression."""
@@ -458,31 +480,32 @@ class Checker:
             self.encrypt = True
 
     def define(self, node: ast.Define) -> None:
+        """A #define (or #libdefine). One whose value comes from a constant this target refuses (a mod's header
+        may define ``MY_COUNTER = APROP_Counter0`` and never use it) is accepted: its uses are refused."""
+        self.defining, self.refused_by = True, None
         value, is_string = self.fold(node.value, f"the value of #define {self.text(node)}")
+        self.defining = False
         constant = bi.Constant(self.text(node), value)
         self.declare_global(node, node.name, constant)
+        if self.refused_by is not None:
+            self.refused_constants[id(constant)] = (constant, self.refused_by)
         if is_string and self.library is not None and not self.importing:
             # In a library acc remembers the string itself, so each use pushes it tagged with the library.
             self.string_constants.add(constant)
 
     def special(self, node: ast.SpecialDef) -> None:
+        """A ``special`` line, taken whole as acc 1.58 takes it (OuterSpecialDef checks nothing): a mod's
+        zspecial.acs declares functions for other engines and end markers such as ``-100000:__EndOfList__(10)``
+        that no script calls. What no call could encode (a number or an argument count out of range) is refused
+        where a call uses it (``special_call``), never here."""
         text = self.text(node)
-        if node.min_args > node.max_args:
-            raise self.error(node, f"special '{text}': minimum argument count above the maximum")
+        low, high = node.min_args, node.max_args
+        if high == 0:
+            low = 0  # acc reads a special declared with no arguments as taking none, whatever its minimum
         if node.number >= 0:
-            if node.max_args > 5:
-                raise self.error(node, f"line specials take at most 5 arguments ('{text}' declares "
-                                       f"{node.max_args})")
-            if node.number > 255 and not self.zdoom:  # acc calls these with LSPEC5EX, which ViZDoom lacks
-                raise self.error(node, f"special number {node.number} is out of range (line specials are 0..255)")
-            sym = bi.Special(text, node.number, node.min_args, node.max_args)
+            sym = bi.Special(text, node.number, low, high)
         else:
-            if -node.number > MAX_CALLFUNC_INDEX and not self.zdoom:  # acc keeps the low 16 bits
-                raise self.error(node, f"CALLFUNC index {-node.number} is out of range (1..{MAX_CALLFUNC_INDEX}: "
-                                       "the engine reads it as a signed 16-bit number)")
-            if node.max_args > 255:
-                raise self.error(node, f"function '{text}' takes at most 255 arguments (the count is one byte)")
-            sym = bi.CallFunc(text, -node.number, node.min_args, node.max_args)
+            sym = bi.CallFunc(text, -node.number, low, high)
         self.declare_global(node, node.name, sym)
 
     def world_declaration(self, node: ast.WorldVarDecl) -> None:
@@ -981,6 +1004,8 @@ class Checker:
                 raise self.error(node, f"'{self.text(node)}' is an array; index it with [ ]")
         elif isinstance(sym, (Function, bi.Internal, bi.CallFunc)):
             raise self.error(node, f"'{self.text(node)}' is a {_describe(sym)}; call it with ( )")
+        elif self.refused_constants and id(sym) in self.refused_constants:
+            self.refused_constant(node, sym)
         self.facts[node] = sym
 
     def array(self, base: ast.Name, what: str) -> Variable:
@@ -1139,9 +1164,32 @@ class Checker:
         is_special = type(entry) is bi.Special
         if node.direct and (value_used or not is_special):
             raise self.error(node, "const: applies only to line specials called as statements")
+        self.encodable(node, entry)
         values = self.call_args(node, entry.min_args, entry.max_args, node.direct, entry)
-        fills = 0 if is_special else max(0, self.bi.full_args.get(entry.index, 0) - len(node.args))
+        count = len(node.args)
+        if is_special and count > MAX_SPECIAL_ARGS:
+            raise self.error(node, f"{entry.name} is declared to take up to {entry.max_args} arguments, but a line "
+                                   f"special takes at most {MAX_SPECIAL_ARGS} (LSPEC1..LSPEC5); {count} given")
+        if not is_special and count > MAX_CALLFUNC_ARGS and self.compact:
+            raise self.error(node, f"{entry.name} is given {count} arguments; compact p-code counts a CALLFUNC's "
+                                   f"arguments in one byte, so at most {MAX_CALLFUNC_ARGS}")
+        fills = 0 if is_special else max(0, self.bi.full_args.get(entry.index, 0) - count)
         return CallFacts(entry, fills, values)
+
+    def encodable(self, node: ast.Call, entry) -> None:
+        """Refuse a call to a special or CALLFUNC function whose declared number this target cannot encode (the
+        declaration alone is accepted: see ``special``). The zdoom target writes acc's bytes for both."""
+        if self.zdoom:
+            return
+        if type(entry) is bi.Special:
+            if entry.number > MAX_SPECIAL_NUMBER:
+                raise self.error(node, f"{entry.name} is line special {entry.number}, out of range for ViZDoom's "
+                                       f"engine (0..{MAX_SPECIAL_NUMBER}: acc calls a higher number with LSPEC5EX, "
+                                       "which the engine lacks)")
+        elif entry.index > MAX_CALLFUNC_INDEX and self.compact:
+            raise self.error(node, f"{entry.name} is CALLFUNC index {entry.index}, out of range (1.."
+                                   f"{MAX_CALLFUNC_INDEX}: compact p-code stores the index as a signed 16-bit "
+                                   "number, so the call would reach another function or none)")
 
     def call_args(self, node: ast.Call, low: int, high: int, direct: bool, entry) -> list[int] | None:
         """Check a special's or CALLFUNC function's arguments; their folded values for ``const:``."""
@@ -1149,6 +1197,9 @@ class Checker:
         if any(arg is None for arg in node.args):
             raise self.error(node, f"missing argument in the call to {name}")
         count = len(node.args)
+        if low > high:
+            raise self.error(node, f"{name} cannot be called: its declaration's minimum of {low} arguments is above "
+                                   f"its maximum of {high}")
         if not low <= count <= high:
             note = ""
             acc_args = getattr(entry, "acc_args", None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from wadgym.acs import AcsError, compile_file, compile_source
+from wadgym.acs.dis import parse_behavior
 
 Z = '#include "zcommon.acs"\n'
 
@@ -248,8 +249,24 @@ def test_errors_without_a_position_name_the_file(monkeypatch, tmp_path, raised, 
     assert str(info.value) == message.replace("bad.acs", str(tmp_path / "bad.acs"))
 
 
-def test_callfunc_index_is_a_signed_16_bit_number():
+def test_callfunc_index_is_a_signed_16_bit_number_in_compact_code():
     compile_source("special -32767:Last(0, 1);\nscript 1 OPEN { Last(1); }")
-    error = error_of("special -32768:TooFar(0, 1);")
-    assert "CALLFUNC index 32768 is out of range (1..32767: the engine reads it as a signed 16-bit" in \
-        error.message, str(error)
+    error = error_of("special -32768:TooFar(0, 1);\nscript 1 OPEN { TooFar(1); }")
+    assert error.message == ("TooFar is CALLFUNC index 32768, out of range (1..32767: compact p-code stores the "
+                             "index as a signed 16-bit number, so the call would reach another function or none)")
+    assert (error.line, error.col) == (2, 17)
+    # ACSE (#nocompact, -h) stores the index in four bytes, which the engine reads whole.
+    calls = [i.operands for i in parse_behavior(compile_source("#nocompact\nspecial -32768:TooFar(0, 1);\n"
+                                                                "script 1 OPEN { TooFar(1); }")).instructions
+             if i.name == "CALLFUNC"]
+    assert calls == [[1, 32768]]
+
+
+def test_a_special_declared_with_no_maximum_takes_no_arguments_whatever_its_minimum():
+    # acc's LeadingLineSpecial reads a maximum of 0 as "no arguments" (called with one constant 0) before it
+    # looks at the minimum, so the declaration (1, 0) compiles as (0).
+    script = "script 1 OPEN { Mod_None(); }"
+    assert compile_source(f"special 10:Mod_None(1, 0);\n{script}") == \
+        compile_source(f"special 10:Mod_None(0);\n{script}")
+    assert error_of("special 10:Mod_None(1, 0);\nscript 1 OPEN { Mod_None(1); }").message == \
+        "Mod_None takes 0 arguments, 1 given"

@@ -131,6 +131,101 @@ def test_headers_in_an_i_folder_and_theirs_beside_them(project):
     assert (project / "maps" / "level.o").read_bytes() == expected_mod_object()
 
 
+# A port's full list declares what no script of a map calls: specials over 255, an end marker such as
+# -100000:__EndOfList__(10). acc 1.58 takes every declaration as written (parse.c's OuterSpecialDef checks
+# nothing), so wadgym refuses only a call that cannot be encoded, never the declaration.
+ODD_SPECIALS = """special
+    300:Floor_Wide(2, 3),
+      7:Mod_Many(1, 8),
+      9:Mod_Backwards(3, 2),
+    -60:Mod_Huge(0, 300),
+ -40000:Mod_Far(1),
+-100000:__EndOfList__(10);
+"""
+# A mod's own header beside zcommon.acs: a name for a constant ViZDoom's engine ignores (SetActorProperty knows
+# properties 0..43 only), and one derived from it.
+ODD_DEFINES = "#define MOD_COUNTER APROP_Counter0\n#define MOD_NEXT (MOD_COUNTER + 1)\n"
+MOD_LEVEL_WITH_DEFS = MOD_LEVEL.replace('#include "zcommon.acs"\n', '#include "zcommon.acs"\n#include "moddefs.acs"\n')
+
+
+def odd_mod(project, script: str = "") -> Path:
+    """The mod beside level.acs, its headers with ODD_SPECIALS and ODD_DEFINES; ``script`` (a statement) is
+    added at the end of MOD_LEVEL's script, on line 11, column 5."""
+    level = MOD_LEVEL_WITH_DEFS.replace("1.5);\n}", f"1.5);\n\n    {script}\n}}") if script else MOD_LEVEL_WITH_DEFS
+    write(project, {"zcommon.acs": MOD_ZCOMMON, "zspecial.acs": MOD_ZSPECIAL + ODD_SPECIALS,
+                    "moddefs.acs": ODD_DEFINES, "level.acs": level})
+    return project / "level.acs"
+
+
+@pytest.mark.parametrize("hexen", [False, "warn"], ids=["compact", "acse"])
+@pytest.mark.parametrize("target", builtins.TARGETS)
+def test_declarations_no_call_uses_compile_for_every_target_to_the_same_bytes(project, target, hexen):
+    write(project, {"zcommon.acs": MOD_ZCOMMON, "zspecial.acs": MOD_ZSPECIAL, "moddefs.acs": "",
+                    "level.acs": MOD_LEVEL_WITH_DEFS})
+    plain = compile_file(project / "level.acs", target=target, hexen=hexen)
+    if target == "zdoom" and not hexen:
+        assert plain == expected_mod_object()
+    assert compile_file(odd_mod(project), target=target, hexen=hexen) == plain
+
+
+@pytest.mark.parametrize("script, message", [
+    ("__EndOfList__(1, 2, 3, 4, 5, 6, 7, 8, 9, 10);",
+     "__EndOfList__ is CALLFUNC index 100000, out of range (1..32767: compact p-code stores the index as a "
+     "signed 16-bit number, so the call would reach another function or none)"),
+    ("result = Mod_Far(1);",
+     "Mod_Far is CALLFUNC index 40000, out of range (1..32767: compact p-code stores the index as a signed "
+     "16-bit number, so the call would reach another function or none)"),
+    ("Floor_Wide(1, 2);",
+     "Floor_Wide is line special 300, out of range for ViZDoom's engine (0..255: acc calls a higher number "
+     "with LSPEC5EX, which the engine lacks)"),
+    ("result = MOD_NEXT;",
+     "'MOD_NEXT' is #defined from 'APROP_Counter0', which is not available in ViZDoom's engine: "
+     "SetActorProperty/GetActorProperty know properties 0..43 only"),
+])
+def test_a_call_the_vizdoom_target_cannot_encode_is_refused_where_it_is_made(project, script, message):
+    level = odd_mod(project, script)
+    with pytest.raises(AcsError) as info:
+        compile_file(level)
+    assert info.value.message == message
+    column = 5 + (script.index("= ") + 2 if "= " in script else 0)  # the call, or the name used
+    assert (info.value.file, info.value.line, info.value.col) == (str(level), 11, column)
+    assert compile_file(level, target="zdoom")  # acc's bytes (LSPEC5EX; the index's low 16 bits)
+
+
+def test_a_callfunc_index_over_32767_is_written_as_each_encoding_holds_it(project):
+    level = odd_mod(project, "__EndOfList__(1, 2, 3, 4, 5, 6, 7, 8, 9, 10);")
+
+    def calls(**options) -> list:
+        return [i.operands for i in parse_behavior(compile_file(level, **options)).instructions
+                if i.name == "CALLFUNC"]
+
+    # ACSE (acc's -h and #nocompact) stores the index in four bytes, which the engine reads whole: the call
+    # compiles for both targets (the engine returns 0 for an index it lacks, as for any function of a mod's list).
+    for target in builtins.TARGETS:
+        assert calls(target=target, hexen="warn") == [[2, 9001], [10, 100000]]
+    # Compact code for the zdoom target: acc's i16, 100000's low 16 bits (the vizdoom target refuses the call).
+    assert calls(target="zdoom") == [[2, 9001], [10, 100000 - 0x20000]]
+
+
+@pytest.mark.parametrize("target", builtins.TARGETS)
+@pytest.mark.parametrize("script, message", [
+    ("Mod_Many(1, 2, 3, 4, 5, 6);", "Mod_Many is declared to take up to 8 arguments, but a line special takes at "
+                                    "most 5 (LSPEC1..LSPEC5); 6 given"),
+    ("Mod_Backwards(1, 2);", "Mod_Backwards cannot be called: its declaration's minimum of 3 arguments is above "
+                             "its maximum of 2"),
+    (f"Mod_Huge({', '.join(['1'] * 256)});", "Mod_Huge is given 256 arguments; compact p-code counts a "
+                                             "CALLFUNC's arguments in one byte, so at most 255"),
+])
+def test_a_call_no_target_can_encode_is_refused_and_a_call_within_the_limits_compiles(project, target, script,
+                                                                                       message):
+    with pytest.raises(AcsError) as info:
+        compile_file(odd_mod(project, script), target=target)
+    assert (info.value.message, info.value.line, info.value.col) == (message, 11, 5)
+    within = {"Mod_Many": "Mod_Many(1, 2, 3, 4, 5);", "Mod_Huge": "Mod_Huge(1, 2);"}.get(script.split("(")[0])
+    if within:
+        assert compile_file(odd_mod(project, within), target=target)
+
+
 def test_a_full_header_in_accs_syntax_gives_accs_objects_for_the_golden_files(tmp_path):
     """zspecial.acs and zdefs.acs written from the zdoom target's tables (acc 1.58's names, numbers and argument
     counts), read from an -i folder in place of the built-ins, give acc's objects byte for byte."""
