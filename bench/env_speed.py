@@ -26,7 +26,7 @@ import numpy as np
 import vizdoom as vzd
 
 import wadgym  # noqa: F401  (registers the envs)
-from wadgym.envs.doom_env import ACTION_SETS
+from wadgym.envs.actions import ACTION_SETS, button_vectors
 from wadgym.envs.families import items
 from wadgym.envs.families.items import ItemsEnv
 from wadgym.envs.runtime import cache, engine
@@ -43,10 +43,9 @@ TRACKED = [getattr(vzd.GameVariable, name) for name in ItemsEnv.variables]
 def bare_game(wad: str, map_name: str, gray: bool = True) -> tuple[vzd.DoomGame, list[list[float]]]:
     """A DoomGame set up as the env sets it up (wadgym.envs.runtime.engine, the same buttons and variables),
     without the env."""
-    buttons = sorted({b for combo in ACTION_SETS["basic"] for b in combo})
+    buttons, actions = button_vectors("basic", ACTION_SETS["basic"])
     game = start_game(wad, map_name, screen_format=vzd.ScreenFormat.GRAY8 if gray else vzd.ScreenFormat.RGB24,
                       buttons=[getattr(vzd.Button, b) for b in buttons], variables=TRACKED)
-    actions = [[float(b in combo) for b in buttons] for combo in ACTION_SETS["basic"]]
     return game, actions
 
 
@@ -83,7 +82,7 @@ def vizdoom_wrapper_env(wad: str, map_name: str):
     """ViZDoom's own Gymnasium wrapper on the same WAD and settings, for comparison."""
     from vizdoom.gymnasium_wrapper.base_gymnasium_env import VizdoomEnv
 
-    buttons = sorted({b for combo in ACTION_SETS["basic"] for b in combo})
+    buttons, _ = button_vectors("basic", ACTION_SETS["basic"])
     config = {"doom_scenario_path": wad, "doom_map": map_name, "screen_resolution": vzd.ScreenResolution.RES_160X120,
               "screen_format": vzd.ScreenFormat.GRAY8, "window_visible": False, "sound_enabled": False,
               **{f"render_{setting}": False for setting in QUIET_RENDER}, "episode_timeout": 0,

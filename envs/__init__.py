@@ -4,8 +4,10 @@
 
 The package has four rooms (each name below says which it comes from):
 
-- `doom_env.py` (DoomEnv, the one Gymnasium base), `multi.py` (the PettingZoo base and `make`),
-  `registration.py` (the table of ids): the bases and the registry;
+- `doom_env.py` (DoomEnv, the one Gymnasium base) with what it uses beside it, `actions.py` (the action
+  sets), `frames.py` (resolutions and downsamplers) and `aiming.py` (aiming and steering for scripted
+  references); `multi.py` (the PettingZoo base and `make`), `registration.py` (the table of ids): the bases
+  and the registry;
 - `families/`: one module per task family, each the scenario (`Params`, `PRESETS`, `build`) and the task
   (a DoomEnv subclass), with its ACS template beside it (items, health, exit, defend, race, deathmatch);
 - `scenarios/`: the pieces families share (arenas, buildings of rooms, item placement and its ACS, styles,
@@ -25,8 +27,8 @@ from typing import TYPE_CHECKING, Any
 # public name -> the module that defines it
 _EXPORTS: dict[str, str] = {
     # the base, its action sets and the helpers a task's scripted reference uses
-    "DoomEnv": "doom_env", "ACTION_SETS": "doom_env", "ATTACK_ACTION_SETS": "doom_env", "steer_towards": "doom_env",
-    "user_variable": "doom_env",
+    "DoomEnv": "doom_env", "user_variable": "doom_env",
+    "ACTION_SETS": "actions", "ATTACK_ACTION_SETS": "actions", "steer_towards": "aiming",
     # the task families' envs
     "ItemsEnv": "families.items", "HealthEnv": "families.health", "ExitEnv": "families.exit",
     "DefendEnv": "families.defend", "ItemsRaceEnv": "families.race", "DeathmatchEnv": "families.deathmatch",
@@ -70,8 +72,10 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # what type checkers and editors see; never run
+    from .actions import ACTION_SETS, ATTACK_ACTION_SETS
+    from .aiming import steer_towards
     from .checks import check_number
-    from .doom_env import ACTION_SETS, ATTACK_ACTION_SETS, DoomEnv, steer_towards, user_variable
+    from .doom_env import DoomEnv, user_variable
     from .families.deathmatch import DeathmatchBotsEnv, DeathmatchEnv
     from .families.defend import DefendEnv
     from .families.exit import ExitEnv

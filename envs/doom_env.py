@@ -6,14 +6,17 @@ plays, the WAD that holds it, the cache), the one resolution of scenario paramet
 constructor's arguments and retries of unusable episode starts.
 
 A task family subclasses it in one module: it names its scenario (`Params`, `PRESETS`, `build`), the game
-variables it tracks (by name), its score, any action sets of its own, and implements the hooks
-`on_reset`, `on_step` (reward and termination from the tracked variables), `task_info` and, optionally,
-`level_problem` and `configure_game`. See wadgym.envs.families.items for a complete family.
+variables it tracks (by name), its score, any action sets of its own (the shared ones are in
+wadgym.envs.actions), and implements the hooks `on_reset`, `on_step` (reward and termination from the tracked
+variables), `task_info` and, optionally, `level_problem`, `configure_game` and `reference_action` (a scripted
+policy, which wadgym.envs.aiming helps aim and steer). See wadgym.envs.families.items for a complete family.
 
 Given `wad=` (a WAD file or "vizdoom:NAME") and `map=`, the base builds nothing and plays that hand-made map
 (wadgym.envs.runtime.handmade checks it first); the family tracks its `map_variables` there, engine facts
 only, says in `hand_made_problem` why it cannot score a map, and leaves out of `info` what only its own
 levels publish.
+
+How an engine frame becomes the observation (the resolutions and the downsamplers) is in wadgym.envs.frames.
 """
 
 from __future__ import annotations
@@ -22,7 +25,6 @@ import dataclasses
 import functools
 import hashlib
 import inspect
-import math
 import os
 import tempfile
 import time
@@ -34,41 +36,12 @@ import gymnasium as gym
 import numpy as np
 import vizdoom as vzd
 
+from .actions import ACTION_SETS, button_vectors
 from .checks import check_number
+from .frames import DOWNSAMPLERS, copied, engine_gray, parse_engine_resolution, parse_observation_size
 from .params import make_params
 from .runtime.engine import AUTOMAPS, automap_of, buffer_field, display_problem, enable_buffers, make_game
 
-# Discrete actions: each is the set of buttons held for `frame_skip` tics. A family adds its own sets
-# (e.g. with ATTACK) in its `action_sets`.
-ACTION_SETS: dict[str, tuple[tuple[str, ...], ...]] = {
-    "basic": (
-        ("MOVE_FORWARD",),
-        ("TURN_LEFT",),
-        ("TURN_RIGHT",),
-        ("MOVE_FORWARD", "TURN_LEFT"),
-        ("MOVE_FORWARD", "TURN_RIGHT"),
-    ),
-    "extended": (
-        ("MOVE_FORWARD",),
-        ("TURN_LEFT",),
-        ("TURN_RIGHT",),
-        ("MOVE_FORWARD", "TURN_LEFT"),
-        ("MOVE_FORWARD", "TURN_RIGHT"),
-        (),
-        ("MOVE_BACKWARD",),
-        ("MOVE_LEFT",),
-        ("MOVE_RIGHT",),
-    ),
-}
-# Sets with ATTACK, for the families that fight (defend, deathmatch) to put in their `action_sets`: turn and
-# shoot, or move as well.
-ATTACK_ACTION_SETS: dict[str, tuple[tuple[str, ...], ...]] = {
-    "attack": (("ATTACK",), ("TURN_LEFT",), ("TURN_RIGHT",), ("TURN_LEFT", "ATTACK"), ("TURN_RIGHT", "ATTACK")),
-    "attack_move": (("ATTACK",), ("TURN_LEFT",), ("TURN_RIGHT",), ("TURN_LEFT", "ATTACK"), ("TURN_RIGHT", "ATTACK"),
-                    ("MOVE_FORWARD",), ("MOVE_BACKWARD",), ("MOVE_LEFT",), ("MOVE_RIGHT",)),
-}
-BUTTONS = tuple(n for n in dir(vzd.Button) if n.isupper())
-ENGINE_RESOLUTIONS = tuple(n[4:].lower() for n in dir(vzd.ScreenResolution) if n.startswith("RES_"))
 GAME_VARIABLES = tuple(n for n in dir(vzd.GameVariable) if n.isupper())
 BUFFERS = ("depth", "labels", *AUTOMAPS)  # extra engine screens an observation may carry (one automap)
 MAX_FRAME_SKIP = 64
@@ -82,143 +55,6 @@ MAX_WAD_LEVELS = 1024
 # visit_cell: the side of the exploration bonus's squares, map units (the player is 32 across).
 MIN_VISIT_CELL, MAX_VISIT_CELL = 16, 1024
 _CHECKED: set = set()  # (family, params, first level) whose first level built: see DoomEnv._check_levels
-
-
-def user_variable(n: int) -> str:
-    """The name of GameVariable.USERn: ACS `global int n` read by the engine."""
-    return f"USER{n}"
-
-
-def map_name(level_seed: int) -> str:
-    """The map lump of a level: "L" and the seed in base 36 (7 digits cover every 31-bit seed)."""
-    digits, n = "", int(level_seed)
-    while True:
-        n, r = divmod(n, 36)
-        digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"[r] + digits
-        if n == 0:
-            return "L" + digits.rjust(7, "0")
-
-
-def has_display() -> bool:
-    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
-
-
-def valid_observation_sizes(engine_width: int, engine_height: int) -> list[tuple[int, int]]:
-    """(height, width) observations reachable by reducing f x f blocks of the engine's frame."""
-    return [(engine_height // f, engine_width // f) for f in range(1, engine_height + 1)
-            if engine_height % f == 0 and engine_width % f == 0]
-
-
-def parse_engine_resolution(text: str) -> tuple[int, int, vzd.ScreenResolution]:
-    if not isinstance(text, str) or text.lower() not in ENGINE_RESOLUTIONS:
-        raise ValueError(f"render_resolution={text!r} is not a ViZDoom resolution; "
-                         f"valid: {', '.join(ENGINE_RESOLUTIONS)}")
-    width, height = (int(v) for v in text.lower().split("x"))
-    return width, height, getattr(vzd.ScreenResolution, f"RES_{width}X{height}")
-
-
-def parse_observation_size(resolution, render_resolution, engine_width: int, engine_height: int) -> tuple[int, int]:
-    sizes = valid_observation_sizes(engine_width, engine_height)
-    try:
-        height, width = resolution
-        height, width = check_number("height", height, whole=True), check_number("width", width, whole=True)
-    except (TypeError, ValueError):
-        height = width = None
-    if (height, width) not in sizes:
-        raise ValueError(f"resolution={resolution!r} is not reachable from render_resolution "
-                         f"{render_resolution!r}; valid (height, width): {', '.join(map(str, sizes))}")
-    return height, width
-
-
-def check_names(name: str, value, valid: tuple[str, ...], what: str) -> tuple[str, ...]:
-    """`value` as a tuple of names, each one of `valid`; else a ValueError naming `name`."""
-    if isinstance(value, str) or not isinstance(value, (list, tuple)):
-        raise ValueError(f"{name}={value!r} must be a sequence of {what}, e.g. {valid[:2]}; valid: {', '.join(valid)}")
-    unknown = [v for v in value if v not in valid]
-    if unknown:
-        raise ValueError(f"{name}: unknown {what} {unknown!r}; valid: {', '.join(valid)}")
-    return tuple(value)
-
-
-class BlockMean:
-    """Average of f x f pixel blocks (rounded down) of uint8 frames (H, W) or (H, W, C), as (H/f, W/f, C)
-    with C = 1 for (H, W) frames; a new array per call, or written into `out`.
-
-    Sums strided slices into reused buffers: several times faster than a reshape-and-sum.
-    """
-
-    def __init__(self, shape: tuple[int, ...], f: int):
-        self.f = f
-        self._gray = len(shape) == 2
-        channels = shape[2] if len(shape) > 2 else 1
-        dtype = np.uint16 if f <= 16 else np.uint32  # 255 * f * f must fit
-        self._rows = np.empty((shape[0] // f, shape[1], channels), dtype)
-        self._blocks = np.empty((shape[0] // f, shape[1] // f, channels), dtype)
-        self._shift = f.bit_length() - 1 if f & (f - 1) == 0 else None  # f a power of two: divide by shifting
-
-    def __call__(self, frame: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        f, rows, blocks = self.f, self._rows, self._blocks
-        if self._gray:
-            frame = frame[:, :, None]
-        if f == 1:
-            return frame if out is None else copied(frame, out)
-        np.add(frame[0::f], frame[1::f], out=rows, dtype=rows.dtype)
-        for k in range(2, f):
-            np.add(rows, frame[k::f], out=rows)
-        np.add(rows[:, 0::f], rows[:, 1::f], out=blocks)
-        for k in range(2, f):
-            np.add(blocks, rows[:, k::f], out=blocks)
-        if self._shift is not None:
-            np.right_shift(blocks, 2 * self._shift, out=blocks)
-        else:
-            np.floor_divide(blocks, f * f, out=blocks)
-        return blocks.astype(np.uint8) if out is None else copied(blocks, out)
-
-
-class BlockSample:
-    """The pixel nearest the centre of each f x f block of uint8 frames (H, W) or (H, W, C), as (H/f, W/f, C)
-    with C = 1 for (H, W) frames; a new array per call (f = 1: a view of the frame), or written into `out`.
-    About 2 us for 120x160 -> 60x80, five times cheaper than BlockMean: the env keeps the engine's pace."""
-
-    def __init__(self, shape: tuple[int, ...], f: int):
-        self.f = f
-        every = slice(f // 2, None, f)
-        self._index = (every, every) + ((None,) if len(shape) == 2 else ())  # one indexing op adds the channel axis
-
-    def __call__(self, frame: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        if out is not None:
-            return copied(frame[self._index], out)
-        if self.f == 1:
-            return frame[self._index]
-        return frame[self._index].copy()
-
-
-def copied(source: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """`source` written into `out` (converted to its dtype); `out`."""
-    np.copyto(out, source, casting="unsafe")
-    return out
-
-
-# How a rendered frame becomes a smaller observation: `downsample=` names one.
-DOWNSAMPLERS = {"stride": BlockSample, "mean": BlockMean}
-
-
-def engine_gray(rgb: np.ndarray) -> np.ndarray:
-    """The engine's own GRAY8 conversion of an RGB24 frame, bit for bit (viz_buffers.cpp: truncated)."""
-    return (0.21 * rgb[..., 0] + 0.72 * rgb[..., 1] + 0.07 * rgb[..., 2]).astype(np.uint8)
-
-
-def _rebuild(cls: type, args: tuple, kwargs: dict) -> DoomEnv:
-    return cls(*args, **kwargs)
-
-
-@functools.cache
-def source_digest(cls: type) -> str:
-    """Hash of the file defining `cls`: a family's maps depend on its module's code."""
-    try:
-        return hashlib.sha256(Path(inspect.getsourcefile(cls)).read_bytes()).hexdigest()[:16]
-    except (TypeError, OSError):
-        return "unknown"
 
 
 class DoomEnv(gym.Env):
@@ -392,13 +228,8 @@ class DoomEnv(gym.Env):
         self._engine_variables = list(dict.fromkeys(self._tracked + self._observed))
         self._observed_index = np.array([self._engine_variables.index(v) for v in self._observed], np.intp)
         self._action_set = action_set  # its name (a family's scripted reference may need a given set)
-        combos = action_sets[action_set]
-        bad = sorted({b for combo in combos for b in combo} - set(BUTTONS))
-        if bad:
-            raise ValueError(f"action set {action_set!r}: unknown buttons {bad}; valid: {', '.join(BUTTONS)}")
-        buttons = sorted({b for combo in combos for b in combo})
+        buttons, self._actions = button_vectors(action_set, action_sets[action_set])
         self._buttons = [getattr(vzd.Button, b) for b in buttons]
-        self._actions = [[float(b in combo) for b in buttons] for combo in combos]
         self._buttons_of = dict(enumerate(self._actions))
         self.action_space = gym.spaces.Discrete(len(self._actions))
         screen = gym.spaces.Box(0, 255, (height, width, 3 if color else 1), np.uint8)
@@ -794,50 +625,46 @@ class DoomEnv(gym.Env):
                 g.get_game_variable(vzd.GameVariable.ANGLE))
 
 
-# The engine's turn per tic (degrees): slow for the first SLOW_TURN_TICS tics a turn key is held, then fast.
-SLOW_TURN, FAST_TURN, SLOW_TURN_TICS = 320 * 360 / 65536, 640 * 360 / 65536, 6
+def user_variable(n: int) -> str:
+    """The name of GameVariable.USERn: ACS `global int n` read by the engine."""
+    return f"USER{n}"
 
 
-def half_turn(frame_skip: int) -> float:
-    """Half the degrees one step's turn (a turn key held `frame_skip` tics from standing) turns: a scripted aimer
-    fires when its target is this near the aim (or within the target's body)."""
-    slow = min(frame_skip, SLOW_TURN_TICS)
-    return (slow * SLOW_TURN + (frame_skip - slow) * FAST_TURN) / 2
+def map_name(level_seed: int) -> str:
+    """The map lump of a level: "L" and the seed in base 36 (7 digits cover every 31-bit seed)."""
+    digits, n = "", int(level_seed)
+    while True:
+        n, r = divmod(n, 36)
+        digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"[r] + digits
+        if n == 0:
+            return "L" + digits.rjust(7, "0")
 
 
-def bearing(pose: tuple[float, float, float], target: tuple[float, float]) -> tuple[float, float]:
-    """How far `target` (x, y) is off the facing of `pose` (x, y, degrees), in degrees (-180 to 180, positive
-    to the left), and how far away it is (map units)."""
-    x, y, angle = pose
-    off = (math.degrees(math.atan2(target[1] - y, target[0] - x)) - angle + 540) % 360 - 180
-    return off, math.hypot(target[0] - x, target[1] - y)
+def has_display() -> bool:
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def on_aim(off: float, distance: float, frame_skip: int) -> bool:
-    """Whether a target `off` degrees off the aim at `distance` is hit: within half a step's turn, or within
-    16 map units of its centre (a body's radius is 16 or more)."""
-    return abs(off) <= max(half_turn(frame_skip), math.degrees(math.atan2(16, distance)))
+def check_names(name: str, value, valid: tuple[str, ...], what: str) -> tuple[str, ...]:
+    """`value` as a tuple of names, each one of `valid`; else a ValueError naming `name`."""
+    if isinstance(value, str) or not isinstance(value, (list, tuple)):
+        raise ValueError(f"{name}={value!r} must be a sequence of {what}, e.g. {valid[:2]}; valid: {', '.join(valid)}")
+    unknown = [v for v in value if v not in valid]
+    if unknown:
+        raise ValueError(f"{name}: unknown {what} {unknown!r}; valid: {', '.join(valid)}")
+    return tuple(value)
 
 
-def aim_action(pose: tuple[float, float, float], target: tuple[float, float], frame_skip: int,
-               fire: int, left: int, right: int) -> int:
-    """The action that aims from `pose` (x, y, degrees) at `target` (x, y): `fire` when on aim (on_aim), else
-    `left` or `right` towards it."""
-    off, distance = bearing(pose, target)
-    if on_aim(off, distance, frame_skip):
-        return fire
-    return left if off > 0 else right
+def _rebuild(cls: type, args: tuple, kwargs: dict) -> DoomEnv:
+    return cls(*args, **kwargs)
 
 
-def steer_towards(pose: tuple[float, float, float], target: tuple[float, float]) -> int:
-    """The "basic" action that heads from `pose` (x, y, degrees) for `target`: turn in place when it is far
-    off the heading (walking while turning would circle it), forward and turn when a little off, else forward."""
-    off, _ = bearing(pose, target)
-    if abs(off) > 30:
-        return 1 if off > 0 else 2  # turn left / right
-    if abs(off) > 8:
-        return 3 if off > 0 else 4  # forward + turn
-    return 0  # forward
+@functools.cache
+def source_digest(cls: type) -> str:
+    """Hash of the file defining `cls`: a family's maps depend on its module's code."""
+    try:
+        return hashlib.sha256(Path(inspect.getsourcefile(cls)).read_bytes()).hexdigest()[:16]
+    except (TypeError, OSError):
+        return "unknown"
 
 
 def env_arguments(cls: type) -> list[str]:

@@ -186,7 +186,8 @@ def test_imports_flow_down_the_layers():
 
 # Inside envs/, its rooms in one direction: the registration table on top, the task families below it, then
 # the env base, then the vector envs and the shared scenario pieces, the engine runtime at the bottom (it knows
-# no family, no env and no scenario). The small shared modules (checks, params, kwargs, build) are unranked.
+# no family, no env and no scenario). The small shared modules (checks, params, kwargs, build, and the base's
+# action sets, frames and aiming helpers) are unranked.
 ENVS_ORDER = {"registration": 4, "families": 3, "doom_env": 2, "vector": 1, "scenarios": 1, "runtime": 0}
 # The tables' readers beside it: the PettingZoo maker (multi.make looks ids up in MULTI_ENVS, as gym.make
 # looks them up in Gymnasium's registry); registration never imports it.
@@ -236,7 +237,8 @@ def test_the_rooms_rule_finds_a_wrong_import():
 
 def test_envs_has_its_rooms():
     """Every module of envs/ is in a room or one of the known top-level modules: a new file says where it goes."""
-    top_level = {"doom_env", "multi", "registration", "checks", "params", "kwargs", "build"}
+    top_level = {"doom_env", "multi", "registration", "checks", "params", "kwargs", "build", "actions", "frames",
+                 "aiming"}
     stray = [m for m in MODULES if envs_room(m)[0] is not None and envs_room(m)[1] is None
              and envs_room(m)[0] not in top_level | set(ENVS_ORDER)]
     assert not stray, f"modules of envs/ in no room: {stray}"

@@ -19,8 +19,10 @@ from typing import Any, ClassVar
 import numpy as np
 import vizdoom as vzd
 
+from wadgym.envs.actions import ATTACK_ACTION_SETS
+from wadgym.envs.aiming import bearing, on_aim
 from wadgym.envs.checks import check_number
-from wadgym.envs.doom_env import ATTACK_ACTION_SETS, DoomEnv, bearing, on_aim, user_variable
+from wadgym.envs.doom_env import DoomEnv, user_variable
 from wadgym.envs.params import check_fields
 from wadgym.envs.runtime.netgame import PLAYER_NAME
 from wadgym.envs.scenarios.acs_template import acs_list, fill

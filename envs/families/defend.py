@@ -14,8 +14,10 @@ from typing import Any
 import numpy as np
 import vizdoom as vzd
 
+from wadgym.envs.actions import ATTACK_ACTION_SETS
+from wadgym.envs.aiming import aim_action
 from wadgym.envs.checks import check_number
-from wadgym.envs.doom_env import ATTACK_ACTION_SETS, DoomEnv, aim_action, user_variable
+from wadgym.envs.doom_env import DoomEnv, user_variable
 from wadgym.envs.params import check_fields
 from wadgym.envs.scenarios.acs_template import acs_bool, acs_fixed, acs_list, fill
 from wadgym.envs.scenarios.polygon import SHAPES, Layout, arena, smallest_diameter

@@ -14,8 +14,9 @@ from typing import Any
 import numpy as np
 import vizdoom as vzd
 
+from wadgym.envs.aiming import steer_towards
 from wadgym.envs.checks import check_number
-from wadgym.envs.doom_env import DoomEnv, steer_towards, user_variable
+from wadgym.envs.doom_env import DoomEnv, user_variable
 from wadgym.envs.params import check_fields
 from wadgym.envs.runtime.handmade import SCENARIO_GOALS
 from wadgym.envs.scenarios.acs_template import acs_bool, acs_fixed, acs_list, fill, rect_arrays

@@ -13,8 +13,9 @@ from typing import Any
 import numpy as np
 import vizdoom as vzd
 
+from wadgym.envs.aiming import steer_towards
 from wadgym.envs.checks import check_number
-from wadgym.envs.doom_env import DoomEnv, steer_towards, user_variable
+from wadgym.envs.doom_env import DoomEnv, user_variable
 from wadgym.envs.params import check_fields
 from wadgym.envs.scenarios.acs_template import acs_bool, acs_fixed, acs_list, fill, rect_arrays
 from wadgym.envs.scenarios.arena import ARENA_LIMITS, ArenaFields, arena_layout

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import wadgym  # noqa: F401  (registers the envs)
-from wadgym.envs.doom_env import steer_towards
+from wadgym.envs.aiming import steer_towards
 
 WADGYM_SPECS = [spec for spec in gym.registry.values() if str(spec.entry_point).startswith("wadgym.")]
 

@@ -7,7 +7,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from wadgym.envs.doom_env import BlockMean, BlockSample, DoomEnv, env_arguments, map_name
+from wadgym.envs.doom_env import DoomEnv, env_arguments, map_name
 from wadgym.envs.families.items import ItemsEnv
 
 POSITION = ("POSITION_X", "POSITION_Y", "ANGLE")
@@ -48,32 +48,6 @@ def test_gray_observation_is_the_same_with_and_without_rendering(make_env):
     plain = rollout(make_env("DoomItems-v0"), 3, actions)[0]
     rendered = rollout(make_env("DoomItems-v0", render_mode="rgb_array"), 3, actions)[0]
     np.testing.assert_array_equal(plain, rendered)
-
-
-@pytest.mark.parametrize("shape", [(120, 160), (120, 160, 3)])
-@pytest.mark.parametrize("f", [1, 2, 4, 5])
-def test_block_mean_averages_blocks(shape, f):
-    frame = np.random.default_rng(f).integers(0, 256, shape, dtype=np.uint8)
-    downsample = BlockMean(shape, f)
-    channels = shape[2:] or (1,)  # gray frames come out with a channel axis
-    expected = frame.reshape(shape[0] // f, f, shape[1] // f, f, *channels).mean(axis=(1, 3)).astype(np.uint8)
-    first = downsample(frame)
-    np.testing.assert_array_equal(first, expected)
-    second = downsample(frame[::-1].copy())
-    assert f == 1 or not np.shares_memory(first, second)  # each call returns its own array
-
-
-@pytest.mark.parametrize("shape", [(120, 160), (120, 160, 3)])
-@pytest.mark.parametrize("f", [1, 2, 4, 5])
-def test_block_sample_keeps_each_blocks_centre_pixel(shape, f):
-    frame = np.random.default_rng(f).integers(0, 256, shape, dtype=np.uint8)
-    downsample = BlockSample(shape, f)
-    first = downsample(frame)
-    assert first.shape == (shape[0] // f, shape[1] // f, *(shape[2:] or (1,)))  # gray gets a channel axis
-    np.testing.assert_array_equal(first[1, 2], np.atleast_1d(frame[f + f // 2, 2 * f + f // 2]))
-    second = downsample(frame[::-1].copy())
-    assert f == 1 or not np.shares_memory(first, second)  # each call returns its own array
-    assert f == 1 or not np.shares_memory(first, frame)
 
 
 @pytest.mark.parametrize("downsample", ["stride", "mean"])

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("pettingzoo")
 
-from wadgym.envs.doom_env import steer_towards  # noqa: E402
+from wadgym.envs.aiming import steer_towards  # noqa: E402
 from wadgym.envs.multi import MULTI_ENVS, make  # noqa: E402
 from wadgym.envs.runtime.netgame import NetGameError  # noqa: E402
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import vizdoom as vzd
 
-from wadgym.envs.doom_env import bearing
+from wadgym.envs.aiming import bearing
 from wadgym.envs.families.deathmatch import (
     BOT_FIELDS,
     BOT_SKILLS,

@@ -8,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from wadgym.envs.doom_env import steer_towards
+from wadgym.envs.aiming import steer_towards
 from wadgym.envs.families.health import HealthEnv
 from wadgym.envs.scenarios.floor_grid import UNREACHABLE, FloorGrid
 from wadgym.wads.udmf import DAMAGE_INTERVAL
