@@ -7,6 +7,9 @@ the id's action set act), each step `frame_skip` tics at game speed, the env's o
 termination. Each step's info["human_action"] is the action of the id's action set that the person's keys map
 to (DoomEnv.human_action: the action with exactly those buttons, else the nearest; over a step's tics the most
 frequent), and that is the action the dataset records, so that every recorded action is one a policy can take.
+A pause (no key of the set held) is the set's action without buttons where it has one ("extended"); where it has
+none ("basic") the action recorded is a stand-in (the first) and the step is flagged: info["human_idle"], recorded
+as 1, which behaviour cloning (agents.pretrain) leaves out, so that a pause is not learnt as walking.
 
 A dataset is written as `wadgym record` writes one (agents.record: the same storage, infos and metadata), its
 env spec the plain env (no spectator mode: `recover_environment()` gives an env a policy plays), its policy
@@ -24,14 +27,14 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-HUMAN_INFOS = ("human_matched",)  # recorded per step beside agents.record.INFO_KEYS
+HUMAN_INFOS = ("human_matched", "human_idle")  # recorded per step beside agents.record.INFO_KEYS
 
 
 @dataclasses.dataclass(frozen=True)
 class PlayResult:
     """What a play session did: its episodes' summaries ({"episode", "seed", "level_seed", "score", "return",
-    "length"}), whether it stopped early (Ctrl-C, SIGTERM or the window closed: the unfinished episode is not
-    kept), and the dataset written (None without one)."""
+    "length", "idle": the steps flagged info["human_idle"]}), whether it stopped early (Ctrl-C, SIGTERM or the
+    window closed: the unfinished episode is not kept), and the dataset written (None without one)."""
 
     episodes: list[dict[str, Any]]
     stopped: str | None
@@ -61,10 +64,11 @@ def play(
     the env's action set (e.g. "extended", whose empty action records standing still as such); `dataset_id`:
     record the episodes as that Minari dataset (agents.record's format; `overwrite` replaces one of that name).
 
-    `on_start` gets {"env_id", "env_kwargs", "actions": [(index, buttons, keys of each button)], "frame_skip"}
-    before the first episode; `on_step` every step's {"episode", "step", "action", "reward", "score", "return"};
-    `on_episode` each finished episode's summary. Bad input, and a missing display, are a ValueError before any
-    engine starts."""
+    `on_start` gets {"env_id", "env_kwargs", "actions": [(index, buttons, keys of each button)], "frame_skip",
+    "pause": the action a pause is recorded as, "pause_flagged": whether such steps are flagged idle (the set
+    has no action without buttons)} before the first episode; `on_step` every step's {"episode", "step",
+    "action", "reward", "score", "return"}; `on_episode` each finished episode's summary. Bad input, and a
+    missing display, are a ValueError before any engine starts."""
     from wadgym.agents.record import training_kwargs
 
     if isinstance(episodes, bool) or not isinstance(episodes, int) or episodes < 1:
@@ -112,12 +116,15 @@ def play(
 
 
 def _description(env_id: str, env_kwargs: dict[str, Any], env) -> dict[str, Any]:
-    """What on_start gets: the id, its kwargs, and each action's buttons and the keys that press them."""
+    """What on_start gets: the id, its kwargs, each action's buttons and the keys that press them, and what a
+    pause (no key held) is recorded as."""
     from wadgym.envs.runtime.engine import SPECTATOR_KEYS
 
-    actions = [(index, buttons, tuple(SPECTATOR_KEYS[b][1] for b in buttons))
-               for index, buttons in enumerate(env.action_buttons())]
-    return {"env_id": env_id, "env_kwargs": env_kwargs, "actions": actions, "frame_skip": env.frame_skip}
+    buttons = env.action_buttons()
+    actions = [(index, held, tuple(SPECTATOR_KEYS[b][1] for b in held)) for index, held in enumerate(buttons)]
+    nothing = [False] * len({b for held in buttons for b in held})  # no button of the set held
+    return {"env_id": env_id, "env_kwargs": env_kwargs, "actions": actions, "frame_skip": env.frame_skip,
+            "pause": env.human_action(nothing), "pause_flagged": env.human_idle(nothing)}
 
 
 class _Session:
@@ -153,17 +160,17 @@ class _Session:
 
     def _episode(self, episode: int, seed: int) -> dict[str, Any]:
         observation, info = self.stepper.reset(seed=seed)
-        action, total, length = 0, 0.0, 0
+        action, total, length, idle = 0, 0.0, 0, 0
         while True:
             observation, reward, terminated, truncated, info = self.stepper.step(action)
             action = int(info["human_action"])
-            total, length = total + float(reward), length + 1
+            total, length, idle = total + float(reward), length + 1, idle + bool(info["human_idle"])
             if self.on_step is not None:
                 self.on_step({"episode": episode, "step": length, "action": action, "reward": float(reward),
                               "score": info.get("score", total), "return": total})
             if terminated or truncated:
                 return {"level_seed": info.get("level_seed"), "score": info.get("score", total), "return": total,
-                        "length": length}
+                        "length": length, "idle": idle}
 
 
 # --- recording --------------------------------------------------------------------------------------------------

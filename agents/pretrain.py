@@ -10,11 +10,13 @@ envs had produced them, and the inputs normalised with them: PPO then starts fro
 `--algo bc` saves them beside the model). The loss is -log pi(a|s) of the recorded action, from SB3's own
 `policy.evaluate_actions`, minimised with the policy's optimizer (its learning rate the schedule's start,
 its max_grad_norm) in minibatches of the run's batch_size, for `epochs` passes over the steps in a seeded
-order. The value head is not fitted: PPO fits it from its first rollout.
+order. The value head is not fitted: PPO fits it from its first rollout. A person's dataset (`wadgym play`)
+may flag steps as pauses its action set has no action for (infos "human_idle"; e.g. "basic", where the action
+recorded stands in as MOVE_FORWARD): they are left out, so that standing still is not learnt as walking.
 
-The run records the dataset in config.yml (`pretrain`: name, episodes, steps, the policy that played it,
-its env kwargs and levels; MLflow params through it), and what cloning did in pretrain.json (per epoch: mean
-loss and the share of recorded steps whose action is the policy's argmax), in TensorBoard (tb/BC_1:
+The run records the dataset in config.yml (`pretrain`: name, episodes, steps, idle steps, the policy that
+played it, its env kwargs and levels; MLflow params through it), and what cloning did in pretrain.json (per
+epoch: mean loss and the share of recorded steps whose action is the policy's argmax), in TensorBoard (tb/BC_1:
 pretrain/loss, pretrain/accuracy per epoch, which MLflow gets with the other scalars) and in meta.json's
 session. A recurrent policy (its LSTM state), the RLlib backend and self-play are refused.
 """
@@ -66,10 +68,23 @@ def pretrain_settings(dataset_id: str, epochs: int, env_id: str, hyperparams: di
         raise ValueError(f"dataset {dataset_id!r} holds frames of {dataset.observation_space}; {env_id} with the "
                          f"run's env kwargs {hyperparams.get('env_kwargs') or {}} gives {observations}: train with "
                          "the dataset's resolution and colour")
+    idle = _idle_steps(dataset, meta)
+    if idle == dataset.total_steps:
+        raise ValueError(f"dataset {dataset_id!r}: each of its {idle} steps is a pause of the person who played "
+                         "it (infos 'human_idle'), which cloning leaves out: record one in which they play")
     return {"dataset": dataset_id, "epochs": epochs, "episodes": int(dataset.total_episodes),
-            "steps": int(dataset.total_steps), "policy": meta.get("policy") or {},
+            "steps": int(dataset.total_steps), "idle_steps": idle, "policy": meta.get("policy") or {},
             "env_kwargs": meta.get("env_kwargs") or {}, "levels": meta.get("levels"),
             "path": str(Path(dataset.storage.data_path).parent)}
+
+
+def _idle_steps(dataset, meta: dict[str, Any]) -> int:
+    """The steps of a `wadgym play` dataset flagged as pauses (infos "human_idle"), which cloning leaves out;
+    0 for a dataset that records no such flag (its episodes are not read)."""
+    if "human_idle" not in (meta.get("step_infos") or ()):
+        return 0
+    return sum(int(np.count_nonzero(np.asarray(episode.infos["human_idle"][1:])))
+               for episode in dataset.iterate_episodes() if "human_idle" in episode.infos)
 
 
 def open_dataset(dataset_id: str):
@@ -112,10 +127,11 @@ def _run_spaces(env_id: str, env_kwargs: dict[str, Any]):
 class Demonstrations:
     """A dataset's steps as the run's network sees them: `frames` (every recorded frame, episode after episode,
     uint8 (N, H, W, C)), `stacks` ((steps, k) rows into frames, -1 for the zeros before an episode's first frame)
-    and `actions` (steps,); inputs(rows) builds those steps' stacked, channel-first inputs."""
+    and `actions` (steps,); inputs(rows) builds those steps' stacked, channel-first inputs. `idle`: the recorded
+    steps left out, a person's pauses (see load_demonstrations); their frames stay in the later steps' stacks."""
 
-    def __init__(self, frames: np.ndarray, stacks: np.ndarray, actions: np.ndarray):
-        self.frames, self.stacks, self.actions = frames, stacks, actions
+    def __init__(self, frames: np.ndarray, stacks: np.ndarray, actions: np.ndarray, idle: int = 0):
+        self.frames, self.stacks, self.actions, self.idle = frames, stacks, actions, idle
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -132,18 +148,23 @@ class Demonstrations:
 
 def load_demonstrations(dataset_id: str, frame_stack: int) -> Demonstrations:
     """Every step of `dataset_id` (the observation each action was taken on, not an episode's last) with the
-    stack of `frame_stack` frames the run's VecEnv would have given for it (0 or 1: the frame alone)."""
+    stack of `frame_stack` frames the run's VecEnv would have given for it (0 or 1: the frame alone), but the
+    steps a person paused in with no action of the set for it (`wadgym play`'s infos "human_idle" 1: the action
+    recorded only stands in, e.g. "basic"'s MOVE_FORWARD), which would teach walking where they stood."""
     dataset = open_dataset(dataset_id)
     k = max(int(frame_stack or 0), 1)
-    frames, stacks, actions, offset = [], [], [], 0
+    frames, stacks, actions, offset, idle = [], [], [], 0, 0
     for episode in dataset.iterate_episodes():
         steps = len(episode.actions)
         frames.append(np.asarray(episode.observations[:steps]))
         rows = np.arange(steps)[:, None] - np.arange(k - 1, -1, -1)[None, :]   # t-k+1 .. t, oldest first
-        stacks.append(np.where(rows >= 0, rows + offset, -1))
-        actions.append(np.asarray(episode.actions))
-        offset += steps
-    return Demonstrations(np.concatenate(frames), np.concatenate(stacks), np.concatenate(actions))
+        kept = np.ones(steps, bool)
+        if "human_idle" in episode.infos:  # infos[t + 1]: what step t did (infos[0]: the reset's)
+            kept = ~np.asarray(episode.infos["human_idle"][1:], bool)
+        stacks.append(np.where(rows >= 0, rows + offset, -1)[kept])
+        actions.append(np.asarray(episode.actions)[kept])
+        offset, idle = offset + steps, idle + int((~kept).sum())
+    return Demonstrations(np.concatenate(frames), np.concatenate(stacks), np.concatenate(actions), idle)
 
 
 # --- cloning ---------------------------------------------------------------------------------------------------
@@ -163,6 +184,9 @@ def behaviour_clone(model, config: dict[str, Any], run_dir: Path) -> dict[str, A
           f"episodes ({(settings.get('policy') or {}).get('kind', 'unknown')} policy), {epochs} epochs", flush=True)
     start = time.perf_counter()
     demos = load_demonstrations(settings["dataset"], hp.get("frame_stack", 0))
+    if demos.idle:
+        print(f"  {demos.idle} steps a person paused in left out (infos 'human_idle': the action set has no "
+              f"action for a pause)", flush=True)
     if demos.inputs(slice(0, 1)).shape[1:] != model.observation_space.shape:
         raise ValueError(f"dataset {settings['dataset']!r}: its inputs {demos.inputs(slice(0, 1)).shape[1:]} are "
                          f"not the policy's {model.observation_space.shape}")
@@ -208,7 +232,8 @@ def behaviour_clone(model, config: dict[str, Any], run_dir: Path) -> dict[str, A
     logger.close()
     policy.set_training_mode(False)
     seconds = time.perf_counter() - start
-    summary = {"dataset": settings["dataset"], "samples": len(demos), "epochs": epochs, "batch_size": batch_size,
+    summary = {"dataset": settings["dataset"], "samples": len(demos), "idle_left_out": demos.idle,
+               "epochs": epochs, "batch_size": batch_size,
                "learning_rate": float(policy.optimizer.param_groups[0]["lr"]), "seconds": round(seconds, 2),
                "loss": history[-1]["loss"], "accuracy": history[-1]["accuracy"],
                "normalize": "the run's VecNormalize statistics updated with the recorded inputs"

@@ -9,7 +9,8 @@ Space attack; only the buttons of the id's action set act (the list is printed a
 the env's own (its level, rewards, score, time limit), the rewards and score are printed here as you play, and
 the recorded action of each step is the action of the id's action set that your keys map to (the one with
 exactly those buttons, else the nearest; no key at all: the set's empty action, e.g. with
-`--action-set extended`, else its first action). Ctrl-C stops: finished episodes are kept. Needs a display
+`--action-set extended`; a set without one records its first action and flags the step idle, and behaviour
+cloning leaves those steps out). Ctrl-C stops: finished episodes are kept. Needs a display
 (headless: `apt-get install xvfb`, then `xvfb-run -a wadgym play ...`), and for --record
 `pip install 'wadgym[demos]'`.
 """
@@ -50,6 +51,9 @@ def run(args: argparse.Namespace) -> int:
             what = " + ".join(buttons) or "no button"
             held = " + ".join("/".join(k) for k in keys) or "no key"
             print(f"  action {index}: {what:<26} {held}")
+        if description["pause_flagged"]:
+            print(f"  no key: a pause, recorded as action {description['pause']} flagged idle, which cloning "
+                  f"leaves out (--action-set extended has a no-button action)")
 
     def stepped(step):
         if not args.quiet and step["reward"]:
@@ -57,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
 
     def ended(episode):
         print(f"episode {episode['episode'] + 1}: level {episode['level_seed']}, {unit} {episode['score']:g}, "
-              f"return {episode['return']:.2f}, {episode['length']} steps", flush=True)
+              f"return {episode['return']:.2f}, {episode['length']} steps"
+              f"{f', {idle} idle (no key)' if (idle := episode['idle']) else ''}", flush=True)
 
     try:
         result = play(args.env_id, level=args.level, episodes=args.episodes, max_steps=args.max_steps,

@@ -260,6 +260,7 @@ class DoomEnv(gym.Env):
         # For each tuple of pressed buttons (in self._buttons' order): the action they map to.
         self._human_actions: dict[tuple[bool, ...], int] = {}
         self._human_action = self._human_matched = 0
+        self._human_idle = False
 
     def action_buttons(self) -> list[tuple[str, ...]]:
         """The buttons (names) each action of the action space holds down."""
@@ -270,13 +271,20 @@ class DoomEnv(gym.Env):
         """The index of the action whose buttons are `pressed` (a truth value per button of the action
         set, in the engine's order); else the nearest: fewest buttons different, the first such action on a
         tie. No button pressed is the set's empty action where it has one (e.g. "extended"), else the first
-        action (e.g. "basic": MOVE_FORWARD)."""
+        action (e.g. "basic": MOVE_FORWARD), which only stands in for a pause: see human_idle."""
         key = tuple(bool(p) for p in pressed)
         index = self._human_actions.get(key)
         if index is None:
             distances = [sum(k != bool(b) for k, b in zip(key, action)) for action in self._actions]
             index = self._human_actions[key] = distances.index(min(distances))
         return index
+
+    def human_idle(self, pressed) -> bool:
+        """Whether `pressed` (as for human_action) is a pause no action of the set records: no button held,
+        and the set has no action without buttons (e.g. "basic"), so that human_action's answer is a stand-in
+        (the first action), not what the person did. A step of such tics has info["human_idle"] True, and
+        behaviour cloning (wadgym.agents.pretrain) leaves it out."""
+        return not any(bool(p) for p in pressed) and not any(not any(action) for action in self._actions)
 
     # -- levels and the engine -----------------------------------------------------------------
 
@@ -406,6 +414,7 @@ class DoomEnv(gym.Env):
                                f"the scenario's parameters leave too little room (see the env's Arguments)")
         self._return = self._scenario_return = 0.0
         self._human_action = self._human_matched = 0
+        self._human_idle = False
         self.on_reset(v)
         if self.visit_reward:
             self._cells = {self._player_cell()}
@@ -448,7 +457,9 @@ class DoomEnv(gym.Env):
         hold, at game speed (35 tics a second); the rest of step() is as in any step. info["human_action"]
         is then the action of the set their keys map to (human_action per tic; the most frequent over the
         step's tics, the latest of equals), info["human_matched"] the number of the step's tics whose keys
-        were exactly that action's buttons (frame_skip: the step is exactly what that action does)."""
+        were exactly that action's buttons (frame_skip: the step is exactly what that action does), and
+        info["human_idle"] whether the step was a pause the set has no action for (human_idle: its idle tics
+        are counted apart from the tics of the action standing in for them)."""
         game, tics, exact = self.game, [], []
         for _ in range(self.frame_skip):
             if game.is_episode_finished():
@@ -456,13 +467,13 @@ class DoomEnv(gym.Env):
             game.advance_action(1)
             self._scenario_return += game.get_last_reward()
             pressed = game.get_last_action()
-            tics.append(self.human_action(pressed))
-            exact.append([float(bool(p)) for p in pressed] == self._actions[tics[-1]])
+            tics.append((self.human_action(pressed), self.human_idle(pressed)))
+            exact.append([float(bool(p)) for p in pressed] == self._actions[tics[-1][0]])
             self._next_frame_time += 1.0 / vzd.DEFAULT_TICRATE
             time.sleep(max(0.0, self._next_frame_time - time.perf_counter()))
-        if tics:
-            self._human_action = max(reversed(tics), key=tics.count)  # max keeps the first of equals: the latest
-        self._human_matched = sum(e and t == self._human_action for e, t in zip(exact, tics))
+        if tics:  # max keeps the first of equals: the latest
+            self._human_action, self._human_idle = max(reversed(tics), key=tics.count)
+        self._human_matched = sum(e and t == (self._human_action, self._human_idle) for e, t in zip(exact, tics))
 
     def timed_out(self) -> bool:
         """Whether the engine ended the episode at a hand-made map's `episode_timeout`."""
@@ -560,6 +571,7 @@ class DoomEnv(gym.Env):
             info["cells_visited"] = len(self._cells)
         if self.spectator:
             info["human_action"], info["human_matched"] = self._human_action, self._human_matched
+            info["human_idle"] = self._human_idle
         return info
 
     # -- the exploration bonus (visit_reward) ------------------------------------------------------

@@ -1,5 +1,6 @@
 """Shared fixtures: a real, headless ViZDoom game on a WAD the test built; a WAD cache of the session's own;
-what a process a test started leaves behind."""
+what a process a test started leaves behind. At the end of a run, one line saying which tests skipped for want
+of Xvfb and xdotool, and how to install them."""
 
 from __future__ import annotations
 
@@ -35,6 +36,25 @@ def build(rng, p):
     m.add_player_start(p.size / 2, p.size / 2, angle=int(rng.integers(0, 360)))
     return Level(map=m)
 '''
+
+
+# What a test needing a virtual X server and simulated keys (`wadgym play`'s: tests/agents/test_play.py) says
+# when it skips for want of them; the run's end names those tests once more (pytest_terminal_summary).
+DISPLAY_TOOLS_INSTALL = "apt-get install xvfb xdotool"
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_terminal_summary(terminalreporter):
+    """One line at the end of the run (after pytest's short summary, before its totals) naming the tests skipped
+    because Xvfb or xdotool is missing, and the command that installs them (`make test` runs those tests only
+    where they are installed; .ci/run installs them); nothing when none was."""
+    yield
+    skipped = [report.nodeid for report in terminalreporter.stats.get("skipped", [])
+               if isinstance(report.longrepr, tuple) and DISPLAY_TOOLS_INSTALL in str(report.longrepr[2])]
+    if skipped:
+        terminalreporter.write_line(
+            f"{len(skipped)} test{'s' if len(skipped) > 1 else ''} of `wadgym play` skipped, needing Xvfb and "
+            f"xdotool ({', '.join(sorted(skipped))}): install them with `{DISPLAY_TOOLS_INSTALL}`", yellow=True)
 
 
 @pytest.fixture(scope="session")
