@@ -129,6 +129,7 @@ class E3BBonus:
         channels, height, width = observation_space.shape
         self.features, self.ridge, self.device = int(settings["features"]), float(settings["ridge"]), device
         self.epochs, self.batch_size = int(settings["epochs"]), int(settings["batch_size"])
+        self.update_proportion = float(settings["update_proportion"])
 
         def build():
             encoder = conv_encoder(channels, height, width, self.features)
@@ -154,24 +155,34 @@ class E3BBonus:
         self.inverse_cov[envs] = torch.eye(self.features, dtype=torch.float64) / self.ridge
         self._update(envs, self.embed(obs[envs]))
 
-    def _update(self, envs, u: torch.Tensor) -> torch.Tensor:
-        """Each env's u^T C^-1 u, then C^-1 becomes (C + u u^T)^-1 (Sherman-Morrison)."""
-        cinv = self.inverse_cov[envs]
+    @staticmethod
+    def rank_one(cinv: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
+        """Each row's u^T C^-1 u; then `cinv` (n, d, d) becomes (C + u u^T)^-1 in place (Sherman-Morrison)."""
         v = torch.bmm(cinv, u.unsqueeze(2)).squeeze(2)
         quadratic = (u * v).sum(dim=1)
-        self.inverse_cov[envs] = cinv - torch.bmm(v.unsqueeze(2), v.unsqueeze(1)) / (1.0 + quadratic).view(-1, 1, 1)
+        cinv.sub_(torch.bmm((v / (1.0 + quadratic).unsqueeze(1)).unsqueeze(2), v.unsqueeze(1)))
+        return quadratic
+
+    def _update(self, envs, u: torch.Tensor) -> torch.Tensor:
+        envs = list(envs)
+        if envs == list(range(len(self.inverse_cov))):
+            return self.rank_one(self.inverse_cov, u)  # every env: in place, no copy
+        cinv = self.inverse_cov[envs]
+        quadratic = self.rank_one(cinv, u)
+        self.inverse_cov[envs] = cinv
         return quadratic
 
     def step(self, step: Step) -> np.ndarray:
-        return self._update(list(range(len(step.dones))), self.embed(step.next_obs)).numpy()
+        return self._update(range(len(step.dones)), self.embed(step.next_obs)).numpy()
 
     def train(self, obs: np.ndarray, actions: np.ndarray, next_obs: np.ndarray) -> dict[str, float]:
-        """Epochs of the inverse-dynamics loss (cross-entropy of the action taken) over the rollout."""
+        """Epochs of the inverse-dynamics loss (cross-entropy of the action taken) over a random
+        `update_proportion` of the rollout's transitions (a new draw each epoch)."""
         losses = []
         targets = torch.as_tensor(actions.astype(np.int64).reshape(-1), device=self.device)
         for _ in range(self.epochs):
-            order = torch.randperm(len(obs), generator=self.generator).numpy()
-            for start in range(0, len(obs), self.batch_size):
+            order = subset(len(obs), self.update_proportion, self.generator).numpy()
+            for start in range(0, len(order), self.batch_size):
                 batch = order[start:start + self.batch_size]
                 logits = self.inverse(torch.cat([self.encoder(as_float(obs[batch], self.device)),
                                                  self.encoder(as_float(next_obs[batch], self.device))], dim=1))
@@ -256,16 +267,14 @@ class RNDBonus:
         return self.normalised(raw)
 
     def train(self, obs: np.ndarray, actions: np.ndarray, next_obs: np.ndarray) -> dict[str, float]:
-        """Epochs of the predictor's squared error on the rollout's s' (a random `update_proportion` of each
-        minibatch, as the paper keeps the predictor from learning too fast with many envs)."""
+        """Epochs of the predictor's squared error on a random `update_proportion` of the rollout's s' (a new
+        draw each epoch; the paper masks each sample with that probability)."""
         x_all = self.whitened(self.frames(next_obs))
         losses = []
         for _ in range(self.epochs):
-            order = torch.randperm(len(next_obs), generator=self.generator)
-            for start in range(0, len(next_obs), self.batch_size):
-                errors = self.errors(x_all[order[start:start + self.batch_size]])
-                mask = (torch.rand(len(errors), generator=self.generator) < self.update_proportion).float()
-                loss = (errors * mask.to(errors.device)).sum() / mask.sum().clamp(min=1.0)
+            order = subset(len(next_obs), self.update_proportion, self.generator)
+            for start in range(0, len(order), self.batch_size):
+                loss = self.errors(x_all[order[start:start + self.batch_size]]).mean()
                 self.optimizer.zero_grad()
                 loss.backward()
                 self.optimizer.step()
@@ -287,6 +296,12 @@ class RNDBonus:
         _load_rms(self.return_rms, state["return_rms"])
         if len(state["returns"]) == len(self.returns):
             self.returns = np.asarray(state["returns"], np.float64).copy()
+
+
+def subset(n: int, proportion: float, generator: torch.Generator) -> torch.Tensor:
+    """A random order of round(proportion x n) of the indices 0..n-1 (at least one when n > 0)."""
+    order = torch.randperm(n, generator=generator)
+    return order[:max(1, round(proportion * n))] if n else order
 
 
 def _rms_state(rms: RunningMeanStd) -> dict[str, Any]:

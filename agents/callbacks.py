@@ -113,7 +113,8 @@ class RunCallback(CheckpointCallback):
     # --- checkpoints -------------------------------------------------------------------------
     def save_checkpoint(self) -> Path:
         """A checkpoint now, named as CheckpointCallback names them: the VecNormalize statistics, the
-        exploration bonuses' state, the Monitor files' lengths, then the model, each atomically; then the older checkpoints are removed."""
+        exploration bonuses' state, the Monitor files' lengths, then the model, each atomically; then the older
+        checkpoints are removed."""
         from wadgym.agents.runfolder import monitor_marker, write_monitor_marker
 
         model_file = Path(self._checkpoint_path(extension="zip"))

@@ -48,13 +48,14 @@ KINDS: dict[str, Kind] = {
         "e3b", "E3BBonus",
         "E3B (Henaff et al. 2022): phi(s)^T C^-1 phi(s) over inverse-dynamics features, C reset each episode",
         {"features": (256, 4, 4096, True), "ridge": (0.1, 1e-6, None, False), "learning_rate": (3e-4, 0.0, 1.0, False),
-         "epochs": (1, 1, 100, True), "batch_size": (256, 2, None, True)}),
+         "epochs": (1, 1, 100, True), "batch_size": (256, 2, None, True),
+         "update_proportion": (0.25, 0.0, 1.0, False)}),
     "rnd": Kind(
         "rnd", "RNDBonus",
         "Random Network Distillation (Burda et al. 2018): a predictor's error on a fixed random net's features, "
         "normalised by the running std of its discounted intrinsic returns",
         {"features": (256, 4, 4096, True), "learning_rate": (1e-4, 0.0, 1.0, False), "epochs": (1, 1, 100, True),
-         "batch_size": (256, 2, None, True), "update_proportion": (1.0, 0.0, 1.0, False),
+         "batch_size": (256, 2, None, True), "update_proportion": (0.25, 0.0, 1.0, False),
          "gamma": (0.99, 0.0, 1.0, False)}, episodic=False),
 }
 

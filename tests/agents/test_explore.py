@@ -90,7 +90,8 @@ def test_counts_say_what_is_missing_without_a_position():
 
 
 def e3b(features=6, ridge=0.1, n_envs=2, seed=0, learning_rate=3e-4):
-    settings = {**parse_explore("e3b")["e3b"], "features": features, "ridge": ridge, "learning_rate": learning_rate}
+    settings = {**parse_explore("e3b")["e3b"], "features": features, "ridge": ridge, "learning_rate": learning_rate,
+                "update_proportion": 1.0}
     return E3BBonus(settings, n_envs, observation_space=SPACE, action_space=ACTIONS, device="cpu", seed=seed)
 
 
@@ -149,7 +150,7 @@ def test_e3b_trains_its_inverse_dynamics_model():
 
 
 def rnd(seed=0, n_envs=2, **over):
-    settings = {**parse_explore("rnd")["rnd"], "features": 32, "learning_rate": 1e-3, **over}
+    settings = {**parse_explore("rnd")["rnd"], "features": 32, "learning_rate": 1e-3, "update_proportion": 1.0, **over}
     return RNDBonus(settings, n_envs, observation_space=SPACE, action_space=ACTIONS, device="cpu", seed=seed,
                     frame_stack=2)
 
