@@ -117,7 +117,8 @@ def _rect(axis: int, along: tuple[int, int], across: tuple[int, int]) -> Rect:
 
 @dataclass
 class _Piece:
-    """A stretch of a corridor or a cell to add: its rectangle, and the cell it stands in front of."""
+    """A piece of a corridor to add: its rectangle, and whether it is a cell (a corner, a blind end, the new
+    room) or a straight strip of corridor between two cells."""
 
     rect: Rect
     is_cell: bool
@@ -242,6 +243,8 @@ class _Sprawl:
     # -- growing ---------------------------------------------------------------------------------------
 
     def grow(self) -> GridPlan | None:
+        """The rooms, one corridor and room at a time, then the dead ends and the loops; None when the rooms
+        do not all fit in their tries or no two lie `min_span` doorways apart (the caller draws again)."""
         rng, p = self.rng, self.p
         n_rooms = int(rng.integers(p.n_rooms_min, p.n_rooms_max + 1))
         width, depth = self._side(), self._side()
