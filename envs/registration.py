@@ -41,7 +41,13 @@ ENVS: dict[str, tuple[str, dict, int]] = {
     "DoomHealth-v0": (HEALTH, {}, 525),
     # Mazes of 3 x 3 rooms, 12 medikits and 6 poisons, darker.
     "DoomHealthSupreme-v0": (HEALTH, {"preset": "supreme"}, 525),
-    # Find the exit of a building: 3 x 3 rooms joined by corridors, the exit 2+ doorways from the start.
+    # Find the exit of a building, every level different. v1: my_way_home's scale without a grid: 8-12 rooms
+    # of several sizes, corridors that turn, dead ends, a loop; the exit fixed per level, 17 start spots over
+    # the rooms; 525 steps, as my_way_home. Hard: 14-18 rooms, doors, darker, one start spot halfway along the
+    # longest way (4+ doorways), 1000 steps.
+    "DoomExit-v1": (EXIT, {"preset": "v1"}, 525),
+    "DoomExitHard-v1": (EXIT, {"preset": "hard_v1"}, 1000),
+    # v0: 3 x 3 rooms joined by corridors, the exit 2+ doorways from the start.
     "DoomExit-v0": (EXIT, {}, 300),
     # 4 x 5 rooms, doors on half the corridors, darker, the exit 4+ doorways away.
     "DoomExitHard-v0": (EXIT, {"preset": "hard"}, 1000),

@@ -5,11 +5,14 @@ with probability `extra_doors` (loops). `grid_plan` packs the rooms wall to wall
 them apart so corridors (some with doors) join them. The plan is plain data (rooms, openings, the room
 graph), so a family can place things by graph distance (`room_distances`) before turning it into a map
 (`add_plan`), and a scripted walker can follow the graph through the openings (`room_at`, `next_room`,
-`route_point`, `route_length`).
+`route_point`, `route_length`). Buildings without a grid (wadgym.envs.scenarios.sprawl) are plans too: their
+cells are the rooms, then the corners of corridors that turn and the blind ends of dead ends
+(`GridPlan.n_rooms` says where the rooms end), and the same helpers walk them.
 """
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections import deque
 from dataclasses import dataclass
@@ -84,13 +87,21 @@ class Opening:
 @dataclass(frozen=True)
 class GridPlan:
     """One building as data: room rectangles (row by row, index r * cols + c), doorways between them (the
-    room graph's edges) and the openings that make them."""
+    room graph's edges) and the openings that make them. A building without a grid (sprawl.sprawl_plan) has
+    rows = cols = 0 and its first `n_rooms` cells are rooms; the others are squares where a corridor turns
+    or ends blind, nodes of the graph that are not rooms (0: every cell is a room)."""
 
     rows: int
     cols: int
     cells: list[Rect]
     doors: list[tuple[int, int]]
     openings: tuple[Opening, ...] = ()
+    n_rooms: int = 0
+
+    @property
+    def room_count(self) -> int:
+        """How many of the cells (the first ones) are rooms."""
+        return self.n_rooms or len(self.cells)
 
     def neighbours(self) -> list[list[int]]:
         """For each room, the rooms a doorway joins it to."""
@@ -205,7 +216,31 @@ def _grid_neighbours(r: int, c: int, rows: int, cols: int) -> list[int]:
 
 
 def room_distances(plan: GridPlan, source: int) -> list[int]:
-    """Doorways to cross from room `source` to each room (breadth-first over the room graph)."""
+    """Doorways to cross from room `source` to each room (breadth-first over the room graph). A corridor
+    between two rooms counts one however many corners it turns; a corner or blind end reads the doorways to
+    the nearer room it lies between (-1: not reachable)."""
+    if plan.room_count == len(plan.cells):
+        return cell_hops(plan, source)
+    # Half doorways: leaving or entering a room is half of one, a step between corners nothing.
+    graph, half = plan.neighbours(), [-1] * len(plan.cells)
+    rooms = plan.room_count
+    half[source] = 0
+    queue = [(0, source)]
+    while queue:
+        d, cell = heapq.heappop(queue)
+        if d > half[cell]:
+            continue
+        for nxt in graph[cell]:
+            step = (cell < rooms) + (nxt < rooms)
+            if half[nxt] < 0 or d + step < half[nxt]:
+                half[nxt] = d + step
+                heapq.heappush(queue, (d + step, nxt))
+    return [h // 2 if h >= 0 else -1 for h in half]
+
+
+def cell_hops(plan: GridPlan, source: int) -> list[int]:
+    """Openings to cross from cell `source` to each cell (breadth-first over every cell, corners included):
+    the distance a walker follows. In a grid building, where every cell is a room, it is room_distances."""
     graph = plan.neighbours()
     distance = [-1] * len(plan.cells)
     distance[source] = 0
@@ -224,10 +259,12 @@ def centre(rect: Rect) -> tuple[int, int]:
     return (x0 + x1) // 2, (y0 + y1) // 2
 
 
-def add_plan(m, plan: GridPlan, **style) -> list:
-    """The plan's rooms in MapBuilder `m` (each with `style`: floor, ceiling, wall, light ...) joined through
-    its openings (push doors where it says door); returns the rooms."""
-    rooms = [m.add_room(*cell, **style) for cell in plan.cells]
+def add_plan(m, plan: GridPlan, cell_styles: list[dict] | None = None, **style) -> list:
+    """The plan's rooms in MapBuilder `m` (each with `style`: floor, ceiling, wall, light ..., updated by its
+    entry of `cell_styles` when given) joined through its openings (push doors where it says door); returns
+    the rooms."""
+    styles = cell_styles or [{}] * len(plan.cells)
+    rooms = [m.add_room(*cell, **{**style, **extra}) for cell, extra in zip(plan.cells, styles)]
     for o in plan.openings:
         m.connect(rooms[o.a], rooms[o.b], width=o.width, at=o.ends[0], door="push" if o.door else False)
     return rooms
@@ -236,7 +273,8 @@ def add_plan(m, plan: GridPlan, **style) -> list:
 # -- following the room graph ----------------------------------------------------------------------------
 
 def room_at(plan: GridPlan, x: float, y: float) -> int | None:
-    """The room whose rectangle holds (x, y) (walls included), or None (in a corridor)."""
+    """The cell whose rectangle holds (x, y) (walls included): a room, or in a building without a grid maybe
+    a corner or blind end (index >= plan.room_count); None in a corridor."""
     for index, (x0, y0, x1, y1) in enumerate(plan.cells):
         if x0 <= x <= x1 and y0 <= y <= y1:
             return index
@@ -244,18 +282,20 @@ def room_at(plan: GridPlan, x: float, y: float) -> int | None:
 
 
 def next_room(plan: GridPlan, room: int, goal: int, distance: list[int] | None = None) -> int:
-    """The first neighbour of `room` on a shortest path to `goal` (`distance`: room_distances(plan, goal))."""
-    distance = room_distances(plan, goal) if distance is None else distance
+    """The first neighbour of cell `room` on a shortest path to `goal` (`distance`: cell_hops(plan, goal))."""
+    distance = cell_hops(plan, goal) if distance is None else distance
     return min(plan.neighbours()[room], key=lambda n: (distance[n], n))
 
 
 def route_point(plan: GridPlan, x: float, y: float, goal_room: int, goal: Point, lead: float = 48.0) -> Point:
     """Where a walker at (x, y) heads next on a shortest way to `goal` in `goal_room`: in the goal's room the
     goal itself; in another room, a point `lead` units in front of the opening towards the goal's room
-    until it stands in line with that opening, then a point `lead` units beyond it (through the corridor);
-    in a corridor, `lead` units into whichever of its rooms is nearer the goal. Rooms are convex and empty,
-    so straight lines between these points are free."""
-    distance = room_distances(plan, goal_room)
+    until it stands in line with that opening (in a building without a grid, until the straight line to
+    the next point clears the opening), then a point `lead` units beyond it (through the corridor);
+    in a corridor's corner, that point beyond at once; in a corridor, `lead` units into whichever of its
+    cells is nearer the goal. Rooms are convex and empty, so straight lines between these points are free
+    (a corner's walls, a little wider than its corridors, at most graze the walker, which slides along)."""
+    distance = cell_hops(plan, goal_room)
     room = room_at(plan, x, y)
     if room == goal_room:
         return goal
@@ -263,10 +303,17 @@ def route_point(plan: GridPlan, x: float, y: float, goal_room: int, goal: Point,
         o = _corridor_towards(plan, x, y, distance)
         return goal if o is None else _ahead(o.ends[1], o.inward, lead)
     o = plan.opening(room, next_room(plan, room, goal_room, distance))
+    if room >= plan.room_count:   # a corridor's corner: a square little wider than the corridor, so straight
+        return _ahead(o.ends[1], o.inward, lead)   # through (a walker that lines up first circles there)
     ex, ey = o.ends[0]
     depth = (ex - x) * o.inward[0] + (ey - y) * o.inward[1]            # distance in front of a's wall
     offset = abs((x - ex) * o.inward[1] - (y - ey) * o.inward[0])      # sideways from the opening's centre
     if depth <= lead + 24 and offset <= o.width / 2 - 24:
+        return _ahead(o.ends[1], o.inward, lead)
+    # In a building without a grid, also straight through once the line to that point crosses the wall well
+    # inside the opening: lining up first can leave the walker circling the point in front of it. (Grid
+    # buildings keep the first release's rule, so the scripted figures of DoomExit-v0's benchmark stand.)
+    if plan.n_rooms and depth >= 0 and offset * lead / (depth + lead) <= o.width / 2 - 24:
         return _ahead(o.ends[1], o.inward, lead)
     return _ahead(o.ends[0], o.inward, -lead)
 
@@ -275,9 +322,9 @@ def route_length(plan: GridPlan, x: float, y: float, goal_room: int, goal: Point
                  distance: list[int] | None = None) -> float:
     """The length, in map units, of the shortest way along the room graph from (x, y) to `goal`: straight to
     the centre of the opening towards the goal's room, through it, and so on room by room, then straight
-    to the goal (`distance`: room_distances(plan, goal_room)). It changes continuously as a walker moves,
+    to the goal (`distance`: cell_hops(plan, goal_room)). It changes continuously as a walker moves,
     so its decrease can shape a reward."""
-    distance = room_distances(plan, goal_room) if distance is None else distance
+    distance = cell_hops(plan, goal_room) if distance is None else distance
     room, point, length = room_at(plan, x, y), (x, y), 0.0
     if room is None:
         o = _corridor_towards(plan, x, y, distance)

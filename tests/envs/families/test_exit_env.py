@@ -32,9 +32,11 @@ def reference(env) -> int:
     return env.unwrapped.reference_action()
 
 
-@pytest.mark.parametrize("preset", ["default", "hard"])
-def test_start_and_exit_are_where_info_says_in_rooms_far_enough_apart(preset, wad_cache):
-    env = ObjectsExitEnv(preset=preset, num_levels=2, cache_dir=wad_cache)
+@pytest.mark.parametrize("preset, kwargs", [("default", {}), ("hard", {}),
+                                            ("v1", {"spawn": "pairs", "exit_look": "lamp", "min_rooms": 3})])
+def test_start_and_exit_are_where_info_says_in_rooms_far_enough_apart(preset, kwargs, wad_cache):
+    """Per episode, a start room and an exit room min_rooms apart (spawn "pairs"; in a sprawl building too)."""
+    env = ObjectsExitEnv(preset=preset, num_levels=2, cache_dir=wad_cache, **kwargs)
     try:
         for seed in (0, 1, 2):
             _, info = env.reset(seed=seed)
@@ -182,9 +184,40 @@ def test_bad_arguments_raise_value_error(kwargs, message, make_env):
         make_env("DoomExit-v0", **kwargs)
 
 
-@pytest.mark.parametrize("env_id", ["DoomExit-v0", "DoomExitHard-v0"])
+@pytest.mark.parametrize("preset, spawn", [("v1", "dense"), ("hard_v1", "sparse"), ("v1", "very_sparse")])
+def test_a_fixed_exit_and_the_start_spots_are_where_info_says(preset, spawn, wad_cache):
+    """spawn != "pairs": the exit is the map's thing, the same in every episode of a level; the player starts at
+    one of the level's start spots (a dense level's episodes at several), as far from the exit as info says."""
+    from wadgym.envs.families.exit import EXIT_CLASSES, EXIT_TID, START_TID
+
+    env = ObjectsExitEnv(preset=preset, spawn=spawn, num_levels=1, start_level=10_000, cache_dir=wad_cache)
+    try:
+        starts = set()
+        for seed in range(5):
+            _, info = env.reset(seed=seed)
+            level = env.build_level(info["level_seed"])
+            spots = {(t.x, t.y) for t in level.map.things if t.tid >= START_TID}
+            exit_thing = next(t for t in level.map.things if t.tid == EXIT_TID)
+            objects = env.game.get_state().objects
+            exits = [(o.position_x, o.position_y) for o in objects if o.name in EXIT_CLASSES.values()]
+            player = next(o for o in objects if o.name == "DoomPlayer")
+            assert exits == [tuple(info["exit_position"].tolist())] == [(exit_thing.x, exit_thing.y)]
+            start = tuple(info["start_position"].tolist())
+            assert (player.position_x, player.position_y) == start and start in spots
+            plan = env.level_plan(info["level_seed"])
+            assert room_at(plan, *start) == info["start_room"] and room_at(plan, *exits[0]) == info["exit_room"]
+            apart = room_distances(plan, info["start_room"])[info["exit_room"]]
+            assert info["rooms_apart"] == apart == info["rooms_to_exit"] >= env.params.min_rooms
+            starts.add(start)
+        assert len(starts) > 1 if spawn == "dense" else len(starts) == 1
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("env_id", ["DoomExit-v0", "DoomExitHard-v0", "DoomExit-v1", "DoomExitHard-v1"])
 def test_reference_policy_finds_the_exit(env_id, make_env):
-    """The scripted reference of the learning benchmark follows the room graph to the exit."""
+    """The scripted reference of the learning benchmark follows the room graph to the exit (v1: through
+    corridors that turn)."""
     env = make_env(env_id, num_levels=3, start_level=10_000)
     for seed in (0, 1):
         env.reset(seed=seed)
