@@ -16,15 +16,14 @@ the number of training levels, mean and spread over seeds) are rewritten from it
 (every number of levels for the first seed, then the next), so a stopped sweep already draws whole curves.
 --dry-run prints the runs it would make; --table-only rewrites the table and figure from the JSON. A section
 of docs/generalization.md headed READING (what the curves show, written by hand) is kept when the table is
-rewritten. A row names its command and run folder as a user types them in a checkout (bench/learn.py's
-typed_path): no folder of the machine that made it.
+rewritten. A row names its command and run folder as a user types them in a checkout (harness.typed_path):
+no folder of the machine that made it. Each run keeps its per-episode scores; the table gives, beside the mean
+± std over seeds, the test levels' IQM with its 95% interval over seeds x episodes (harness.iqm_interval).
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import json
 import shlex
 import sys
 import time
@@ -33,10 +32,8 @@ from typing import Any
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from learn import BUDGETS, git_commit, hyperparams_file, typed_path  # noqa: E402  (bench/learn.py, beside this file)
+import harness  # bench/harness.py, beside this script
+from harness import git_commit, hyperparams_file, mean_spread, typed_path
 
 DEFAULT_LEVELS = (10, 100, 1000, 0)
 DEFAULT_SEEDS = 3
@@ -55,46 +52,43 @@ def levels_label(levels: int) -> str:
     return f"unlimited ({unlimited_levels():,})" if levels == 0 else f"{levels:,}"
 
 
+def levels_tag(levels: int) -> str:
+    """A number of levels as its part of a row's key: levels10, levels0 (unlimited)."""
+    return f"levels{levels}"
+
+
 def run_key(env_id: str, levels: int, seed: int) -> str:
-    return f"{env_id}/levels{levels}/seed{seed}"
+    return harness.run_key(env_id, levels_tag(levels), seed)
 
 
-def train_args(env_id: str, levels: int, seed: int, conf_file: Path, run_dir: Path, timesteps: int | None) -> list[str]:
-    """`wadgym train`'s arguments for one point of the sweep (no final evaluation: the sweep's own follows)."""
-    args = ["--env", env_id, "--seed", str(seed), "--conf-file", str(conf_file), "--run-dir", str(run_dir),
-            "--env-kwargs", f"num_levels={levels or unlimited_levels()}", "--eval-episodes", "0", "--no-progress"]
-    return args + (["--timesteps", str(timesteps)] if timesteps else [])
+def train_config(env_id: str, levels: int, seed: int, conf_file: Path, run_dir: Path, timesteps: int | None):
+    """The TrainConfig of one point of the sweep: the entry trained on `levels` levels (no final evaluation:
+    the sweep's own follows)."""
+    from wadgym.agents import TrainConfig
 
-
-def train_one(args: list[str]) -> dict[str, Any]:
-    """`wadgym train ARGS` in-process: its options read as the command reads them, trained with wadgym.agents.train."""
-    from wadgym.agents import train
-    from wadgym.cli import train as cli_train
-
-    parser = argparse.ArgumentParser()
-    cli_train.add_arguments(parser)
-    result = train(cli_train.train_config(parser.parse_args(args)))
-    if result.interrupted:
-        raise SystemExit(f"training stopped at {result.timesteps} steps; no row recorded")
-    return dataclasses.asdict(result)
+    return TrainConfig(env=env_id, seed=seed, conf_file=conf_file, run_dir=run_dir, timesteps=timesteps,
+                       env_kwargs={"num_levels": levels or unlimited_levels()}, eval_episodes=0, progress=False)
 
 
 def evaluate(run_dir: Path, episodes: int) -> dict[str, Any]:
-    """The trained policy on its training levels and on the test levels; random on the same test episodes."""
+    """The trained policy on its training levels and on the test levels; random on the same test episodes.
+    Each one's mean score, and under "scores" its per-episode scores."""
     from wadgym.agents.evaluate import run_episodes, split_kwargs, summarize
     from wadgym.agents.policy import SavedPolicy
 
     policy = SavedPolicy(run_dir)
     seeds = list(range(episodes))
     test = split_kwargs(policy.env_id, policy.env_kwargs, "test")
-    return {"episodes": episodes,
-            "train": summarize(run_episodes(policy.env_id, policy.env_kwargs, seeds, policy))["score_mean"],
-            "test": summarize(run_episodes(policy.env_id, test, seeds, policy))["score_mean"],
-            "random_test": summarize(run_episodes(policy.env_id, test, seeds, "random"))["score_mean"]}
+    played = {"train": run_episodes(policy.env_id, policy.env_kwargs, seeds, policy),
+              "test": run_episodes(policy.env_id, test, seeds, policy),
+              "random_test": run_episodes(policy.env_id, test, seeds, "random")}
+    return {"episodes": episodes, **{name: summarize(found)["score_mean"] for name, found in played.items()},
+            "scores": {name: [episode["score"] for episode in found] for name, found in played.items()}}
 
 
-def load(json_path: Path) -> dict[str, Any]:
-    return json.loads(json_path.read_text()) if json_path.is_file() else {"runs": {}}
+def results(json_path: Path) -> harness.ResultsStore:
+    """docs/generalization.json: the rows, keyed <id>/levels<L>/seed<N>."""
+    return harness.ResultsStore(json_path)
 
 
 def points(data: dict[str, Any], env_id: str) -> dict[int, list[dict[str, Any]]]:
@@ -106,22 +100,15 @@ def points(data: dict[str, Any], env_id: str) -> dict[int, list[dict[str, Any]]]
     return dict(sorted(grouped.items(), key=lambda kv: kv[0] or float("inf")))
 
 
-def spread(values: list[float]) -> str:
-    return f"{np.mean(values):.2f} ± {np.std(values):.2f}" if len(values) > 1 else f"{values[0]:.2f}"
-
-
-def hand_written(md_path: Path) -> list[str]:
-    """The READING section of an existing table (to its end), kept as it is when the table is rewritten."""
-    text = md_path.read_text() if md_path.is_file() else ""
-    start = text.find(READING + "\n")
-    return text[start:].rstrip("\n").split("\n") if start >= 0 else []
+def test_figure(rows: list[dict[str, Any]]) -> harness.Estimate:
+    """The trained policy's figure on the test levels over the rows' seeds: the IQM and its 95% interval where
+    every row kept its per-episode scores, else the mean alone."""
+    return harness.estimate([r["eval"]["test"] for r in rows],
+                            [(r["eval"].get("scores") or {}).get("test") for r in rows])
 
 
 def write_table(json_path: Path, md_path: Path, png_path: Path) -> None:
-    from wadgym.agents.runfolder import write_text_atomic
-
-    data = load(json_path)
-    reading = hand_written(md_path)
+    data = results(json_path).load()
     env_ids = sorted({row["env"] for row in data["runs"].values()})
     lines = ["# Generalisation curves", "",
              "Made by `python bench/generalization.py` (each row names its commit and command), as procgen's paper",
@@ -130,42 +117,38 @@ def write_table(json_path: Path, md_path: Path, png_path: Path) -> None:
              "then evaluated on its own training levels and on held-out test levels (from level 10,000). Figures:",
              "mean ± std over seeds of each seed's mean score on the evaluation episodes. The sweep records run by",
              "run, seed by seed, across sessions: a point with fewer seeds than the others is still being measured.",
-             "",
-             "| env | training levels | seeds | steps | trained (train levels) | trained (test levels) "
-             "| gap (train - test) | random (test) | commit |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "Beside the test levels' mean, rliable's interquartile mean (IQM) of all the point's test episodes with",
+             "its 95% stratified bootstrap confidence interval over seeds x episodes, as on the",
+             "[learning benchmark](benchmark.md#how-figures-are-decided); \"mean only\" for runs that kept no",
+             "per-episode scores.",
+             ""]
+    header = ["env", "training levels", "seeds", "steps", "trained (train levels)", "trained (test levels)",
+              "IQM trained (test levels) [95% CI]", "gap (train - test)", "random (test)", "commit"]
+    table = []
     for env_id in env_ids:
         for levels, rows in points(data, env_id).items():
             train = [r["eval"]["train"] for r in rows]
             test = [r["eval"]["test"] for r in rows]
             commits = ", ".join(sorted({r["commit"] for r in rows}))
-            lines.append(f"| {env_id} | {levels_label(levels)} | {len(rows)} | {rows[0]['timesteps']:,} | "
-                         f"{spread(train)} | {spread(test)} | {spread([a - b for a, b in zip(train, test)])} | "
-                         f"{spread([r['eval']['random_test'] for r in rows])} | {commits} |")
+            gaps = [a - b for a, b in zip(train, test)]
+            table.append([env_id, levels_label(levels), len(rows), f"{rows[0]['timesteps']:,}", mean_spread(train),
+                          mean_spread(test), test_figure(rows).cell(), mean_spread(gaps),
+                          mean_spread([r["eval"]["random_test"] for r in rows]), commits])
+    lines += harness.markdown_table(header, table)
     lines += ["", "![train and test score against the number of training levels](generalization.png)", "",
               "Commands:", ""]
     lines += sorted({f"- `{r['command']}`" for r in data["runs"].values()})
-    lines += [""] + reading if reading else []
-    write_text_atomic(md_path, "\n".join(lines) + "\n")
+    harness.write_page(md_path, lines, keep=READING)
     plot(data, env_ids, png_path)
 
 
 def plot(data: dict[str, Any], env_ids: list[str], path: Path) -> None:
     """Per env: train and test score against the number of training levels (log axis; unlimited at the
     right), mean line and a band of one std over seeds; random's test score dashed."""
-    import io
-
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from wadgym.agents.runfolder import write_bytes_atomic
-
     if not env_ids:
         return
-    fig, axes = plt.subplots(1, len(env_ids), figsize=(4.5 * len(env_ids), 3.4), dpi=100, squeeze=False)
-    for ax, env_id in zip(axes.flat, env_ids):
+    fig, axes = harness.panels(len(env_ids), 4.5, 3.4)
+    for ax, env_id in zip(axes, env_ids):
         grouped = points(data, env_id)
         xs = np.array([levels or unlimited_levels() for levels in grouped], float)
         for split, color in (("train", "tab:blue"), ("test", "tab:orange")):
@@ -182,11 +165,7 @@ def plot(data: dict[str, Any], env_ids: list[str], path: Path) -> None:
         ax.set_ylabel(f"{next(iter(grouped.values()))[0]['score_name']} per episode", fontsize=8)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    plt.close(fig)
-    write_bytes_atomic(path, buf.getvalue())
+    harness.save_figure(fig, path)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -194,65 +173,51 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--env", nargs="+", required=True, help="env ids (each needs an entry in the budget file)")
     parser.add_argument("--levels", type=int, nargs="+", default=list(DEFAULT_LEVELS),
                         help="numbers of training levels; 0 is unlimited (default 10 100 1000 0)")
-    parser.add_argument("--seeds", type=int, default=DEFAULT_SEEDS, help="seeds per point (default 3)")
-    parser.add_argument("--first-seed", type=int, default=0, help="seeds FIRST_SEED.. (default 0)")
     parser.add_argument("--timesteps", type=int, help="steps of every run (default: the entry's n_timesteps)")
-    parser.add_argument("--episodes", type=int, default=50, help="evaluation episodes per split (default 50)")
-    parser.add_argument("--budget", choices=tuple(BUDGETS), default="cpu", help="which hyperparameter file")
-    parser.add_argument("--conf-file", type=Path, help="a hyperparameter file instead of the budget's")
-    parser.add_argument("--runs", default=DEFAULT_RUNS, help="folder for the run folders")
-    parser.add_argument("--docs", default=str(ROOT / "docs"), help="where generalization.md/.json/.png go")
-    parser.add_argument("--dry-run", action="store_true", help="print the runs to make, train nothing")
-    parser.add_argument("--table-only", action="store_true", help="rewrite the table and figure, train nothing")
+    # A stopped sweep always continues where it stopped (finished runs are skipped): no --skip-done.
+    harness.add_common_arguments(parser, outputs="generalization.md/.json/.png", runs=DEFAULT_RUNS,
+                                 seeds=DEFAULT_SEEDS, conf_file=True, skip_done=None, dry_run=True)
     args = parser.parse_args(argv)
+    harness.check_common_arguments(parser, args)
 
     bad = [n for n in args.levels if n < 0 or n >= unlimited_levels()]
     if bad:
         parser.error(f"--levels {bad[0]}: choose 1..{unlimited_levels() - 1}, or 0 for unlimited")
     conf_file = args.conf_file or hyperparams_file(args.budget)
-    docs = Path(args.docs)
-    json_path, md_path, png_path = docs / "generalization.json", docs / "generalization.md", docs / "generalization.png"
+    out = harness.pages(args.docs, "generalization")
     if not args.table_only:
-        done = set(load(json_path)["runs"])
-        for env_id in args.env:
-            # Seed-major: a sweep stopped part-way has every point of its first seeds (a whole curve early).
-            for seed in range(args.first_seed, args.first_seed + args.seeds):
-                for levels in args.levels:
-                    key = run_key(env_id, levels, seed)
-                    run_dir = Path(args.runs) / f"{env_id}_levels{levels}_s{seed}_{time.strftime('%Y%m%d-%H%M%S')}"
-                    argv_train = train_args(env_id, levels, seed, conf_file, run_dir, args.timesteps)
-                    if key in done:
-                        print(f"== {key}: done, skipped", flush=True)
-                        continue
-                    print(f"== {key}: wadgym train {shlex.join(argv_train)}", flush=True)
-                    if args.dry_run:
-                        continue
-                    result = train_one(argv_train)
-                    row = {"env": env_id, "levels": levels, "seed": seed, "commit": git_commit(),
-                           "command": f"python bench/generalization.py --env {env_id} --levels {levels} --seeds 1 "
-                                      f"--first-seed {seed} --episodes {args.episodes}"
-                                      + (f" --timesteps {args.timesteps}" if args.timesteps else "")
-                                      + (f" --conf-file {typed_path(args.conf_file)}" if args.conf_file else
-                                         f" --budget {args.budget}")
-                                      + (f" --runs {typed_path(args.runs)}"
-                                         if typed_path(args.runs) != DEFAULT_RUNS else ""),
-                           "run_dir": typed_path(run_dir, run_folder=True), "timesteps": result["timesteps"],
-                           "wall_time_s": round(result["wall_time_s"], 1), "eval": evaluate(run_dir, args.episodes)}
-                    from wadgym.envs.registration import score_name
+        store = results(out.json)
+        seeds = range(args.first_seed, args.first_seed + args.seeds)
+        # Seed-major: a sweep stopped part-way has every point of its first seeds (a whole curve early).
+        for cell in store.pending(harness.grid(args.env, args.levels, seeds, seed_major=True, tag=levels_tag)):
+            env_id, levels, seed = cell.name, cell.setting, cell.seed
+            run_dir = Path(args.runs) / f"{env_id}_levels{levels}_s{seed}_{time.strftime('%Y%m%d-%H%M%S')}"
+            config = train_config(env_id, levels, seed, conf_file, run_dir, args.timesteps)
+            print(f"== {cell.key}: {harness.train_command(config)}", flush=True)
+            if args.dry_run:
+                continue
+            result = harness.train_run(config)
+            from wadgym.envs.registration import score_name
 
-                    row["score_name"] = score_name(env_id)
-                    data = load(json_path)
-                    data["runs"][key] = row
-                    from wadgym.agents.runfolder import write_json
-
-                    write_json(json_path, data)
-                    print(f"   train levels {row['eval']['train']:.2f}, test levels {row['eval']['test']:.2f}, "
-                          f"random (test) {row['eval']['random_test']:.2f}", flush=True)
-                    write_table(json_path, md_path, png_path)
+            row = {"env": env_id, "levels": levels, "seed": seed, "commit": git_commit(),
+                   "command": f"python bench/generalization.py --env {env_id} --levels {levels} --seeds 1 "
+                              f"--first-seed {seed} --episodes {args.episodes}"
+                              + (f" --timesteps {args.timesteps}" if args.timesteps else "")
+                              + (f" --conf-file {typed_path(args.conf_file)}" if args.conf_file else
+                                 f" --budget {args.budget}")
+                              + (f" --runs {typed_path(args.runs)}"
+                                 if typed_path(args.runs) != DEFAULT_RUNS else ""),
+                   "run_dir": typed_path(run_dir, run_folder=True), "timesteps": result["timesteps"],
+                   "wall_time_s": round(result["wall_time_s"], 1), "eval": evaluate(run_dir, args.episodes),
+                   "score_name": score_name(env_id)}
+            store.record(cell.key, row)
+            print(f"   train levels {row['eval']['train']:.2f}, test levels {row['eval']['test']:.2f}, "
+                  f"random (test) {row['eval']['random_test']:.2f}", flush=True)
+            write_table(out.json, out.md, out.figure)
     if args.dry_run:
         return 0
-    write_table(json_path, md_path, png_path)
-    print(f"wrote {md_path}, {png_path} ({shlex.join(sys.argv)})")
+    write_table(out.json, out.md, out.figure)
+    print(f"wrote {out.md}, {out.figure} ({shlex.join(sys.argv)})")
     return 0
 
 

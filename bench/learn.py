@@ -18,8 +18,11 @@ its figures, as after a change to the reference. A row whose id trains on one ma
 marked "learning, not generalisation": its test levels differ from that map in at most small ways.
 `--attempt` records the runs it trains or adopts as attempts instead: a run of another setting (an entry
 being tried) is listed below the table, as it came out, and the id's row stays as it is. A row names its
-command and run folder as a user types them in a checkout (typed_command): no folder of the machine that
-made it (`--runs /work/runs-long` is recorded as `--runs runs-long`, its run folders as runs-long/NAME).
+command and run folder as a user types them in a checkout (harness.typed_command): no folder of the machine
+that made it (`--runs /work/runs-long` is recorded as `--runs runs-long`, its run folders as runs-long/NAME).
+Rows keep every evaluation episode's score: beside the means the table gives the trained policy's IQM on the
+test levels with its 95% stratified bootstrap interval over seeds x episodes (rliable, through bench/harness.py),
+and "meets the bar" is decided on that interval: yes, no, or not decided where it straddles the bar.
 
 `--budget demos` learns with demonstrations (issue 41): each id's entry in ppo_demos.yml names, under `demos`,
 the policy that plays them (the scripted expert: privileged information), how many episodes and of which
@@ -33,11 +36,8 @@ dataset's size: a row per size, labelled "demos (N episodes)", the dataset's ste
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
-import os
 import shlex
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -45,35 +45,36 @@ from typing import Any
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
+import harness  # bench/harness.py, beside this script
+from harness import (
+    MEETS,
+    MISSES,
+    ROOT,
+    UNDECIDED,
+    Estimate,
+    budget_of,
+    decide,
+    git_commit,
+    hyperparams_file,
+    mean_spread,
+    typed_command,
+    typed_path,
+)
+
 BAR_RATIO = 3.0       # trained >= 3x random on test levels ...
 BAR_REFERENCE = 0.5   # ... or, where random scores ~0, >= 50% of the scripted reference
 NEAR_ZERO = 0.05
 DEFAULT_IDS_SEEDS = 3
 
-
-BUDGETS = {"cpu": "ppo.yml", "cpu-long": "ppo_cpu_long.yml", "gpu": "ppo_gpu.yml", "demos": "ppo_demos.yml",
-           "demos-bc": "ppo_demos.yml"}
 DEMO_BUDGETS = ("demos", "demos-bc")   # learning from a recorded dataset: PPO after cloning it, or cloning alone
 DEMO_DEFAULTS = {"policy": "scripted", "episodes": 100, "levels": "train", "epochs": 10}
 DEMO_NAMESPACE = "wadgym-bench"   # the benchmark's Minari datasets: wadgym-bench/<id>-<policy>-<levels>-<N>ep-v0
 
 
-def load_results(json_path: Path) -> dict[str, Any]:
-    """docs/benchmark.json as recorded so far ({"runs": {}} before the first row)."""
-    return json.loads(json_path.read_text()) if json_path.is_file() else {"runs": {}}
-
-
-def budget_of(label: str) -> str:
-    """The budget of a row's label: "demos (100 episodes)" -> "demos"."""
-    return label.partition(" (")[0]
-
-
-def hyperparams_file(budget: str) -> Path:
-    budget = budget_of(budget)
-    if budget not in BUDGETS:
-        raise ValueError(f"budget {budget!r} is not valid; choose one of {', '.join(BUDGETS)}")
-    return ROOT / "agents" / "hyperparams" / BUDGETS[budget]
+def results(json_path: Path) -> harness.ResultsStore:
+    """docs/benchmark.json: the rows ("runs", keyed <id>/<budget>/seed<N>), the attempts (keyed by run folder)
+    and the recorded datasets."""
+    return harness.ResultsStore(json_path, attempts={})
 
 
 def demo_settings(env_id: str, budget: str) -> dict[str, Any]:
@@ -105,12 +106,11 @@ def demo_dataset(env_id: str, settings: dict[str, Any], json_path: Path) -> dict
     episodes, steps, recording time and commit. Recorded with seeds 0.. on the levels of the demos entry's env
     kwargs (so its frames are the ones the run trains on)."""
     from wadgym.agents.record import dataset_exists, record_dataset
-    from wadgym.agents.runfolder import write_json
 
     name = f"{env_id.replace('-v', '_v')}-{settings['policy']}-{settings['levels']}-{settings['episodes']}ep"
     dataset_id = f"{DEMO_NAMESPACE}/{name}-v0"
-    data = load_results(json_path)
-    known = (data.get("datasets") or {}).get(dataset_id)
+    store = results(json_path)
+    known = (store.load().get("datasets") or {}).get(dataset_id)
     if known is not None and dataset_exists(dataset_id):
         return known
     print(f"== recording {dataset_id}: {settings['episodes']} episodes of {env_id} by {settings['policy']}",
@@ -125,9 +125,9 @@ def demo_dataset(env_id: str, settings: dict[str, Any], json_path: Path) -> dict
     made = {"dataset": dataset_id, "policy": settings["policy"], "levels": settings["levels"],
             "episodes": result.episodes, "steps": result.steps, "recording_s": round(result.seconds, 1),
             "commit": git_commit()}
+    data = store.load()   # as it is now: the recording took minutes
     data.setdefault("datasets", {})[dataset_id] = made
-    json_path.parent.mkdir(parents=True, exist_ok=True)
-    write_json(json_path, data)
+    store.save(data)
     return made
 
 
@@ -179,81 +179,6 @@ def default_seeds(env_id: str) -> int:
 
 
 DEFAULT_RUNS = "runs/bench"
-# Options whose value is a run folder (a path outside the checkout is named under its runs folder's name),
-# and options a row's command leaves out: the docs folder (a row lives in the docs that list it).
-RUN_FOLDER_OPTIONS = ("--run-dir", "--resume", "--adopt")
-LEFT_OUT_OPTIONS = ("--docs",)
-
-
-def typed_path(path: str | Path, run_folder: bool = False) -> str:
-    """A path as a user types it in a checkout of this repository, naming no folder of the machine that made
-    it: one inside the checkout relative to its root (a relative path is taken from the current folder), one
-    outside it by its name (`--runs /work/runs-long` -> runs-long); with `run_folder`, by its name under its
-    runs folder's name (/work/runs-long/NAME -> runs-long/NAME), as `--runs runs-long` makes it."""
-    full = Path(os.path.abspath(path))
-    for candidate in (full, full.resolve()):   # as given, else through its links (a checkout reached by one)
-        if candidate == ROOT or ROOT in candidate.parents:
-            return candidate.relative_to(ROOT).as_posix()
-    if run_folder and full.parent.name:
-        return f"{full.parent.name}/{full.name}"
-    return full.name or str(path)
-
-
-def typed_command(command: str) -> str:
-    """A recorded command line (commands joined by " && ", as `wadgym train` records its sessions) as a user
-    types it in a checkout: a bench script as `python bench/NAME.py`, `--docs` left out, and every absolute
-    path as typed_path gives it (run folders: after --run-dir, --resume, --adopt and as a subcommand's
-    positional argument). A command with no such thing comes back as it was."""
-    scripts = {path.name for path in (ROOT / "bench").glob("*.py")}
-    segments = []
-    for segment in command.split(" && "):
-        try:
-            words = shlex.split(segment)
-        except ValueError:  # unbalanced quotes: not a command this can read; left as it is
-            segments.append(segment)
-            continue
-        head: list[str] = []
-        if len(words) > 1 and Path(words[0]).name.startswith("python") and Path(words[1]).name in scripts:
-            head, words = ["python", f"bench/{Path(words[1]).name}"], words[2:]
-        elif words and Path(words[0]).name in scripts:
-            head, words = ["python", f"bench/{Path(words[0]).name}"], words[1:]
-        elif words and Path(words[0]).name in ("__main__.py", "wadgym"):
-            head, words = ["wadgym"], words[1:]
-        out, option, skip = list(head), None, False
-        for word in words:
-            if skip:
-                skip = False
-                continue
-            name, eq, value = word.partition("=")
-            if word.startswith("--") and name in LEFT_OUT_OPTIONS:
-                skip = not eq
-                continue
-            if word.startswith("-") and len(word) > 1:
-                option = name
-                if eq and value.startswith("/"):
-                    word = f"{name}={typed_path(value, name in RUN_FOLDER_OPTIONS)}"
-                out.append(word)
-                continue
-            if word.startswith("/"):
-                word = typed_path(word, option is None or option in RUN_FOLDER_OPTIONS)
-            elif eq and value.startswith("/"):   # KEY=/PATH, as --hp and --env-kwargs take them
-                word = f"{name}={typed_path(value)}"
-            out.append(word)
-        segments.append(segment if out == shlex.split(segment) else shlex.join(out))
-    return " && ".join(segments)
-
-
-def git_commit() -> str:
-    try:
-        commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
-                                text=True, check=True).stdout.strip()
-        # The benchmark's own outputs (docs/, the README's table) do not make the code dirty.
-        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no", "--",
-                                ".", ":!docs", ":!README.md"],
-                               capture_output=True, text=True, check=True).stdout.strip()
-        return commit + ("-dirty" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def train_one(env_id: str, seed: int, budget: str, run_dir: Path, demos: dict[str, Any] | None = None,
@@ -261,17 +186,15 @@ def train_one(env_id: str, seed: int, budget: str, run_dir: Path, demos: dict[st
     """`wadgym train` in-process (no final evaluation: the benchmark's own follows); with `demos` (a demos
     budget: the dataset and its settings) the policy first clones the dataset (--pretrain), and for demos-bc
     that is all (--algo bc)."""
-    from wadgym.agents import TrainConfig, train
+    from wadgym.agents import TrainConfig
 
     pretrain = {} if demos is None else {
         "pretrain": demos["dataset"], "pretrain_epochs": demos["epochs"],
         "algo": "bc" if budget_of(budget) == "demos-bc" else None}
-    result = train(TrainConfig(env=env_id, seed=seed, conf_file=hyperparams_file(budget), run_dir=run_dir,
-                               eval_episodes=0, progress=False, **pretrain))
-    if result.interrupted:  # a stopped run is no benchmark row: its policy did not get its budget
-        raise SystemExit(f"training of {env_id} seed {seed} was stopped at {result.timesteps} steps; no row "
-                         f"recorded (continue with: wadgym train --resume {run_dir}, then bench/learn.py --adopt)")
-    return dataclasses.asdict(result)
+    config = TrainConfig(env=env_id, seed=seed, conf_file=hyperparams_file(budget), run_dir=run_dir,
+                         eval_episodes=0, progress=False, **pretrain)
+    return harness.train_run(config, f"no row recorded (continue with: wadgym train --resume {run_dir}, then "
+                                     f"bench/learn.py --adopt)")
 
 
 def evaluate(run_dir: Path, episodes: int) -> dict[str, Any]:
@@ -287,10 +210,9 @@ def record(json_path: Path, key: str, row: dict[str, Any], attempt: bool = False
     """The row as the table's row for `key` (id/budget/seed), or with `attempt` as one of the attempts
     (keyed by its run folder: each run once), which leaves the table's rows as they are. A row that another
     run replaces becomes an attempt: no run's figures are dropped."""
-    from wadgym.agents.runfolder import write_json
-
-    data = load_results(json_path)
-    attempts = data.setdefault("attempts", {})
+    store = results(json_path)
+    data = store.load()
+    attempts = data["attempts"]
     if attempt:
         attempts[row["run_dir"]] = row
     else:
@@ -299,7 +221,7 @@ def record(json_path: Path, key: str, row: dict[str, Any], attempt: bool = False
             attempts[old["run_dir"]] = old
         attempts.pop(row["run_dir"], None)
         data["runs"][key] = row
-    write_json(json_path, data)
+    store.save(data)
 
 
 GONE = "run folder gone: see its command, and the hyperparameter file at its commit"
@@ -331,43 +253,75 @@ def score(summary: dict[str, Any] | None) -> float | None:
     return None if summary is None else summary["score_mean"]
 
 
-def mean_spread(values: list[float]) -> str:
-    values = [v for v in values if v is not None]
-    if not values:
-        return "-"
-    if len(values) == 1:
-        return f"{values[0]:.2f}"
-    return f"{np.mean(values):.2f} ± {np.std(values):.2f}"
+def figures(rows: list[dict[str, Any]], split: str, player: str, interval: bool = True) -> Estimate | None:
+    """A player's figure on a split over the rows' seeds (harness.estimate: the mean over seeds and, from the
+    rows' per-episode scores, the IQM with its 95% interval; `interval` False: the IQM alone); None where a row
+    has no such player (an env without a scripted reference)."""
+    summaries = [row["eval"][split].get(player) for row in rows]
+    if any(summary is None for summary in summaries):
+        return None
+    return harness.estimate([summary["score_mean"] for summary in summaries],
+                            [[episode.get("score") for episode in summary.get("episodes") or []]
+                             for summary in summaries], interval)
 
 
-def verdict(trained: float, random: float, scripted: float | None, opponents: float | None = None) -> str:
-    """Whether `trained` meets the bar (see write_table); where the env has opponents that are not agents
-    (the engine's bots), the trained policy must also score at least their median (`opponents`: the mean
-    over the trained policy's episodes of the median opponent's score)."""
-    met = _verdict(trained, random, scripted)
-    if opponents is None:
-        return met
-    yes, _, why = met.partition(" (")   # a bare "no" (no reference) has no reasons to keep
-    below = trained < opponents
-    reasons = [why.rstrip(")")] if why else []
-    reasons.append(f"{'below' if below else 'at least'} the median opponent's {opponents:.2f}")
-    return f"{'no' if below else yes} ({'; '.join(reasons)})"
+def episode_scores(rows: list[dict[str, Any]], split: str, player: str) -> list[float] | None:
+    """A player's per-episode scores on a split, every seed's pooled; None where a row kept none."""
+    found = [[episode.get("score") for episode in (row["eval"][split].get(player) or {}).get("episodes") or []]
+             for row in rows]
+    if not all(found) or any(v is None for scores in found for v in scores):
+        return None
+    return [v for scores in found for v in scores]
+
+
+def improvement_cell(rows: list[dict[str, Any]]) -> str:
+    """P(trained > random) on the test levels (rliable's probability of improvement, the point), or "-"."""
+    trained, random = episode_scores(rows, "test", "trained"), episode_scores(rows, "test", "random")
+    return harness.improvement(trained, random, interval=False).cell() if trained and random else "-"
+
+
+def verdict(trained: Estimate | float, random: float, scripted: float | None, opponents: float | None = None) -> str:
+    """Whether the trained policy meets the bar: BAR_RATIO x `random` on the test levels or, where random's
+    figure is near 0, BAR_REFERENCE x `scripted` (the references' IQM on the same episodes, their means for rows
+    without per-episode scores), decided on the trained policy's 95% interval (harness.decide: "yes" when its
+    lower bound reaches the bar, "no" when its upper bound stays below it, "not decided" between; a bare number
+    or a row of means only: on its value). Where the env has opponents that are not agents (the engine's bots)
+    the trained policy must also reach their median (`opponents`, decided the same way). The reasons follow in
+    brackets: the ratio (with its interval), the share of scripted, the opponent."""
+    trained = trained if isinstance(trained, Estimate) else Estimate(mean=float(trained))
+    outcome, reasons = _bar(trained, random, scripted)
+    if opponents is not None:
+        beside = decide(trained, opponents)
+        reasons.append({MEETS: f"at least the median opponent's {opponents:.2f}",
+                        MISSES: f"below the median opponent's {opponents:.2f}",
+                        UNDECIDED: f"the median opponent's {opponents:.2f} inside the interval"}[beside])
+        outcome = harness.combine(outcome, beside)
+    return f"{outcome} ({'; '.join(reasons)})" if reasons else outcome
+
+
+def _bar(trained: Estimate, random: float, scripted: float | None) -> tuple[str, list[str]]:
+    point, (low, high) = trained.point, trained.bounds
+    ranged = trained.low is not None
+    if random > NEAR_ZERO:  # the ratio to random decides; the reference counts only where random scores ~0
+        ratio = f"{point / random:.1f}x random" + (f" [{low / random:.1f}x, {high / random:.1f}x]" if ranged else "")
+        share = [f"{point / scripted:.0%} of scripted"] if scripted else []   # shown, not deciding
+        return decide(trained, BAR_RATIO * random), [ratio, *share]
+    if scripted:
+        share = f"{point / scripted:.0%} of scripted" + (f" [{low / scripted:.0%}, {high / scripted:.0%}]"
+                                                         if ranged else "")
+        return decide(trained, BAR_REFERENCE * scripted), [share]
+    return MISSES, []
 
 
 def opponents(summaries: list[dict[str, Any]]) -> float | None:
-    """The mean over `summaries` (the trained policy's, a seed each) of the median opponent's score per
-    episode; None where the env has no such opponents."""
+    """The figure of the median opponent's score beside the trained policy (`summaries`: the trained policy's,
+    a seed each): the IQM over seeds x episodes of each episode's median opponent, or for rows without
+    per-episode values the mean of each seed's mean; None where the env has no such opponents."""
     values = [s.get("opponents_median_mean") for s in summaries]
-    return None if any(v is None for v in values) else float(np.mean(values))
-
-
-def _verdict(trained: float, random: float, scripted: float | None) -> str:
-    if random > NEAR_ZERO:  # the ratio to random decides; the reference counts only where random scores ~0
-        share = f"; {trained / scripted:.0%} of scripted" if scripted else ""   # shown, not deciding
-        return f"{'yes' if trained >= BAR_RATIO * random else 'no'} ({trained / random:.1f}x random{share})"
-    if scripted:
-        return f"{'yes' if trained >= BAR_REFERENCE * scripted else 'no'} ({trained / scripted:.0%} of scripted)"
-    return "no"
+    if any(v is None for v in values):
+        return None
+    per_episode = [[e.get("opponents_median") for e in s.get("episodes") or []] for s in summaries]
+    return harness.estimate(values, per_episode, interval=False).point
 
 
 def report(key: str, row: dict[str, Any]) -> None:
@@ -403,14 +357,50 @@ def adopted_row(run_dir: Path, budget: str, episodes: int) -> tuple[str, dict[st
 
 
 # benchmark.md's own section below the table (self-play rows, made by `wadgym train`, not here): kept as it is
-KEPT_SECTION = "## Self-play (multi-agent)\n"
+KEPT_SECTION = "## Self-play (multi-agent)"
+
+TABLE_HEADER = ["env", "score", "budget (steps)", "wall time", "seeds", "random (test)", "trained (train)",
+                "trained (test)", "IQM trained (test) [95% CI]", "scripted (test)", "trained/random (test)",
+                "P(trained > random)", "gap (train - test)", "meets the bar", "shows", "commit"]
+
+
+def how_decided() -> list[str]:
+    """The page's section on how its figures and verdicts are decided."""
+    return [
+        "## How figures are decided",
+        "",
+        "\"mean ± std\" is over seeds, of each seed's mean score per episode. Beside the trained policy's mean on "
+        "the test",
+        "levels stands [rliable](https://github.com/google-research/rliable)'s figure (Agarwal et al. 2021, the "
+        "field's standard",
+        "for results of few seeds): the interquartile mean (IQM: the mean of the middle half of the scores) of all "
+        "its test",
+        "episodes, a seed's episodes a row of a seeds x episodes matrix, with its 95% stratified bootstrap "
+        "confidence interval:",
+        f"{harness.BOOTSTRAP_REPS:,} resamples, each drawing the episodes again within each seed and the seeds "
+        "again (rliable's",
+        "StratifiedBootstrap with the seeds as strata and task_bootstrap; with one seed, the episodes alone), from "
+        "a fixed seed,",
+        "so a rewritten table shows the same intervals. \"P(trained > random)\" is rliable's probability of "
+        "improvement: the",
+        "chance that a test episode of the trained policy scores more than one of the random policy (ties count "
+        "half).",
+        "",
+        f"\"meets the bar\" is decided on the interval. The bar is {BAR_RATIO:g}x random's IQM on the same "
+        f"episodes (or {BAR_REFERENCE:.0%} of",
+        "scripted's where random's is near 0; against the engine's bots also the IQM of the median bot's frags): "
+        "**yes** when",
+        "the interval's lower bound reaches the bar, **no** when its upper bound stays below it, **not decided** "
+        "when the",
+        "interval straddles the bar (more seeds or episodes would tell). The brackets after the ratio give its "
+        "interval. A",
+        "row whose runs kept no per-episode scores shows \"mean only\" and is decided on its means.",
+    ]
 
 
 def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
     """docs/benchmark.md and the curves figure, from every run recorded in the JSON."""
-    from wadgym.agents.runfolder import write_text_atomic
-
-    data = load_results(json_path)
+    data = results(json_path).load()
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for row in data["runs"].values():
         groups.setdefault((row["env"], row["budget"]), []).append(row)
@@ -421,7 +411,9 @@ def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
         "each id's entry in `agents/hyperparams/ppo.yml`, trained on levels 0-199 and evaluated on 50 seeded",
         "episodes of held-out test levels (from level 10,000) and 50 of the training levels; random and",
         "scripted (privileged information) policies play the very same episodes. Figures: mean ± std over",
-        "seeds of each seed's mean score per episode. Wall time on the project's 2-core CPU VMs, which other",
+        "seeds of each seed's mean score per episode, and beside the trained policy's on the test levels its IQM",
+        "with a 95% confidence interval over seeds x episodes (see How figures are decided, below the table).",
+        "Wall time on the project's 2-core CPU VMs, which other",
         "jobs shared while these ran, so wall times and steps/s are upper and lower bounds. Budgets: `cpu`",
         "(ppo.yml), `cpu-long` (ppo_cpu_long.yml: at most 2 hours on 2 cores, for the ids below the bar; may",
         "train RecurrentPPO and a curriculum over the family's difficulty parameters, always tested on the id's",
@@ -442,8 +434,9 @@ def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
         f"The bar: trained >= {BAR_RATIO:g}x random on test levels or, where random scores near 0, >= "
         f"{BAR_REFERENCE:.0%} of the scripted",
         "reference; against the engine's bots (DoomDeathmatchBots-v0), also at least the median bot's frags in",
-        "the trained policy's own test episodes (\"median opponent\": the mean over episodes of the median",
-        "bot's frags). What was tried for the ids below it is in the comments of ppo.yml and ppo_cpu_long.yml",
+        "the trained policy's own test episodes (\"median opponent\": the median bot's frags of each episode), all",
+        "decided on the trained policy's 95% interval. What was tried for the ids below it is in the comments of "
+        "ppo.yml and ppo_cpu_long.yml",
         "(each long run's result and speed; a cpu-long row's wall time passes 2 hours where other jobs shared",
         "the VM: the comment gives the time at the quiet machine's speed); the runs of the settings tried are",
         "listed under \"Attempts\" below the table. `--budget gpu` trains with `agents/hyperparams/ppo_gpu.yml`",
@@ -451,16 +444,14 @@ def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
         "rows (`--attempt`: as attempts); `docs/benchmark.json` fills row by row, so a long benchmark can run",
         "across sessions (`--skip-done`).",
         "",
-        "| env | score | budget (steps) | wall time | seeds | random (test) | trained (train) | trained (test) "
-        "| scripted (test) | trained/random (test) | gap (train - test) | meets the bar | shows | commit |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     from wadgym.envs.registration import ENVS
 
     order = {env_id: i for i, env_id in enumerate(ENVS)}
     readme_rows: dict[str, list[tuple[bool, float, str, str]]] = {}  # env id -> its cpu and cpu-long rows
     best: dict[str, tuple[float, str]] = {}  # env id -> (its best trained test score, that row's figure)
-    reached: set[str] = set()  # ids with a row that meets the bar
+    outcomes: dict[str, set[str]] = {}  # env id -> the verdicts of its rows (yes, no, not decided)
+    table = []
     for (env_id, budget), rows in sorted(groups.items(), key=lambda kv: (kv[0][1], order.get(kv[0][0], 1e9))):
         rows.sort(key=lambda r: r["seed"])
         test = [r["eval"]["test"] for r in rows]
@@ -470,25 +461,25 @@ def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
         random_test = [score(t["random"]) for t in test]
         scripted_test = [score(t.get("scripted")) for t in test]
         r_mean, t_mean = float(np.mean(random_test)), float(np.mean(trained_test))
-        s_mean = float(np.mean(scripted_test)) if all(v is not None for v in scripted_test) else None
         ratio = f"{t_mean / r_mean:.2f}x" if r_mean > NEAR_ZERO else "-"
         gaps = [a - b for a, b in zip(trained_train, trained_test)]
         wall = np.mean([r["wall_time_s"] for r in rows]) / 60
         commits = ", ".join(sorted({r["commit"] for r in rows}))
-        met = verdict(t_mean, r_mean, s_mean, opponents([t["trained"] for t in test]))
+        trained = figures(rows, "test", "trained")
+        scripted = figures(rows, "test", "scripted", interval=False)
+        met = verdict(trained, figures(rows, "test", "random", interval=False).point,
+                      None if scripted is None else scripted.point, opponents([t["trained"] for t in test]))
         if env_id not in best or t_mean > best[env_id][0]:
             best[env_id] = (t_mean, f"{met.partition(' (')[2].rstrip(')')} ({budget} budget, {commits})")
-        if met.startswith("yes"):
-            reached.add(env_id)
+        outcomes.setdefault(env_id, set()).add(met.partition(" (")[0])
         if budget in ("cpu", "cpu-long"):
             long = " (cpu-long budget)" if budget == "cpu-long" else ""
             readme_rows.setdefault(env_id, []).append(
-                (met.startswith("yes"), t_mean, f"{t_mean:.2f} vs {r_mean:.2f} {rows[0]['score_name']}{long}", met))
-        lines.append(f"| {env_id} | {rows[0]['score_name']} | {budget_cell(budget, rows[0])} | {wall:.0f} min | "
-                     f"{len(rows)} | {mean_spread(random_test)} | {mean_spread(trained_train)} | "
-                     f"{mean_spread(trained_test)} | {mean_spread(scripted_test)} | {ratio} | {mean_spread(gaps)} | "
-                     f"{met} | {shows(env_id, budget)} | {commits}"
-                     f"{scripted_note(rows)} |")
+                (met.startswith(MEETS), t_mean, f"{t_mean:.2f} vs {r_mean:.2f} {rows[0]['score_name']}{long}", met))
+        table.append([env_id, rows[0]["score_name"], budget_cell(budget, rows[0]), f"{wall:.0f} min", len(rows),
+                      mean_spread(random_test), mean_spread(trained_train), mean_spread(trained_test),
+                      trained.cell(), mean_spread(scripted_test), ratio, improvement_cell(rows), mean_spread(gaps),
+                      met, shows(env_id, budget), f"{commits}{scripted_note(rows)}"])
     import yaml
 
     from wadgym.envs.registration import score_name
@@ -497,13 +488,20 @@ def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
         for env_id in benchmark_ids(budget):
             if (env_id, budget) not in groups:
                 steps = yaml.safe_load(hyperparams_file(budget).read_text())[env_id]["n_timesteps"]
-                lines.append(f"| {env_id} | {score_name(env_id)} | {budget}: {int(steps):,} | - | 0 | - | - | - | - "
-                             f"| - | - | not run yet | {shows(env_id, budget)} | - |")
-    short = [env_id for env_id in sorted(best, key=lambda e: order.get(e, 1e9)) if env_id not in reached]
-    if short:
+                table.append([env_id, score_name(env_id), f"{budget}: {int(steps):,}", "-", 0, *["-"] * 8,
+                              "not run yet", shows(env_id, budget), "-"])
+    lines += harness.markdown_table(TABLE_HEADER, table)
+    listed = sorted(best, key=lambda e: order.get(e, 1e9))
+    below = [env_id for env_id in listed if outcomes[env_id] == {MISSES}]
+    undecided = [env_id for env_id in listed if MEETS not in outcomes[env_id] and UNDECIDED in outcomes[env_id]]
+    if below:
         lines += ["", "Below the bar with every budget run so far (each id's best row; what was tried: the id's "
                   "entries in ppo.yml", "and ppo_cpu_long.yml, and the Attempts below):", ""]
-        lines += [f"- {env_id}: {best[env_id][1]}" for env_id in short]
+        lines += [f"- {env_id}: {best[env_id][1]}" for env_id in below]
+    if undecided:
+        lines += ["", "Not decided with any budget run so far (no row meets the bar, and the interval of one "
+                  "straddles it: more seeds", "would tell; each id's best row):", ""]
+        lines += [f"- {env_id}: {best[env_id][1]}" for env_id in undecided]
     lines += ["", "*\"gap\" is trained on training levels minus trained on test levels.*", "",
               "![learning curves of the benchmark's runs](benchmark_curves.png)", "",
               "*Each seed's mean score per training episode against env steps, the attempts' (dotted), and random's "
@@ -511,9 +509,9 @@ def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
               "their curve, whose run folder is gone.*", ""]
     lines += ["Commands:", ""]
     lines += sorted({f"- `{r['command']}`" for r in data["runs"].values()})
+    lines += [""] + how_decided()
     lines += attempt_lines(data.get("attempts") or {}, order)
-    kept = md_path.read_text().partition(KEPT_SECTION)[2] if md_path.is_file() else ""
-    write_text_atomic(md_path, "\n".join(lines) + "\n" + (f"\n{KEPT_SECTION}{kept}" if kept else ""))
+    harness.write_page(md_path, lines, keep=KEPT_SECTION)
     plot_curves(groups, list((data.get("attempts") or {}).values()), curves_path)
     readme = ROOT / "README.md"
     if md_path.resolve().parent == (ROOT / "docs").resolve() and readme.is_file():
@@ -523,6 +521,8 @@ def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
             head, rest = text.split(start, 1)
             block, tail = rest.split(end, 1)
             summary = {env_id: readme_choice(choices) for env_id, choices in readme_rows.items()}
+            from wadgym.agents.runfolder import write_text_atomic
+
             write_text_atomic(readme, head + start + readme_table(block, summary) + end + tail)
 
 
@@ -568,17 +568,20 @@ def attempt_lines(attempts: dict[str, dict[str, Any]], order: dict[str, int]) ->
              "replaced, as they came out. The table's rows are the runs of each id's entry in the hyperparameter "
              "files; these",
              "played the same seeded held-out test episodes.", "",
-             "| env | budget (steps) | trained with | random (test) | trained (test) | scripted (test) | meets the bar "
-             "| commit | command |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             ]
+    table = []
     for row in sorted(attempts.values(), key=lambda r: (order.get(r["env"], 1e9), r["budget"], r["finished"])):
         test = row["eval"]["test"]
-        trained, random, scripted = score(test["trained"]), score(test["random"]), score(test.get("scripted"))
-        lines.append(f"| {row['env']} | {row['budget']}: {row['timesteps']:,} | {row.get('trained_with') or GONE} | "
-                     f"{random:.2f} | {trained:.2f} | {mean_spread([scripted])} | "
-                     f"{verdict(trained, random, scripted, opponents([test['trained']]))} "
-                     f"| {row['commit']} | `{row['command']}` |")
-    return lines
+        trained, random = figures([row], "test", "trained"), figures([row], "test", "random", interval=False)
+        scripted = figures([row], "test", "scripted", interval=False)
+        met = verdict(trained, random.point, None if scripted is None else scripted.point,
+                      opponents([test["trained"]]))
+        table.append([row["env"], f"{row['budget']}: {row['timesteps']:,}", row.get("trained_with") or GONE,
+                      f"{random.mean:.2f}", f"{trained.mean:.2f}", mean_spread([score(test.get("scripted"))]),
+                      trained.cell(), met, row["commit"], f"`{row['command']}`"])
+    header = ["env", "budget (steps)", "trained with", "random (test)", "trained (test)", "scripted (test)",
+              "IQM trained (test) [95% CI]", "meets the bar", "commit", "command"]
+    return lines + harness.markdown_table(header, table)
 
 
 def readme_table(block: str, summary: dict[str, tuple[str, str]]) -> str:
@@ -614,7 +617,7 @@ def rescript(json_path: Path, env_ids: list[str], budget: str) -> None:
 
     from wadgym.agents.evaluate import run_episodes, split_kwargs, summarize
 
-    data = load_results(json_path)
+    data = results(json_path).load()
     rows = {key: row for key, row in data["runs"].items()
             if row["env"] in env_ids and budget_of(row["budget"]) == budget}
     if not rows:
@@ -668,17 +671,8 @@ def plot_curves(groups: dict[tuple[str, str], list[dict[str, Any]]], attempts: l
     groups = {key: rows for key, rows in groups.items() if any(row["timesteps"] for row in rows)}
     if not groups:
         return
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from wadgym.agents import runfolder
-
-    cols = min(3, len(groups))
-    rows_n = (len(groups) + cols - 1) // cols
-    fig, axes = plt.subplots(rows_n, cols, figsize=(4.2 * cols, 3.2 * rows_n), dpi=100, squeeze=False)
-    for ax, ((env_id, budget), rows) in zip(axes.flat, sorted(groups.items())):
+    fig, axes = harness.panels(len(groups), 4.2, 3.2, cols=min(3, len(groups)))
+    for ax, ((env_id, budget), rows) in zip(axes, sorted(groups.items())):
         lost = 0
         for row in rows:
             curve = kept_curve(row)
@@ -699,30 +693,19 @@ def plot_curves(groups: dict[tuple[str, str], list[dict[str, Any]]], attempts: l
         ax.set_ylabel(f"{rows[0]['score_name']} per episode", fontsize=8)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=6)
-    for ax in list(axes.flat)[len(groups):]:
-        ax.axis("off")
-    fig.tight_layout()
-    import io
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    plt.close(fig)
-    runfolder.write_bytes_atomic(path, buf.getvalue())
+    harness.save_figure(fig, path)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--env", nargs="+", help="env ids (default: every registered id with hyperparameters)")
-    parser.add_argument("--budget", choices=tuple(BUDGETS), default="cpu",
-                        help="cpu: ppo.yml; cpu-long: ppo_cpu_long.yml (at most 2 hours on 2 cores); gpu: ppo_gpu.yml; "
-                             "demos: ppo_demos.yml, PPO after cloning a recorded dataset; demos-bc: cloning alone")
-    parser.add_argument("--seeds", type=int, help="seeds per id (default: 3 for each family's default id, else 1)")
-    parser.add_argument("--first-seed", type=int, default=0)
-    parser.add_argument("--episodes", type=int, default=50, help="evaluation episodes per split and policy")
-    parser.add_argument("--runs", default=DEFAULT_RUNS, help="folder for the run folders")
-    parser.add_argument("--docs", default=str(ROOT / "docs"), help="where benchmark.md/.json/_curves.png go")
-    parser.add_argument("--table-only", action="store_true", help="rewrite the table and figure, train nothing")
-    parser.add_argument("--skip-done", action="store_true", help="skip (id, budget, seed) already in the JSON")
+    harness.add_common_arguments(
+        parser, outputs="benchmark.md/.json/_curves.png", runs=DEFAULT_RUNS, seeds=None,
+        seeds_help="seeds per id (default: 3 for each family's default id, else 1)",
+        episodes_help="evaluation episodes per split and policy",
+        budget_help="cpu: ppo.yml; cpu-long: ppo_cpu_long.yml (at most 2 hours on 2 cores); gpu: ppo_gpu.yml; "
+                    "demos: ppo_demos.yml, PPO after cloning a recorded dataset; demos-bc: cloning alone",
+        skip_done="skip (id, budget, seed) already in the JSON")
     parser.add_argument("--rescript", action="store_true",
                         help="play the scripted reference again on the recorded rows of the --env ids (no training)")
     parser.add_argument("--adopt", nargs="+", metavar="RUN",
@@ -735,64 +718,75 @@ def main(argv: list[str] | None = None) -> int:
                         help="record the runs trained or adopted as attempts (listed below the table as they came "
                              "out), leaving the table's rows as they are")
     args = parser.parse_args(argv)
+    harness.check_common_arguments(parser, args)
 
-    docs = Path(args.docs)
-    json_path, md_path, curves_path = docs / "benchmark.json", docs / "benchmark.md", docs / "benchmark_curves.png"
+    out = harness.pages(args.docs, "benchmark", figure="benchmark_curves.png")
     if args.rescript:
         if not args.env:
             parser.error("--rescript needs --env ID ...")
-        rescript(json_path, args.env, args.budget)
+        rescript(out.json, args.env, args.budget)
     elif args.adopt:
         for run in args.adopt:
             key, row = adopted_row(Path(run), args.budget, args.episodes)
-            record(json_path, key, row, args.attempt)
+            record(out.json, key, row, args.attempt)
             report(key, row)
     elif not args.table_only:
-        ids = args.env or benchmark_ids(args.budget)
-        done = set(load_results(json_path)["runs"])
-        runs = typed_path(args.runs)   # as the rows' commands and run folders name it
         demos = args.budget in DEMO_BUDGETS
         if args.demo_episodes and not demos:
             parser.error(f"--demo-episodes sizes the datasets of --budget {' or '.join(DEMO_BUDGETS)}")
-        for env_id in ids:
-            settings = demo_settings(env_id, args.budget) if demos else None
-            for size in (args.demo_episodes or [settings["episodes"]]) if demos else [None]:
-                label = demo_label(args.budget, size) if demos else args.budget
-                dataset = None
-                for seed in range(args.first_seed, args.first_seed + (args.seeds or default_seeds(env_id))):
-                    key = f"{env_id}/{label}/seed{seed}"
-                    if args.skip_done and key in done:
-                        continue
-                    if demos and dataset is None:
-                        dataset = demo_dataset(env_id, {**settings, "episodes": size}, json_path)
-                    tag = f"{args.budget}_{size}ep" if demos else args.budget
-                    run_dir = Path(args.runs) / f"{env_id}_{tag}_s{seed}_{time.strftime('%Y%m%d-%H%M%S')}"
-                    command = (f"python bench/learn.py --env {env_id} --budget {args.budget}"
-                               + (f" --demo-episodes {size}" if demos else "")
-                               + f" --seeds 1 --first-seed {seed}"
-                               + (f" --runs {runs}" if runs != DEFAULT_RUNS else ""))
-                    print(f"== {key}: training into {run_dir}", flush=True)
-                    result = train_one(env_id, seed, args.budget, run_dir,
-                                       {**dataset, "epochs": settings["epochs"]} if demos else None)
-                    print(f"   {result['timesteps']} steps in {result['wall_time_s']:.0f} s "
-                          f"({result['steps_per_second']:.0f} steps/s); evaluating", flush=True)
-                    from wadgym.envs.registration import score_name
-
-                    row = {"env": env_id, "budget": label, "seed": seed, "score_name": score_name(env_id),
-                           "commit": git_commit(), "command": command,
-                           "run_dir": typed_path(run_dir, run_folder=True), "timesteps": result["timesteps"],
-                           "wall_time_s": round(result["wall_time_s"], 1),
-                           "steps_per_second": round(result["steps_per_second"], 1), "device": result["device"],
-                           "finished": time.strftime("%Y-%m-%dT%H:%M:%S"), "trained_with": trained_with(run_dir),
-                           "curve": learning_curve(run_dir), "eval": evaluate(run_dir, args.episodes)}
-                    if demos:
-                        row["demos"] = {**dataset, "epochs": settings["epochs"], **cloning(run_dir)}
-                    record(json_path, key, row, args.attempt)
-                    report(key, row)
-                    write_table(json_path, md_path, curves_path)
-    write_table(json_path, md_path, curves_path)
-    print(f"wrote {md_path}, {curves_path} ({shlex.join(sys.argv)})")
+        train_grid(args, out, demos)
+    write_table(out.json, out.md, out.figure)
+    print(f"wrote {out.md}, {out.figure} ({shlex.join(sys.argv)})")
     return 0
+
+
+def train_grid(args: argparse.Namespace, out: harness.Pages, demos: bool) -> None:
+    """Train and evaluate every (id, budget or dataset size, seed) of the grid not done yet (--skip-done),
+    each row recorded and the table rewritten as it finishes."""
+    runs = typed_path(args.runs)   # as the rows' commands and run folders name it
+    settings = {env_id: demo_settings(env_id, args.budget) if demos else None
+                for env_id in args.env or benchmark_ids(args.budget)}
+
+    def sizes(env_id: str) -> list[int | None]:
+        return (args.demo_episodes or [settings[env_id]["episodes"]]) if demos else [None]
+
+    def seeds(env_id: str) -> range:
+        return range(args.first_seed, args.first_seed + (args.seeds or default_seeds(env_id)))
+
+    def label(size: int | None) -> str:
+        return demo_label(args.budget, size) if demos else args.budget
+
+    datasets: dict[tuple[str, int], dict[str, Any]] = {}   # recorded once per id and size, for its first run
+    cells = harness.grid(settings, sizes, seeds, tag=label)
+    for cell in results(out.json).pending(cells, args.skip_done):
+        env_id, size, seed = cell.name, cell.setting, cell.seed
+        if demos and (env_id, size) not in datasets:
+            datasets[env_id, size] = demo_dataset(env_id, {**settings[env_id], "episodes": size}, out.json)
+        tag = f"{args.budget}_{size}ep" if demos else args.budget
+        run_dir = Path(args.runs) / f"{env_id}_{tag}_s{seed}_{time.strftime('%Y%m%d-%H%M%S')}"
+        command = (f"python bench/learn.py --env {env_id} --budget {args.budget}"
+                   + (f" --demo-episodes {size}" if demos else "")
+                   + f" --seeds 1 --first-seed {seed}"
+                   + (f" --runs {runs}" if runs != DEFAULT_RUNS else ""))
+        print(f"== {cell.key}: training into {run_dir}", flush=True)
+        demo = {**datasets[env_id, size], "epochs": settings[env_id]["epochs"]} if demos else None
+        result = train_one(env_id, seed, args.budget, run_dir, demo)
+        print(f"   {result['timesteps']} steps in {result['wall_time_s']:.0f} s "
+              f"({result['steps_per_second']:.0f} steps/s); evaluating", flush=True)
+        from wadgym.envs.registration import score_name
+
+        row = {"env": env_id, "budget": label(size), "seed": seed, "score_name": score_name(env_id),
+               "commit": git_commit(), "command": command,
+               "run_dir": typed_path(run_dir, run_folder=True), "timesteps": result["timesteps"],
+               "wall_time_s": round(result["wall_time_s"], 1),
+               "steps_per_second": round(result["steps_per_second"], 1), "device": result["device"],
+               "finished": time.strftime("%Y-%m-%dT%H:%M:%S"), "trained_with": trained_with(run_dir),
+               "curve": learning_curve(run_dir), "eval": evaluate(run_dir, args.episodes)}
+        if demos:
+            row["demos"] = {**datasets[env_id, size], "epochs": settings[env_id]["epochs"], **cloning(run_dir)}
+        record(out.json, cell.key, row, args.attempt)
+        report(cell.key, row)
+        write_table(out.json, out.md, out.figure)
 
 
 if __name__ == "__main__":

@@ -20,12 +20,15 @@ original; written by hand) is kept when the table is rewritten.
 
 The goal (issue 39): the generated-trained policy scores on the original at least 80% of what the
 original-trained policy scores there, while the original-trained policy falls short on held-out generated levels.
+Each run keeps its per-episode scores, and both halves are decided on 95% intervals over seeds x episodes
+(harness: rliable's IQM and probability of improvement, each with its stratified bootstrap interval): met,
+missed, or not decided where an interval straddles the goal. Runs recorded before they kept per-episode scores
+are decided on their means, as before, and the page says so.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import shlex
 import sys
@@ -35,11 +38,17 @@ from typing import Any
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from generalization import hand_written, spread, train_one  # noqa: E402  (beside this file)
-from learn import BUDGETS, git_commit, hyperparams_file, typed_path  # noqa: E402
+import harness  # bench/harness.py, beside this script
+from harness import (
+    MEETS,
+    MISSES,
+    UNDECIDED,
+    Estimate,
+    git_commit,
+    hyperparams_file,
+    mean_spread,
+    typed_path,
+)
 
 # pair -> (wadgym id, the ViZDoom scenario it generalises)
 PAIRS: dict[str, tuple[str, str]] = {
@@ -68,7 +77,7 @@ READING = "## Reading the figures"
 
 
 def run_key(pair: str, trained_on: str, seed: int) -> str:
-    return f"{pair}/{trained_on}/seed{seed}"
+    return harness.run_key(pair, trained_on, seed)
 
 
 def scenario_fields(env_id: str) -> set[str]:
@@ -142,9 +151,19 @@ def original_conf(env_id: str, conf: Path, wad: str, folder: Path) -> Path:
                       folder / f"{env_id}_{conf.stem}_{wad.replace(':', '_')}.yml")
 
 
-def train_args(env_id: str, seed: int, conf_file: Path, run_dir: Path) -> list[str]:
-    return ["--env", env_id, "--seed", str(seed), "--conf-file", str(conf_file), "--run-dir", str(run_dir),
-            "--eval-episodes", "0", "--no-progress"]
+def train_config(env_id: str, seed: int, conf_file: Path, run_dir: Path):
+    """The TrainConfig of one training: the one-entry hyperparameter file's entry (no final evaluation: the
+    benchmark's own follows)."""
+    from wadgym.agents import TrainConfig
+
+    return TrainConfig(env=env_id, seed=seed, conf_file=conf_file, run_dir=run_dir, eval_episodes=0, progress=False)
+
+
+def scores_of(env_id: str, env_kwargs: dict[str, Any], seeds: list[int], policy) -> list[float]:
+    """The policy's score in each of the seeded episodes."""
+    from wadgym.agents.evaluate import run_episodes
+
+    return [episode["score"] for episode in run_episodes(env_id, env_kwargs, seeds, policy)]
 
 
 def score_of(env_id: str, env_kwargs: dict[str, Any], seeds: list[int], policy) -> float:
@@ -153,16 +172,17 @@ def score_of(env_id: str, env_kwargs: dict[str, Any], seeds: list[int], policy) 
     return summarize(run_episodes(env_id, env_kwargs, seeds, policy))["score_mean"]
 
 
-def evaluate(run_dir: Path, wad: str, episodes: int, pair: str | None = None) -> dict[str, float]:
+def evaluate(run_dir: Path, wad: str, episodes: int, pair: str | None = None) -> dict[str, Any]:
     """The trained policy on the original map and on the held-out generated levels (with the pair's
-    PAIR_KWARGS), the same seeded episodes."""
+    PAIR_KWARGS), the same seeded episodes: each map's mean score, and under "scores" its per-episode scores."""
     from wadgym.agents.policy import SavedPolicy
 
     policy = SavedPolicy(run_dir)
     seeds = list(range(episodes))
-    generated = pair_test_kwargs(policy.env_kwargs, pair)
-    return {"original": score_of(policy.env_id, original_kwargs(policy.env_kwargs, wad, policy.env_id), seeds, policy),
-            "generated": score_of(policy.env_id, generated, seeds, policy)}
+    scores = {"original": scores_of(policy.env_id, original_kwargs(policy.env_kwargs, wad, policy.env_id), seeds,
+                                    policy),
+              "generated": scores_of(policy.env_id, pair_test_kwargs(policy.env_kwargs, pair), seeds, policy)}
+    return {**{played_on: float(np.mean(values)) for played_on, values in scores.items()}, "scores": scores}
 
 
 def baselines(env_id: str, wad: str, env_kwargs: dict[str, Any], episodes: int) -> dict[str, Any]:
@@ -196,13 +216,12 @@ def share_original(json_path: Path, pair: str, seed: int, train_only: bool, runs
     from wadgym.agents.policy import SavedPolicy
 
     policy = SavedPolicy(runs / shared["run_dir"])
-    generated = pair_test_kwargs(policy.env_kwargs, pair)
+    generated = scores_of(policy.env_id, pair_test_kwargs(policy.env_kwargs, pair), list(range(episodes)), policy)
     row = {**shared, "pair": pair, "shared_from": source, "evaluated_at": git_commit(),
-           "eval": {"original": shared["eval"]["original"],
-                    "generated": score_of(policy.env_id, generated, list(range(episodes)), policy)}}
-    data = load(json_path)
-    data["runs"][key] = row
-    save(json_path, data)
+           "eval": {"original": shared["eval"]["original"], "generated": float(np.mean(generated)),
+                    "scores": {"original": (shared["eval"].get("scores") or {}).get("original"),
+                               "generated": generated}}}
+    results(json_path).record(key, row)
     print(f"   on the original {row['eval']['original']:.2f} (the shared run's), on held-out generated levels "
           f"{row['eval']['generated']:.2f}", flush=True)
 
@@ -217,8 +236,9 @@ def evaluate_pending(json_path: Path, runs: Path, episodes: int, keys: list[str]
     baselines where missing or played on another number of episodes; each result saved at once."""
     from wadgym.agents.config import load_hyperparams
 
-    for key in keys if keys is not None else list(load(json_path)["runs"]):
-        row = load(json_path)["runs"][key]
+    store = results(json_path)
+    for key in keys if keys is not None else list(store.keys()):
+        row = store.load()["runs"][key]
         if row["eval"] is not None:
             continue
         if not (runs / row["run_dir"]).is_dir():
@@ -228,21 +248,26 @@ def evaluate_pending(json_path: Path, runs: Path, episodes: int, keys: list[str]
         row["eval"] = evaluate(runs / row["run_dir"], row["original"], episodes, row["pair"])
         row["evaluated_at"] = git_commit()  # training's commit is row["commit"]
         row["command"] = re.sub(r"--episodes \d+", f"--episodes {episodes}", row["command"])  # as it was played
-        data = load(json_path)
-        data["runs"][key] = row
-        save(json_path, data)
+        store.record(key, row)
         print(f"   on the original {row['eval']['original']:.2f}, on held-out generated levels "
               f"{row['eval']['generated']:.2f}", flush=True)
+        data = store.load()
         base = data["baselines"].get(row["pair"])
         if base is None or base["episodes"] != episodes:
             entry_kwargs = {**(load_hyperparams(row["env"], row_conf(row)).get("env_kwargs") or {}),
                             **PAIR_KWARGS.get(row["pair"], {})}
             data["baselines"][row["pair"]] = baselines(row["env"], row["original"], entry_kwargs, episodes)
-            save(json_path, data)
+            store.save(data)
+
+
+def results(json_path: Path) -> harness.ResultsStore:
+    """docs/transfer.json: the runs (keyed <pair>/<trained on>/seed<N>; a trained run waits there for its
+    evaluation, "eval" None) and each pair's baselines."""
+    return harness.ResultsStore(json_path, baselines={})
 
 
 def load(json_path: Path) -> dict[str, Any]:
-    return json.loads(json_path.read_text()) if json_path.is_file() else {"runs": {}, "baselines": {}}
+    return results(json_path).load()
 
 
 def evaluated(data: dict[str, Any]) -> list[dict[str, Any]]:
@@ -250,20 +275,62 @@ def evaluated(data: dict[str, Any]) -> list[dict[str, Any]]:
     return [r for r in data["runs"].values() if r["eval"] is not None]
 
 
-def save(json_path: Path, data: dict[str, Any]) -> None:
-    from wadgym.agents.runfolder import write_json
-
-    write_json(json_path, data)
+def played(rows: list[dict[str, Any]], played_on: str, interval: bool = True) -> Estimate:
+    """A training's figure on a map over its seeds (harness.estimate): the mean of the seeds' means and, where
+    every run kept its per-episode scores, the IQM with its 95% interval (`interval` False: the IQM alone)."""
+    return harness.estimate([r["eval"][played_on] for r in rows],
+                            [(r["eval"].get("scores") or {}).get(played_on) for r in rows], interval)
 
 
 def cell(rows: list[dict[str, Any]], played_on: str) -> str:
-    return spread([r["eval"][played_on] for r in rows]) + (f" ({len(rows)} seeds)" if len(rows) > 1 else " (1 seed)")
+    """mean ± std over seeds and how many, then the IQM [95% CI] where the runs kept per-episode scores."""
+    text = mean_spread([r["eval"][played_on] for r in rows]) + (f" ({len(rows)} seeds)" if len(rows) > 1
+                                                                 else " (1 seed)")
+    figure = played(rows, played_on)
+    return text + (f"; IQM {figure.cell()}" if figure.iqm is not None else "")
+
+
+GOAL_WORDS = {MEETS: "goal met", MISSES: "goal missed", UNDECIDED: "goal not decided"}
 
 
 def verdict(generated: list[dict[str, Any]], original: list[dict[str, Any]]) -> str:
-    """The goal's two halves, from the seeds' means: a sentence."""
+    """The goal's two halves as a sentence, decided on intervals where every run kept its per-episode scores
+    (interval_verdict), else on the seeds' means (and saying so)."""
     if not generated or not original:
         return "not measured yet: both trainings are needed"
+    figures = [played(rows, on, interval=False) for rows in (generated, original) for on in PLAYED_ON]
+    if all(figure.iqm is not None for figure in figures):
+        return interval_verdict(generated, original)
+    return mean_verdict(generated, original) + "; decided on the means (these runs kept no per-episode scores)"
+
+
+def interval_verdict(generated: list[dict[str, Any]], original: list[dict[str, Any]]) -> str:
+    """The goal decided on intervals (harness.decide): the generated-trained policy's IQM interval on the
+    original against GOAL_SHARE of the original-trained policy's IQM there; "falls short" by the probability
+    that an episode of the generated-trained policy on held-out generated levels scores more than one of the
+    original-trained (rliable's probability of improvement, its 95% interval above 0.5: falls short; at or
+    below 0.5: does not; holding 0.5: not decided). Met when both halves are, missed when either is."""
+    on_original = played(generated, "original"), played(original, "original", interval=False)
+    bar = GOAL_SHARE * on_original[1].point
+    decide_share = harness.decide(on_original[0], bar)
+    reference = on_original[1].point
+    low, high = on_original[0].bounds
+    share = (f"{on_original[0].point / reference:.0%} of the original-trained IQM on the original, 95% CI "
+             f"{low / reference:.0%}-{high / reference:.0%}" if reference else "the original-trained IQM is 0")
+    said = {MEETS: "meets", MISSES: "misses", UNDECIDED: "straddles"}[decide_share]
+    first = f"generated-trained scores {share} ({said} the {GOAL_SHARE:.0%} goal)"
+    scores = [[v for r in rows for v in r["eval"]["scores"]["generated"]] for rows in (generated, original)]
+    better = harness.improvement(*scores)
+    falls = harness.decide(better.as_estimate(), 0.5, strict=True)
+    short = {MEETS: "falls short", MISSES: "does not fall short", UNDECIDED: "may fall short (not decided)"}[falls]
+    iqms = [played(rows, "generated", interval=False).point for rows in (generated, original)]
+    second = (f"the original-trained policy {short} on held-out generated levels (P(generated-trained > "
+              f"original-trained) {better.cell()}; IQM {iqms[1]:.2f} vs {iqms[0]:.2f} for the generated-trained)")
+    return f"**{GOAL_WORDS[harness.combine(decide_share, falls)]}**: {first}; {second}"
+
+
+def mean_verdict(generated: list[dict[str, Any]], original: list[dict[str, Any]]) -> str:
+    """The goal's two halves from the seeds' means, as decided before runs kept per-episode scores."""
     on_original = [np.mean([r["eval"]["original"] for r in rows]) for rows in (generated, original)]
     on_generated = [np.mean([r["eval"]["generated"] for r in rows]) for rows in (generated, original)]
     share = on_original[0] / on_original[1] if on_original[1] else float("inf")
@@ -276,11 +343,40 @@ def verdict(generated: list[dict[str, Any]], original: list[dict[str, Any]]) -> 
     return f"**{'goal met' if met else 'goal missed'}**: {first}; {second}"
 
 
-def write_table(json_path: Path, md_path: Path, png_path: Path) -> None:
-    from wadgym.agents.runfolder import write_text_atomic
+def how_decided() -> list[str]:
+    """The page's section on how its figures and goals are decided."""
+    return [
+        "## How figures are decided",
+        "",
+        "A training's cell gives the mean ± std over seeds of each seed's mean score and, for runs that kept "
+        "their per-episode",
+        "scores, rliable's interquartile mean (IQM) of all its episodes with its 95% stratified bootstrap "
+        "confidence interval",
+        "over seeds x episodes, as on the [learning benchmark](benchmark.md#how-figures-are-decided). The goal's "
+        "two halves are",
+        f"decided on intervals. The share: the generated-trained policy's interval on the original against "
+        f"{GOAL_SHARE:.0%} of the",
+        "original-trained policy's IQM there (met when its lower bound reaches that, missed when its upper bound "
+        "stays below,",
+        "not decided when it straddles it). Falling short: rliable's probability of improvement P(generated-trained "
+        "> original-",
+        "trained), the chance that an episode of the generated-trained policy on held-out generated levels scores "
+        "more than",
+        "one of the original-trained (ties count half), with its 95% bootstrap interval (the episodes of each "
+        "resampled,",
+        f"{harness.BOOTSTRAP_REPS:,} times, from a fixed seed): the original-trained policy falls short when the "
+        "interval lies above",
+        "0.5, does not when it reaches no higher than 0.5, and it is not decided when the interval holds 0.5. The "
+        "goal is met",
+        "when both halves are, missed when either is, otherwise not decided. A pair whose runs kept no per-episode "
+        "scores",
+        "(recorded before runs kept them) is decided on the means, as before, and says so.",
+        "",
+    ]
 
+
+def write_table(json_path: Path, md_path: Path, png_path: Path) -> None:
     data = load(json_path)
-    reading = hand_written_section(md_path)
     lines = ["# Transfer: generated levels to hand-made maps", "",
              "Made by `python bench/transfer.py` (each run's commit and command below). Each pair is a wadgym id",
              "and the ViZDoom scenario its family generalises, played through the id's env (`wad=vizdoom:NAME`:",
@@ -288,7 +384,9 @@ def write_table(json_path: Path, md_path: Path, png_path: Path) -> None:
              "PPO with the id's `cpu` entry of ppo.yml trained either on the id's generated training levels (0-199)",
              "or on the original map alone (the same settings and steps), then played on the original and on",
              "held-out generated levels (from level 10,000); random and scripted play the same seeded episodes.",
-             "Figures: mean ± std over seeds of each seed's mean score per episode.", ""]
+             "Figures: mean ± std over seeds of each seed's mean score per episode, and the IQM with its 95%",
+             "confidence interval, on which the goal is decided (below).", ""]
+    lines += how_decided()
     for pair, (env_id, wad) in PAIRS.items():
         rows = {t: [r for r in evaluated(data) if r["pair"] == pair and r["trained_on"] == t] for t in TRAINED_ON}
         base = data["baselines"].get(pair)
@@ -327,8 +425,7 @@ def write_table(json_path: Path, md_path: Path, png_path: Path) -> None:
         lines.append("")
     if data["runs"]:
         lines += ["![each pair's 2x2: trained on x played on](transfer.png)", ""]
-    lines += reading
-    write_text_atomic(md_path, "\n".join(lines).rstrip("\n") + "\n")
+    harness.write_page(md_path, lines, keep=READING)
     plot(data, png_path)
 
 
@@ -343,34 +440,15 @@ def pair_title(pair: str) -> str:
     return f"{env_id} and {wad.split(':', 1)[1]}" + (f" ({kwargs_text(extra)})" if extra else "")
 
 
-def hand_written_section(md_path: Path) -> list[str]:
-    import generalization
-
-    saved, generalization.READING = generalization.READING, READING
-    try:
-        return hand_written(md_path)
-    finally:
-        generalization.READING = saved
-
-
 def plot(data: dict[str, Any], path: Path) -> None:
     """Per pair: grouped bars (played on the original, on held-out generated levels) of the two trainings,
     random and scripted, with each training's spread over seeds."""
-    import io
-
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from wadgym.agents.runfolder import write_bytes_atomic
-
     pairs = [p for p in PAIRS if any(r["pair"] == p for r in evaluated(data))]
     if not pairs:
         return
-    fig, axes = plt.subplots(1, len(pairs), figsize=(4.8 * len(pairs), 3.6), dpi=100, squeeze=False)
+    fig, axes = harness.panels(len(pairs), 4.8, 3.6)
     colours = {"generated": "tab:blue", "original": "tab:orange", "random": "tab:red", "scripted": "tab:gray"}
-    for ax, pair in zip(axes.flat, pairs):
+    for ax, pair in zip(axes, pairs):
         env_id, wad = PAIRS[pair]
         base = data["baselines"].get(pair)
         bars: list[tuple[str, list[float | None]]] = []
@@ -393,11 +471,7 @@ def plot(data: dict[str, Any], path: Path) -> None:
         ax.set_title(pair_title(pair).replace(" and ", " / ").replace("`", ""), fontsize=8)
         ax.legend(fontsize=7)
         ax.grid(axis="y", alpha=0.3)
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    plt.close(fig)
-    write_bytes_atomic(path, buf.getvalue())
+    harness.save_figure(fig, path)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -407,74 +481,69 @@ def main(argv: list[str] | None = None) -> int:
                              + ", ".join(f"{k}: {v[0]} and {v[1]}" for k, v in PAIRS.items()))
     parser.add_argument("--trained-on", nargs="+", choices=TRAINED_ON, default=list(TRAINED_ON),
                         help="which trainings (default both)")
-    parser.add_argument("--seeds", type=int, default=3, help="seeds per training (default 3)")
-    parser.add_argument("--first-seed", type=int, default=0, help="seeds FIRST_SEED.. (default 0)")
-    parser.add_argument("--episodes", type=int, default=50, help="evaluation episodes per map (default 50)")
-    parser.add_argument("--budget", choices=tuple(BUDGETS), default="cpu", help="which hyperparameter file")
-    parser.add_argument("--conf-file", type=Path, help="a hyperparameter file instead of the budget's")
-    parser.add_argument("--runs", default="runs/transfer", help="folder for the run folders")
-    parser.add_argument("--docs", default=str(ROOT / "docs"), help="where transfer.md/.json/.png go")
-    parser.add_argument("--skip-done", action="store_true", help="skip the runs already in the JSON")
-    parser.add_argument("--dry-run", action="store_true", help="print the runs to make, train nothing")
-    parser.add_argument("--table-only", action="store_true", help="rewrite the table and figure, train nothing")
+    harness.add_common_arguments(parser, outputs="transfer.md/.json/.png", runs="runs/transfer", seeds=3,
+                                 seeds_help="seeds per training (default 3)",
+                                 episodes_help="evaluation episodes per map", conf_file=True, dry_run=True)
     parser.add_argument("--train-only", action="store_true",
                         help="record the trained runs without evaluating them (a later --skip-done evaluates them)")
     args = parser.parse_args(argv)
-    if args.seeds < 1 or args.episodes < 1:
-        parser.error("--seeds and --episodes must be at least 1")
+    harness.check_common_arguments(parser, args)
 
-    conf_path = args.conf_file or hyperparams_file(args.budget)
-    docs = Path(args.docs)
-    json_path, md_path, png_path = docs / "transfer.json", docs / "transfer.md", docs / "transfer.png"
+    out = harness.pages(args.docs, "transfer")
     if not args.table_only:
         if args.skip_done and not args.dry_run and not args.train_only:  # runs trained, not yet evaluated
-            evaluate_pending(json_path, Path(args.runs), args.episodes)
-        for pair in args.pair:
-            env_id, wad = PAIRS[pair]
-            derived = Path(args.runs) / "(derived)"
-            conf = {"generated": generated_conf(env_id, conf_path, pair, Path(args.runs)) if not args.dry_run
-                    else (derived if pair in PAIR_KWARGS else conf_path),
-                    "original": original_conf(env_id, conf_path, wad, Path(args.runs)) if not args.dry_run
-                    else derived}
-            for seed in range(args.first_seed, args.first_seed + args.seeds):
-                for trained_on in args.trained_on:
-                    key = run_key(pair, trained_on, seed)
-                    if args.skip_done and key in load(json_path)["runs"]:
-                        print(f"== {key}: done, skipped", flush=True)
-                        continue
-                    if trained_on == "original" and pair in SHARED_ORIGINAL:
-                        if not args.dry_run:
-                            share_original(json_path, pair, seed, args.train_only, Path(args.runs), args.episodes)
-                            write_table(json_path, md_path, png_path)
-                        continue
-                    run_dir = Path(args.runs) / f"{env_id}_{trained_on}_s{seed}_{time.strftime('%Y%m%d-%H%M%S')}"
-                    argv_train = train_args(env_id, seed, conf[trained_on], run_dir)
-                    print(f"== {key}: wadgym train {shlex.join(argv_train)}", flush=True)
-                    if args.dry_run:
-                        continue
-                    result = train_one(argv_train)
-                    from wadgym.envs.registration import score_name
-
-                    row = {"pair": pair, "env": env_id, "original": wad, "trained_on": trained_on, "seed": seed,
-                           "score_name": score_name(env_id), "commit": git_commit(),
-                           "command": f"python bench/transfer.py --pair {pair} --trained-on {trained_on} --seeds 1 "
-                                      f"--first-seed {seed} --episodes {args.episodes} "
-                                      + (f"--conf-file {typed_path(args.conf_file)}" if args.conf_file
-                                         else f"--budget {args.budget}"),
-                           "budget": args.budget, "conf_file": str(args.conf_file) if args.conf_file else None,
-                           "run_dir": run_dir.name, "timesteps": result["timesteps"],
-                           "wall_time_s": round(result["wall_time_s"], 1), "eval": None}
-                    data = load(json_path)
-                    data["runs"][key] = row  # trained: recorded before its evaluation, which may be resumed
-                    save(json_path, data)
-                    if not args.train_only:
-                        evaluate_pending(json_path, Path(args.runs), args.episodes, [key])
-                    write_table(json_path, md_path, png_path)
+            evaluate_pending(out.json, Path(args.runs), args.episodes)
+        train_grid(args, out)
     if args.dry_run:
         return 0
-    write_table(json_path, md_path, png_path)
-    print(f"wrote {md_path}, {png_path} ({shlex.join(sys.argv)})")
+    write_table(out.json, out.md, out.figure)
+    print(f"wrote {out.md}, {out.figure} ({shlex.join(sys.argv)})")
     return 0
+
+
+def train_grid(args: argparse.Namespace, out: harness.Pages) -> None:
+    """Train (and, unless --train-only, evaluate) every (pair, training, seed) not recorded yet (with
+    --skip-done), seed by seed; a pair's shared original-trained runs are played again instead of trained."""
+    conf_path = args.conf_file or hyperparams_file(args.budget)
+    runs = Path(args.runs)
+    store = results(out.json)
+    confs: dict[str, dict[str, Path]] = {}   # pair -> trained on -> its one-entry hyperparameter file
+    seeds = range(args.first_seed, args.first_seed + args.seeds)
+    for cell in store.pending(harness.grid(args.pair, args.trained_on, seeds, seed_major=True), args.skip_done):
+        pair, trained_on, seed = cell.name, cell.setting, cell.seed
+        env_id, wad = PAIRS[pair]
+        if trained_on == "original" and pair in SHARED_ORIGINAL:
+            if not args.dry_run:
+                share_original(out.json, pair, seed, args.train_only, runs, args.episodes)
+                write_table(out.json, out.md, out.figure)
+            continue
+        if pair not in confs:
+            derived = runs / "(derived)"
+            confs[pair] = {"generated": generated_conf(env_id, conf_path, pair, runs) if not args.dry_run
+                           else (derived if pair in PAIR_KWARGS else conf_path),
+                           "original": original_conf(env_id, conf_path, wad, runs) if not args.dry_run
+                           else derived}
+        run_dir = runs / f"{env_id}_{trained_on}_s{seed}_{time.strftime('%Y%m%d-%H%M%S')}"
+        config = train_config(env_id, seed, confs[pair][trained_on], run_dir)
+        print(f"== {cell.key}: {harness.train_command(config)}", flush=True)
+        if args.dry_run:
+            continue
+        result = harness.train_run(config)
+        from wadgym.envs.registration import score_name
+
+        row = {"pair": pair, "env": env_id, "original": wad, "trained_on": trained_on, "seed": seed,
+               "score_name": score_name(env_id), "commit": git_commit(),
+               "command": f"python bench/transfer.py --pair {pair} --trained-on {trained_on} --seeds 1 "
+                          f"--first-seed {seed} --episodes {args.episodes} "
+                          + (f"--conf-file {typed_path(args.conf_file)}" if args.conf_file
+                             else f"--budget {args.budget}"),
+               "budget": args.budget, "conf_file": str(args.conf_file) if args.conf_file else None,
+               "run_dir": run_dir.name, "timesteps": result["timesteps"],
+               "wall_time_s": round(result["wall_time_s"], 1), "eval": None}
+        store.record(cell.key, row)  # trained: recorded before its evaluation, which may be resumed
+        if not args.train_only:
+            evaluate_pending(out.json, runs, args.episodes, [cell.key])
+        write_table(out.json, out.md, out.figure)
 
 
 if __name__ == "__main__":

@@ -20,11 +20,8 @@ import dataclasses
 import statistics
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from learn import BUDGETS, hyperparams_file  # noqa: E402  (bench/learn.py, beside this file)
+from harness import BUDGETS, hyperparams_file  # bench/harness.py, beside this script
 
 
 def main(argv: list[str] | None = None) -> int:

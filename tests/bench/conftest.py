@@ -1,5 +1,5 @@
-"""The bench scripts as modules: each imported fresh from bench/ (where they import each other, as
-`python bench/X.py` runs them), for the tests of this folder."""
+"""The bench scripts as modules: each imported fresh from bench/ (on sys.path, as `python bench/X.py` puts
+its own folder there: the scripts import bench/harness.py beside them), for the tests of this folder."""
 
 from __future__ import annotations
 
@@ -39,3 +39,8 @@ def update_speed():
 @pytest.fixture(scope="module")
 def transfer():
     yield from _bench_script("transfer")
+
+
+@pytest.fixture(scope="module")
+def harness():
+    yield from _bench_script("harness")

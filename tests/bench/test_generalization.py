@@ -41,8 +41,12 @@ def test_sweep_trains_each_point_evaluates_train_and_test_levels_and_skips_done_
         assert config["hyperparams"]["env_kwargs"]["num_levels"] == row["levels"]   # trained on L levels
         assert row["timesteps"] == 128 and row["eval"]["episodes"] == 1
         assert all(isinstance(row["eval"][k], float) for k in ("train", "test", "random_test"))
+        scores = row["eval"]["scores"]   # per episode, for the IQM and its interval
+        assert {k: len(v) for k, v in scores.items()} == {"train": 1, "test": 1, "random_test": 1}
+        assert scores["test"] == [row["eval"]["test"]]
     table = (tmp_path / "docs" / "generalization.md").read_text()
     assert f"| {ENV_ID} | 1 | 1 | 128 |" in table and f"| {ENV_ID} | 2 | 1 | 128 |" in table
+    assert not [line for line in table.splitlines() if line.startswith(f"| {ENV_ID} |") and "mean only" in line]
     assert (tmp_path / "docs" / "generalization.png").read_bytes()[:4] == b"\x89PNG"
 
     assert generalization.main(argv) == 0   # everything recorded: nothing trained again

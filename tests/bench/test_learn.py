@@ -228,3 +228,46 @@ def test_against_bots_the_bar_also_asks_for_the_median_bots_frags(learn):
     assert learn.verdict(1.0, 0.0, None, 0.5) == "no (at least the median opponent's 0.50)"   # no reference
     summaries = [{"score_mean": 2.0, "opponents_median_mean": 1.0}, {"score_mean": 2.0, "opponents_median_mean": 2.0}]
     assert learn.opponents(summaries) == 1.5 and learn.opponents([{"score_mean": 1.0}]) is None
+
+
+def kept_row(env_id: str, trained: list[float], random: list[float], scripted: list[float]) -> dict:
+    """A row whose evaluation kept its per-episode scores, the same on the test and the training levels."""
+    def summary(scores: list[float]) -> dict:
+        return {"score_mean": sum(scores) / len(scores), "score_std": 0.0, "return_mean": 0.0, "return_std": 0.0,
+                "length_mean": 1.0, "episodes": [{"seed": i, "score": s} for i, s in enumerate(scores)]}
+
+    made = row(env_id, 0.0)
+    made["eval"] = {"episodes": len(trained), "seeds": [0, len(trained) - 1],
+                    **{split: {"trained": summary(trained), "random": summary(random),
+                               "scripted": summary(scripted)} for split in ("test", "train")}}
+    return made
+
+
+def test_the_bar_is_decided_on_the_trained_policys_interval(learn, tmp_path):
+    """Random scores 1 in every episode: the bar is 3. Episodes well above it meet it, well below miss it, and
+    spread across it leave it not decided; the table shows the IQM and its interval beside the mean, and lists
+    the undecided id apart from those below the bar."""
+    from harness import Estimate
+
+    assert learn.verdict(Estimate(mean=3.0, iqm=3.2, low=2.5, high=4.0), 1.0, 10.0) == \
+        "not decided (3.2x random [2.5x, 4.0x]; 32% of scripted)"
+    assert learn.verdict(Estimate(mean=3.0, iqm=3.2, low=3.0, high=4.0), 1.0, None) == "yes (3.2x random [3.0x, 4.0x])"
+    ones, scripted = [1.0] * 12, [10.0] * 12
+    rows = {"DoomItems-v1/cpu/seed0": kept_row("DoomItems-v1", [5.0, 6.0] * 6, ones, scripted),
+            "DoomHealth-v0/cpu/seed0": kept_row("DoomHealth-v0", [1.0, 2.0, 3.0, 4.0, 5.0, 3.0] * 2, ones, scripted),
+            "DoomDefend-v0/cpu/seed0": kept_row("DoomDefend-v0", [1.0, 2.0] * 6, ones, scripted)}
+    json_path = tmp_path / "benchmark.json"
+    json_path.write_text(json.dumps({"runs": rows}))
+    learn.write_table(json_path, tmp_path / "benchmark.md", tmp_path / "curves.png")
+    table = (tmp_path / "benchmark.md").read_text()
+    line = {env_id: next(text for text in table.splitlines() if text.startswith(f"| {env_id} | "))
+            for env_id in ("DoomItems-v1", "DoomHealth-v0", "DoomDefend-v0")}
+    assert "| yes (5.5x random [" in line["DoomItems-v1"] and "| 5.50 [" in line["DoomItems-v1"]
+    assert "| not decided (3.0x random [" in line["DoomHealth-v0"]
+    assert "| no (1.5x random [" in line["DoomDefend-v0"]
+    assert "| 1.00 |" in line["DoomItems-v1"]   # P(trained > random): every episode beats random's 1
+    below, _, undecided = table.partition("Below the bar with every budget run so far")[2].partition(
+        "Not decided with any budget run so far")
+    assert "- DoomDefend-v0: 1.5x random [" in below and "DoomHealth-v0" not in below
+    assert "- DoomHealth-v0: 3.0x random [" in undecided and "DoomDefend-v0" not in undecided
+    assert "## How figures are decided" in table

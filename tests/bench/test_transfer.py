@@ -35,12 +35,16 @@ def test_both_trainings_play_both_maps_beside_random_and_scripted(transfer, tmp_
             assert env_kwargs == {"num_levels": 200, "living_reward": 0.01}
         assert row["timesteps"] == 128 and "/" not in row["run_dir"]   # by name under --runs
         assert all(isinstance(row["eval"][k], float) for k in ("original", "generated"))
+        assert [row["eval"]["scores"][k] for k in ("original", "generated")] == [[row["eval"]["original"]],
+                                                                                [row["eval"]["generated"]]]
     base = data["baselines"]["health"]
     assert base["episodes"] == 1 and base["scripted"]["original"] is None
     assert base["random"]["original"] > 0 and base["scripted"]["generated"] > 0
     table = (tmp_path / "docs" / "transfer.md").read_text()
     assert "## DoomHealth-v0 and health_gathering" in table and "| trained on the original map alone |" in table
-    assert "goal" in table and "unavailable" in table
+    assert "goal" in table and "unavailable" in table and "IQM" in table
+    assert "decided on the means (these runs" not in table   # the runs kept their per-episode scores: ...
+    assert "P(generated-trained > original-trained)" in table   # ... the goal is decided on intervals
     assert (tmp_path / "docs" / "transfer.png").read_bytes()[:4] == b"\x89PNG"
 
     assert transfer.main([*argv, "--skip-done"]) == 0   # everything recorded: nothing trained again
@@ -94,3 +98,25 @@ def test_a_pair_with_a_preset_trains_its_generated_levels_with_it_and_shares_the
     assert "The original-trained runs are those of the exit pair" in table
     assert transfer.original_kwargs({"exit_look": "mixed", "num_levels": 200}, "vizdoom:my_way_home",
                                     "DoomExit-v0") == {"wad": "vizdoom:my_way_home"}
+
+
+def kept(original: list[float], generated: list[float]) -> dict:
+    """A run's evaluated row that kept its per-episode scores on both maps."""
+    return {"eval": {"original": sum(original) / len(original), "generated": sum(generated) / len(generated),
+                     "scores": {"original": original, "generated": generated}}}
+
+
+def test_the_goal_is_decided_on_intervals_where_runs_kept_their_episodes(transfer):
+    high, low = [9.0, 10.0, 11.0, 10.0] * 5, [0.0, 1.0, 0.0, 2.0] * 5
+    met = transfer.verdict([kept(high, high)], [kept(high, low)])
+    assert met.startswith("**goal met**: generated-trained scores 100% of the original-trained IQM on the original")
+    assert "(meets the 80% goal)" in met and "the original-trained policy falls short" in met
+    missed = transfer.verdict([kept(low, high)], [kept(high, low)])
+    assert missed.startswith("**goal missed**") and "(misses the 80% goal)" in missed
+    mixed = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0] * 3
+    undecided = transfer.verdict([kept(high, mixed)], [kept(high, mixed[::-1])])
+    assert undecided.startswith("**goal not decided**") and "may fall short (not decided)" in undecided
+    old = transfer.verdict([{"eval": {"original": 10.0, "generated": 10.0}}],
+                           [{"eval": {"original": 10.0, "generated": 1.0}}])
+    assert old.startswith("**goal met**") and old.endswith("decided on the means (these runs kept no per-episode "
+                                                           "scores)")
