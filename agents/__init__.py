@@ -79,9 +79,9 @@ def train_resolved(settings: dict[str, Any], config: TrainConfig | None = None) 
     if settings.get("selfplay"):
         raise ValueError("train_resolved does not train self-play runs; train(TrainConfig(env=...)) does")
     if config.track:  # an unreachable store fails now, before the run folder exists
-        from wadgym.agents import tracking
+        from wadgym.agents.tracking.store import check_new_run_store
 
-        tracking.check_new_run_store(config.run_dir, config.tracking_uri)
+        check_new_run_store(config.run_dir, config.tracking_uri)
     run_dir = Path(config.run_dir) if config.run_dir else runfolder.new_run_dir(settings["env"])
     lifecycle.prepare_run_dir(run_dir, settings)
     return _run(run_dir, settings, config, resume=False)
@@ -90,11 +90,13 @@ def train_resolved(settings: dict[str, Any], config: TrainConfig | None = None) 
 def _run(run_dir: Path, settings: dict[str, Any], config: TrainConfig, resume: bool) -> TrainResult:
     """Train the run folder with the backend its settings name, tracked when asked (or when resuming a
     tracked run), then evaluate it."""
-    from wadgym.agents import lifecycle, tracking
+    from wadgym.agents import lifecycle
+    from wadgym.agents.tracking.runs import begin
+    from wadgym.agents.tracking.store import TRACKING_FILE
 
     tracker = None
-    if config.track or (resume and (run_dir / tracking.TRACKING_FILE).is_file()):  # resuming a tracked run tracks it
-        tracker = tracking.begin(run_dir, settings, config.tracking_uri, resume)
+    if config.track or (resume and (run_dir / TRACKING_FILE).is_file()):  # resuming a tracked run tracks it
+        tracker = begin(run_dir, settings, config.tracking_uri, resume)
     try:
         if settings.get("backend") == "rllib":
             from wadgym.agents.rllib.train import train as backend_train
@@ -174,8 +176,8 @@ def resolve_config(config: TrainConfig) -> dict[str, Any]:
     finally:
         env.close()
     init_from = None
-    if config.init_from:  # another run's weights: its model found now (agents.tracking)
-        from wadgym.agents.tracking import resolve_init_from
+    if config.init_from:  # another run's weights: its model found now (agents.tracking.lineage)
+        from wadgym.agents.tracking.lineage import resolve_init_from
 
         if rllib is not None:
             raise ValueError("--init-from takes the weights of an SB3 run; --backend rllib cannot start from them")

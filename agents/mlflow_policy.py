@@ -1,6 +1,6 @@
 """The MLflow Model of a wadgym policy: the code of its `pyfunc` flavour (MLflow's models from code).
 
-agents.tracking logs this file with each tracked run's final model (MLflow copies it into the model), so
+agents.tracking.models logs this file with each tracked run's final model (MLflow copies it into the model), so
 MLflow loads the policy from readable code instead of a pickle. It imports neither wadgym nor torch:
 
 - over the ONNX export (agents.export; artifact "onnx"), loading needs only mlflow, numpy and onnxruntime,

@@ -29,8 +29,8 @@ def train(run_dir: Path, config: dict[str, Any], resume: bool = False, save_freq
           progress: bool = True, callbacks: Sequence[Any] = ()) -> TrainResult:
     """Train (or resume) the run in `run_dir` (its resolved configuration `config`); writes model, meta,
     the session's Monitor file (every episode) and learning curve, a checkpoint every `save_freq` steps.
-    `callbacks`: more SB3 callbacks for PPO.learn (experiment tracking: agents.tracking.Tracker.sb3_callback).
-    A new run whose configuration has init_from (agents.tracking.resolve_init_from) starts from that run's
+    `callbacks`: more SB3 callbacks for PPO.learn (experiment tracking: agents.tracking.runs.Tracker.sb3_callback).
+    A new run whose configuration has init_from (agents.tracking.lineage.resolve_init_from) starts from that run's
     weights; one with pretrain (agents.pretrain) first clones its dataset's actions (algo bc: and stops there).
     An error while training raises lifecycle.TrainingFailed once the envs are closed and meta.json says why."""
     import torch
@@ -141,7 +141,7 @@ def _make_model(run_dir: Path, config: dict[str, Any], device: str, saved: Path 
     else:
         model = algo(policy_name(algo_of(config), hp["policy"]), venv, device=device, seed=config["seed"],
                      tensorboard_log=str(run_dir / "tb"), verbose=0, **ppo_kwargs(hp))
-        if config.get("init_from"):  # fine-tuning, curricula: another run's weights (agents.tracking)
+        if config.get("init_from"):  # fine-tuning, curricula: another run's weights (agents.tracking.lineage)
             init_weights(model, config["init_from"], device)
     settings = apply_update_settings(model)  # CPU-only layout, optimizer and bf16 choices; other devices: defaults
     # What PPO.learn does when it has no observations (or is told to reset): a second reset would count
@@ -156,7 +156,7 @@ def _make_model(run_dir: Path, config: dict[str, Any], device: str, saved: Path 
 def init_weights(model, init_from: dict[str, Any], device: str, close_env: bool = True) -> None:
     """The policy (and optimizer state) of the run `init_from` names; a ValueError when they do not fit (the
     model's env closed first, unless `close_env` is False: its caller closes it)."""
-    from wadgym.agents.tracking import parent_model
+    from wadgym.agents.tracking.lineage import parent_model
     from wadgym.agents.vec import close_vec_env
 
     try:

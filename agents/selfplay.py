@@ -63,9 +63,12 @@ def train(config: TrainConfig) -> TrainResult:
     """`wadgym train --env <multi-agent id>` (wadgym.agents.train of such an env): self-play PPO into a run
     folder, then the head-to-head evaluation; with config.track, into an MLflow run as well (agents.tracking),
     uploaded at the end whatever happened. Bad input is a ValueError, a failure TrainingFailed."""
-    from wadgym.agents import lifecycle, runfolder, tracking
+    from wadgym.agents import lifecycle, runfolder
     from wadgym.agents.config import resolve_hyperparams
     from wadgym.agents.system import select_device
+    from wadgym.agents.tracking.lineage import resolve_init_from
+    from wadgym.agents.tracking.runs import begin
+    from wadgym.agents.tracking.store import check_new_run_store
 
     if config.resume:
         raise ValueError("--resume is not supported for multi-agent envs yet")
@@ -76,16 +79,16 @@ def train(config: TrainConfig) -> TrainResult:
     device = select_device(config.device)
     check_stage_games(config.env, hp)  # bad env kwargs (the entry's or a curriculum stage's): a ValueError now
     init_from = None
-    if config.init_from:  # e.g. a single-agent run against bots: its weights found now (agents.tracking)
-        init_from = tracking.resolve_init_from(os.fspath(config.init_from), config.tracking_uri)
+    if config.init_from:  # e.g. a single-agent run against bots: its weights found now (agents.tracking.lineage)
+        init_from = resolve_init_from(os.fspath(config.init_from), config.tracking_uri)
     settings = {"env": config.env, "algo": "ppo", "selfplay": True, "seed": config.seed, "device": config.device,
                 "hyperparams_file": config.hyperparams_file(), "hyperparams": hp, "restart": restart,
                 **({"init_from": init_from} if init_from else {})}
     if config.track:  # MLflow: an unreachable store fails before the run folder exists
-        tracking.check_new_run_store(config.run_dir, config.tracking_uri)
+        check_new_run_store(config.run_dir, config.tracking_uri)
     run_dir = Path(config.run_dir) if config.run_dir else runfolder.new_run_dir(config.env)
     lifecycle.prepare_run_dir(run_dir, settings)
-    tracker = tracking.begin(run_dir, settings, config.tracking_uri) if config.track else None
+    tracker = begin(run_dir, settings, config.tracking_uri) if config.track else None
     try:
         return _train(run_dir, settings, config, device, tracker)
     finally:

@@ -77,10 +77,10 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         runfolder.write_json(Path(args.json), result)
     if args.track:
-        from wadgym.agents import tracking
+        from wadgym.agents.tracking.runs import log_evaluation
 
         try:
-            run_id = tracking.log_evaluation(Path(args.run), result, args.tracking_uri, args.video)
+            run_id = log_evaluation(Path(args.run), result, args.tracking_uri, args.video)
         except ValueError as exc:
             print(f"wadgym eval: {exc}", file=sys.stderr)
             return 2

@@ -27,10 +27,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.tracking_uri:
-        from wadgym.agents import tracking
+        from wadgym.agents.tracking.store import list_runs
 
         try:
-            rows = tracking.list_runs(args.tracking_uri, args.env)
+            rows = list_runs(args.tracking_uri, args.env)
         except ValueError as exc:
             print(f"wadgym runs: {exc}", file=sys.stderr)
             return 2

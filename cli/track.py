@@ -23,12 +23,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wadgym.agents import tracking
+    from wadgym.agents.tracking.runs import register_model
+    from wadgym.agents.tracking.sync import sync
 
     try:
-        tracking.sync(args.run, args.tracking_uri)
+        sync(args.run, args.tracking_uri)
         if args.register:
-            tracking.register_model(args.run, args.register, args.tracking_uri)
+            register_model(args.run, args.register, args.tracking_uri)
     except ValueError as exc:
         print(f"wadgym track-sync: {exc}", file=sys.stderr)
         return 2

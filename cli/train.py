@@ -193,17 +193,18 @@ def run(args: argparse.Namespace) -> int:
 
 def register(run_dir: Path, name: str) -> int:
     """`--register NAME`: the run's logged MLflow Model as a new version of NAME in the Model Registry."""
-    from wadgym.agents import tracking
+    from wadgym.agents.tracking.runs import register_model
+    from wadgym.agents.tracking.store import TRACKING_FILE, read_tracking
 
-    if not (run_dir / tracking.TRACKING_FILE).is_file():
+    if not (run_dir / TRACKING_FILE).is_file():
         print(f"wadgym train: --register {name}: {run_dir} is not tracked", file=sys.stderr)
         return 2
-    if not tracking.read_tracking(run_dir).get("synced"):
+    if not read_tracking(run_dir).get("synced"):
         print(f"wadgym train: --register {name}: {run_dir} is not fully uploaded to MLflow; once it is: "
               f"wadgym track-sync {run_dir} --register {name}", file=sys.stderr)
         return 2
     try:
-        tracking.register_model(run_dir, name, upload=False)  # training's end uploaded it
+        register_model(run_dir, name, upload=False)  # training's end uploaded it
     except ValueError as exc:
         print(f"wadgym train: {exc}", file=sys.stderr)
         return 2
@@ -257,8 +258,9 @@ def reproduce(source: str, config: TrainConfig) -> TrainResult:
     """`--reproduce RUN`: RUN's stored configuration (a run folder or an MLflow run id, found with
     --tracking-uri) trained anew into a new run folder, with this command's session options (run folder,
     tracking, evaluation); first, whether the code here differs from what RUN ran."""
-    from wadgym.agents import tracking, train_resolved
+    from wadgym.agents import train_resolved
+    from wadgym.agents.tracking import lineage
 
-    settings, code = tracking.reproduce(source, config.tracking_uri)
+    settings, code = lineage.reproduce(source, config.tracking_uri)
     print(code, flush=True)
     return train_resolved(settings, config)

@@ -13,10 +13,10 @@ import psutil
 import pytest
 import vizdoom as vzd
 
-from wadgym.agents.tracking import apply_import_settings
+from wadgym.agents.tracking.store import apply_import_settings
 from wadgym.envs.runtime import engine, watchdog
 
-# Before any test module imports mlflow (test_tracking.py does at collection): see IMPORT_SETTINGS.
+# Before any test module imports mlflow (test_tracking.py does at collection): see tracking.store.IMPORT_SETTINGS.
 apply_import_settings()
 
 # A scenario file as a user writes one (`wadgym build my_map.py`): Params, PRESETS, build(rng, params).

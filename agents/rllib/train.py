@@ -308,7 +308,7 @@ def train(run_dir: Path, config: dict[str, Any], resume: bool = False, save_freq
           progress: bool = True, address: str | None = None, tracker=None) -> TrainResult:
     """Train (or resume) the RLlib run in `run_dir` (its resolved configuration `config`) on the Ray
     cluster at `address` (None: a Ray instance of this process): the same files and result as the SB3
-    backend (agents.sb3.train); each iteration's scalars also go to `tracker` (an agents.tracking.Tracker)
+    backend (agents.sb3.train); each iteration's scalars also go to `tracker` (an agents.tracking.runs.Tracker)
     when given. Nothing stays running: the trainer, env runners, engines and a Ray instance started here
     end with it."""
     import sys
@@ -440,7 +440,7 @@ class TrainingLoop:
         self.progress = progress
         self.stop_signal: int | None = None
         self.start_time = time.perf_counter()
-        self.tracker = tracker  # an agents.tracking.Tracker: the scalars go to MLflow as well
+        self.tracker = tracker  # an agents.tracking.runs.Tracker: the scalars go to MLflow as well
 
     def run(self) -> dict[str, str] | None:
         """None when training ended (done or stopped by a signal), else the failure."""

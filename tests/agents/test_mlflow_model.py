@@ -1,4 +1,4 @@
-"""A tracked run's policy as an MLflow Model (agents.tracking.log_policy_model, agents/mlflow_policy.py):
+"""A tracked run's policy as an MLflow Model (agents.tracking.models.log_policy_model, agents/mlflow_policy.py):
 logged with each tracked run, registered with --register, loaded with mlflow.pyfunc.load_model and served
 by a real `mlflow models serve` on 127.0.0.1; every training is a tiny real one, into an embedded store."""
 

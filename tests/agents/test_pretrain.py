@@ -143,7 +143,8 @@ def test_pretrain_then_ppo_agrees_with_the_expert_far_more_than_the_untrained_ne
     meta = json.loads((run / "meta.json").read_text())
     assert meta["timesteps"] >= 128 and list((run / "tb").glob("PPO_*")) and list((run / "tb").glob("BC_*"))
     # what MLflow gets of it (--track: the config's params, pretrain.json; tests/agents/test_tracking.py the upload)
-    from wadgym.agents.tracking import ARTIFACTS, run_params
+    from wadgym.agents.tracking.content import run_params
+    from wadgym.agents.tracking.sync import ARTIFACTS
 
     params = run_params(config, "", {}, {})
     assert params["pretrain.dataset"] == EXPERT and params["pretrain.episodes"] == "5"
