@@ -5,8 +5,9 @@
 - how they are called: the common flags (--seeds --first-seed --episodes --budget --runs --docs --table-only
   --skip-done ...) and the budgets' hyperparameter files;
 - how they train: a TrainConfig (wadgym's API), its `wadgym train` command line for the log;
-- how figures are decided: rliable's interquartile mean (IQM) with a 95% stratified bootstrap confidence
-  interval over seeds x episodes, its probability of improvement, and the verdict of an interval against a bar;
+- how figures are decided: rliable's 95% stratified bootstrap confidence intervals over seeds x episodes of the
+  mean (what the bars name, which decides) and of the interquartile mean (IQM, shown beside), its probability of
+  improvement, and the verdict of an interval against a bar;
 - how they write: Markdown tables, the hand-written section a rewritten page keeps, figures, and a row's
   command and paths as a user types them in a checkout.
 
@@ -298,24 +299,29 @@ BOOTSTRAP_SEED = 0       # the resampling is seeded: a rewritten table shows the
 @dataclasses.dataclass(frozen=True)
 class Estimate:
     """A policy's figure over its seeds' evaluation episodes: the mean over seeds of each seed's mean score
-    and, where the rows keep their per-episode scores, the IQM with its 95% confidence interval (low, high).
-    Without them (`iqm` None) the mean stands alone and decides."""
+    and, where the rows keep their per-episode scores, the 95% stratified bootstrap confidence intervals of the
+    mean (mean_low, mean_high) and of the IQM (low, high). The mean and its interval decide: the bars name a
+    mean (exits, items per episode), and where an episode scores 0 or 1 (an exit) the IQM over episodes is 0 or
+    1 by construction. The IQM is shown beside, as rliable reports it. Without per-episode scores (`iqm` None)
+    the mean stands alone and decides."""
     mean: float
     seeds: int = 1
     episodes: int | None = None   # per seed, where the rows keep them
     iqm: float | None = None
     low: float | None = None
     high: float | None = None
+    mean_low: float | None = None
+    mean_high: float | None = None
 
     @property
     def point(self) -> float:
-        """The figure that decides: the IQM, else the mean."""
-        return self.mean if self.iqm is None else self.iqm
+        """The figure that decides: the mean."""
+        return self.mean
 
     @property
     def bounds(self) -> tuple[float, float]:
-        """The interval that decides: the 95% CI, else the mean at both ends."""
-        return (self.mean, self.mean) if self.low is None else (self.low, self.high)
+        """The interval that decides: the mean's 95% CI, else the mean at both ends."""
+        return (self.mean, self.mean) if self.mean_low is None else (self.mean_low, self.mean_high)
 
     def cell(self, digits: int = 2) -> str:
         """"IQM [low, high]", or "mean only" where no per-episode scores were kept."""
@@ -352,7 +358,8 @@ def _seeded(compute: Callable[[], Any]) -> Any:
 
 
 @functools.lru_cache(maxsize=4096)
-def _iqm_interval(scores: tuple[tuple[float, ...], ...], interval: bool) -> tuple[float, float | None, float | None]:
+def _iqm_interval(scores: tuple[tuple[float, ...], ...], interval: bool) -> tuple[float, ...]:
+    """(IQM, its low, its high, the mean's low, the mean's high); the bounds None without `interval`."""
     library, metrics = _rliable()
     # rliable's matrices are runs x tasks and its stratified bootstrap resamples the runs within each task;
     # here the strata are the seeds: episodes x seeds, the episodes resampled within each seed and, with
@@ -360,12 +367,12 @@ def _iqm_interval(scores: tuple[tuple[float, ...], ...], interval: bool) -> tupl
     matrix = np.asarray(scores, dtype=float).T
     iqm = float(metrics.aggregate_iqm(matrix))
     if not interval:
-        return iqm, None, None
+        return iqm, None, None, None, None
     _, intervals = _seeded(lambda: library.get_interval_estimates(
-        {"scores": matrix}, lambda m: np.array([metrics.aggregate_iqm(m)]), task_bootstrap=True,
-        reps=BOOTSTRAP_REPS, confidence_interval_size=CONFIDENCE))
-    low, high = (float(v) for v in np.asarray(intervals["scores"]).ravel())
-    return iqm, low, high
+        {"scores": matrix}, lambda m: np.array([metrics.aggregate_iqm(m), metrics.aggregate_mean(m)]),
+        task_bootstrap=True, reps=BOOTSTRAP_REPS, confidence_interval_size=CONFIDENCE))
+    (low, mean_low), (high, mean_high) = np.asarray(intervals["scores"], dtype=float).reshape(2, 2).tolist()
+    return iqm, low, high, mean_low, mean_high
 
 
 def iqm_interval(scores: Sequence[Sequence[float]] | np.ndarray, interval: bool = True) -> Estimate:
@@ -377,9 +384,9 @@ def iqm_interval(scores: Sequence[Sequence[float]] | np.ndarray, interval: bool 
     if not rows or not rows[0] or len({len(row) for row in rows}) != 1:
         raise ValueError(f"scores must be a runs x episodes matrix with at least one score; got row lengths "
                          f"{[len(row) for row in rows]}")
-    iqm, low, high = _iqm_interval(tuple(rows), interval)
+    iqm, low, high, mean_low, mean_high = _iqm_interval(tuple(rows), interval)
     return Estimate(mean=float(np.mean([np.mean(row) for row in rows])), seeds=len(rows), episodes=len(rows[0]),
-                    iqm=iqm, low=low, high=high)
+                    iqm=iqm, low=low, high=high, mean_low=mean_low, mean_high=mean_high)
 
 
 def estimate(means: Sequence[float], episode_scores: Sequence[Sequence[float] | None],
@@ -409,7 +416,8 @@ class Improvement:
 
     def as_estimate(self) -> Estimate:
         """As an Estimate (its point and interval), for decide()."""
-        return Estimate(mean=self.probability, iqm=self.probability, low=self.low, high=self.high)
+        return Estimate(mean=self.probability, iqm=self.probability, low=self.low, high=self.high,
+                        mean_low=self.low, mean_high=self.high)
 
 
 @functools.lru_cache(maxsize=1024)

@@ -282,8 +282,8 @@ def improvement_cell(rows: list[dict[str, Any]]) -> str:
 
 def verdict(trained: Estimate | float, random: float, scripted: float | None, opponents: float | None = None) -> str:
     """Whether the trained policy meets the bar: BAR_RATIO x `random` on the test levels or, where random's
-    figure is near 0, BAR_REFERENCE x `scripted` (the references' IQM on the same episodes, their means for rows
-    without per-episode scores), decided on the trained policy's 95% interval (harness.decide: "yes" when its
+    figure is near 0, BAR_REFERENCE x `scripted` (the references' means on the same episodes), decided on the 95%
+    stratified bootstrap interval of the trained policy's mean (harness.decide: "yes" when its
     lower bound reaches the bar, "no" when its upper bound stays below it, "not decided" between; a bare number
     or a row of means only: on its value). Where the env has opponents that are not agents (the engine's bots)
     the trained policy must also reach their median (`opponents`, decided the same way). The reasons follow in
@@ -301,7 +301,7 @@ def verdict(trained: Estimate | float, random: float, scripted: float | None, op
 
 def _bar(trained: Estimate, random: float, scripted: float | None) -> tuple[str, list[str]]:
     point, (low, high) = trained.point, trained.bounds
-    ranged = trained.low is not None
+    ranged = trained.mean_low is not None
     if random > NEAR_ZERO:  # the ratio to random decides; the reference counts only where random scores ~0
         ratio = f"{point / random:.1f}x random" + (f" [{low / random:.1f}x, {high / random:.1f}x]" if ranged else "")
         share = [f"{point / scripted:.0%} of scripted"] if scripted else []   # shown, not deciding
@@ -315,8 +315,7 @@ def _bar(trained: Estimate, random: float, scripted: float | None) -> tuple[str,
 
 def opponents(summaries: list[dict[str, Any]]) -> float | None:
     """The figure of the median opponent's score beside the trained policy (`summaries`: the trained policy's,
-    a seed each): the IQM over seeds x episodes of each episode's median opponent, or for rows without
-    per-episode values the mean of each seed's mean; None where the env has no such opponents."""
+    a seed each): the mean over seeds of each seed's mean of each episode's median opponent; None where the env has no such opponents."""
     values = [s.get("opponents_median_mean") for s in summaries]
     if any(v is None for v in values):
         return None

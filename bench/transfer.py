@@ -305,8 +305,8 @@ def verdict(generated: list[dict[str, Any]], original: list[dict[str, Any]]) -> 
 
 
 def interval_verdict(generated: list[dict[str, Any]], original: list[dict[str, Any]]) -> str:
-    """The goal decided on intervals (harness.decide): the generated-trained policy's IQM interval on the
-    original against GOAL_SHARE of the original-trained policy's IQM there; "falls short" by the probability
+    """The goal decided on intervals (harness.decide): the 95% interval of the generated-trained policy's mean
+    on the original against GOAL_SHARE of the original-trained policy's mean there; "falls short" by the probability
     that an episode of the generated-trained policy on held-out generated levels scores more than one of the
     original-trained (rliable's probability of improvement, its 95% interval above 0.5: falls short; at or
     below 0.5: does not; holding 0.5: not decided). Met when both halves are, missed when either is."""
@@ -315,17 +315,17 @@ def interval_verdict(generated: list[dict[str, Any]], original: list[dict[str, A
     decide_share = harness.decide(on_original[0], bar)
     reference = on_original[1].point
     low, high = on_original[0].bounds
-    share = (f"{on_original[0].point / reference:.0%} of the original-trained IQM on the original, 95% CI "
-             f"{low / reference:.0%}-{high / reference:.0%}" if reference else "the original-trained IQM is 0")
+    share = (f"{on_original[0].point / reference:.0%} of the original-trained mean on the original, 95% CI "
+             f"{low / reference:.0%}-{high / reference:.0%}" if reference else "the original-trained mean is 0")
     said = {MEETS: "meets", MISSES: "misses", UNDECIDED: "straddles"}[decide_share]
     first = f"generated-trained scores {share} ({said} the {GOAL_SHARE:.0%} goal)"
     scores = [[v for r in rows for v in r["eval"]["scores"]["generated"]] for rows in (generated, original)]
     better = harness.improvement(*scores)
     falls = harness.decide(better.as_estimate(), 0.5, strict=True)
     short = {MEETS: "falls short", MISSES: "does not fall short", UNDECIDED: "may fall short (not decided)"}[falls]
-    iqms = [played(rows, "generated", interval=False).point for rows in (generated, original)]
+    means = [played(rows, "generated", interval=False).point for rows in (generated, original)]
     second = (f"the original-trained policy {short} on held-out generated levels (P(generated-trained > "
-              f"original-trained) {better.cell()}; IQM {iqms[1]:.2f} vs {iqms[0]:.2f} for the generated-trained)")
+              f"original-trained) {better.cell()}; means {means[1]:.2f} vs {means[0]:.2f} for the generated-trained)")
     return f"**{GOAL_WORDS[harness.combine(decide_share, falls)]}**: {first}; {second}"
 
 

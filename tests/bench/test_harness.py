@@ -19,7 +19,10 @@ def test_the_iqm_is_the_mean_of_the_middle_half_and_its_interval_holds_it(harnes
     assert figure.iqm == 3.5 and figure.mean == 15.125
     assert (figure.seeds, figure.episodes) == (2, 4)
     assert figure.low <= figure.iqm <= figure.high and figure.low < figure.high
-    assert figure.point == 3.5 and figure.cell() == f"3.50 [{figure.low:.2f}, {figure.high:.2f}]"
+    assert figure.cell() == f"3.50 [{figure.low:.2f}, {figure.high:.2f}]"
+    # the mean decides, with its own interval
+    assert figure.point == 15.125 and figure.mean_low <= figure.mean <= figure.mean_high
+    assert figure.bounds == (figure.mean_low, figure.mean_high)
     assert harness.iqm_interval(TINY, interval=False).low is None   # the IQM alone: no resampling
 
 
@@ -50,6 +53,14 @@ def test_several_seeds_make_the_interval_resample_the_seeds_too(harness):
     assert apart.high - apart.low > 2 * (alike.high - alike.low)
 
 
+def test_binary_scores_are_decided_on_the_mean_not_on_an_iqm_of_zero(harness):
+    """11 exits in 50 episodes: the IQM is 0 by construction; the mean 0.22 and its interval decide."""
+    figure = harness.iqm_interval([[0] * 39 + [1] * 11])
+    assert figure.iqm == 0.0 and figure.point == 0.22
+    assert 0.0 < figure.mean_low < 0.22 < figure.mean_high < 0.5
+    assert harness.decide(figure, 0.05) == "yes" and harness.decide(figure, 0.5) == "no"
+
+
 def test_rows_without_per_episode_scores_give_the_mean_alone(harness):
     assert harness.estimate([1.0, 3.0], [[], []]).cell() == "mean only"
     assert harness.estimate([1.0, 3.0], [[1, 1], None]).point == 2.0       # one seed kept none: the mean
@@ -70,7 +81,7 @@ def test_probability_of_improvement_counts_ties_half(harness):
 
 
 def test_a_verdict_is_yes_no_or_not_decided_on_the_interval(harness):
-    figure = harness.Estimate(mean=3.0, iqm=3.0, low=2.0, high=4.0)
+    figure = harness.Estimate(mean=3.0, iqm=3.0, low=2.0, high=4.0, mean_low=2.0, mean_high=4.0)
     assert harness.decide(figure, 1.5) == harness.MEETS == "yes"          # the lower bound clears the bar
     assert harness.decide(figure, 4.5) == harness.MISSES == "no"          # the upper bound stays below it
     assert harness.decide(figure, 3.5) == harness.UNDECIDED == "not decided"   # the interval straddles it
