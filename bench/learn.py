@@ -315,7 +315,8 @@ def _bar(trained: Estimate, random: float, scripted: float | None) -> tuple[str,
 
 def opponents(summaries: list[dict[str, Any]]) -> float | None:
     """The figure of the median opponent's score beside the trained policy (`summaries`: the trained policy's,
-    a seed each): the mean over seeds of each seed's mean of each episode's median opponent; None where the env has no such opponents."""
+    a seed each): the mean over seeds of each seed's mean of each episode's median opponent; None where the env
+    has no such opponents."""
     values = [s.get("opponents_median_mean") for s in summaries]
     if any(v is None for v in values):
         return None
