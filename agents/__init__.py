@@ -93,17 +93,17 @@ def _run(run_dir: Path, settings: dict[str, Any], config: TrainConfig, resume: b
     if config.track or (resume and (run_dir / tracking.TRACKING_FILE).is_file()):  # resuming a tracked run tracks it
         tracker = tracking.begin(run_dir, settings, config.tracking_uri, resume)
     try:
+        options = lifecycle.SessionOptions(config.save_freq, config.progress, address=config.rllib.address,
+                                           tracker=tracker)
         if settings.get("backend") == "rllib":
-            from wadgym.agents.rllib.train import train as backend_train
+            from wadgym.agents.rllib.train import RLlibTrainer as trainer_class
 
-            result = backend_train(run_dir, settings, resume=resume, save_freq=config.save_freq,
-                                   progress=config.progress, address=config.rllib.address, tracker=tracker)
+            title = "PPO, RLlib"
         else:
-            from wadgym.agents.sb3 import train as backend_train
+            from wadgym.agents.sb3 import SB3Trainer as trainer_class
 
-            result = backend_train(run_dir, settings, resume=resume, save_freq=config.save_freq,
-                                   progress=config.progress,
-                                   callbacks=[tracker.sb3_callback()] if tracker is not None else ())
+            title = "PPO"
+        result = lifecycle.train_session(run_dir, settings, trainer_class, options, resume, curve_title=title)
         if result.status == "finished" and config.eval_episodes > 0:
             metrics = lifecycle.evaluate_run(run_dir, config.eval_episodes, config.eval_seed, config.eval_video)
             result = dataclasses.replace(result, evaluation=metrics["eval"])

@@ -1,8 +1,9 @@
 """Train PPO or RecurrentPPO (Stable-Baselines3, sb3-contrib; agents.algos) into a run folder: the SB3
 backend of wadgym.agents.train.
 
-The configuration is resolved before (wadgym.agents.resolve_config: what config.yml stores); the run
-folder's life (command line, meta.json, resume point, failure message) is wadgym.agents.lifecycle's.
+The configuration is resolved before (wadgym.agents.resolve_config: what config.yml stores); the session's
+life (command line, meta.json, resume point, failure message, learning curve) is wadgym.agents.lifecycle's
+train_session, which drives `SB3Trainer` (its lifecycle.Trainer: the model, its envs and callbacks).
 Ctrl-C saves a checkpoint and a resumed run continues it; if an env fails, training stops, meta.json
 records the error and the latest checkpoint stays the point to resume from.
 
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import dataclasses
 import tempfile
-import time
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,69 +22,104 @@ from typing import Any
 
 import numpy as np
 
-from wadgym.agents.lifecycle import TrainResult
+from wadgym.agents.lifecycle import SessionOptions, TrainResult
 
 
 def train(run_dir: Path, config: dict[str, Any], resume: bool = False, save_freq: int = 25_000,
           progress: bool = True, callbacks: Sequence[Any] = ()) -> TrainResult:
     """Train (or resume) the run in `run_dir` (its resolved configuration `config`); writes model, meta,
     the session's Monitor file (every episode) and learning curve, a checkpoint every `save_freq` steps.
-    `callbacks`: more SB3 callbacks for PPO.learn (experiment tracking: agents.tracking.Tracker.sb3_callback).
+    `callbacks`: more SB3 callbacks for model.learn (experiment tracking: agents.tracking.Tracker.sb3_callback).
     A new run whose configuration has init_from (agents.tracking.resolve_init_from) starts from that run's
     weights; one with pretrain (agents.pretrain) first clones its dataset's actions (algo bc: and stops there).
     An error while training raises lifecycle.TrainingFailed once the envs are closed and meta.json says why."""
-    import torch
+    from wadgym.agents.lifecycle import train_session
 
-    from wadgym.agents import lifecycle, runfolder
-    from wadgym.agents.algos import algo_class, algo_of
-    from wadgym.agents.callbacks import RunCallback
-    from wadgym.agents.plots import plot_learning_curve
-    from wadgym.agents.restart import RestartPolicy
-    from wadgym.agents.system import select_device
-    from wadgym.agents.vec import close_vec_env
-    from wadgym.envs.registration import score_name
+    return train_session(Path(run_dir), config, SB3Trainer, SessionOptions(save_freq, progress, callbacks=callbacks),
+                         resume, curve_title="PPO")
 
-    hp = config["hyperparams"]
-    device = select_device(config["device"])
-    saved = lifecycle.resume_point(run_dir) if resume else None
-    if resume and saved is None:
-        raise ValueError(f"{run_dir} has no checkpoint to resume from")
-    algo_name = algo_class(algo_of(config)).__name__  # PPO, RecurrentPPO
-    print(f"{'resuming' if resume else 'training'} {algo_name} on {config['env']}: {hp['n_timesteps']} steps, "
-          f"{hp['n_envs']} envs, device {device}, seed {config['seed']}; run folder {run_dir}", flush=True)
-    if saved is not None:
-        runfolder.rewind_monitors(run_dir, saved)  # episodes recorded after the checkpoint are trained again
-    if device == "cpu" and hp.get("torch_threads", "auto") != "auto":
-        torch.set_num_threads(int(hp["torch_threads"]))
-    meta, session = lifecycle.start_session(run_dir, device, resume)
 
-    with tempfile.TemporaryDirectory(prefix="wadgym-workers-") as failure_dir:
-        model, settings = _make_model(run_dir, config, device, saved, failure_dir)
+class SB3Trainer:
+    """A session of an SB3 run (a lifecycle.Trainer): the model (new, or the checkpoint it resumes) on fresh
+    vectorised envs, learning with RunCallback (checkpoints, signals, restarts), the curriculum's callback
+    and the session's own callbacks. agents.selfplay's trainer is this one on multi-agent games."""
+
+    def __init__(self, run_dir: Path, config: dict[str, Any], saved: Path | None, options: SessionOptions):
+        from wadgym.agents.system import select_device
+
+        self.run_dir, self.config, self.saved, self.options = run_dir, config, saved, options
+        self.hp = config["hyperparams"]
+        self.device = select_device(config["device"])
+        self.model = self.venv = None  # venv: the envs made before the model (closed with it)
+        self.callback = None  # the RunCallback
+        self.callbacks: list[Any] = []  # the others: the session's, the curriculum's
+
+    def describe(self) -> str:
+        from wadgym.agents.algos import algo_class, algo_of
+
+        hp, config = self.hp, self.config
+        return (f"{'resuming' if self.saved is not None else 'training'} {algo_class(algo_of(config)).__name__} on "
+                f"{config['env']}: {hp['n_timesteps']} steps, {hp['n_envs']} envs, device {self.device}, "
+                f"seed {config['seed']}; run folder {self.run_dir}")
+
+    def __enter__(self) -> SB3Trainer:
+        import torch
+
+        print(self.describe(), flush=True)
+        if self.device == "cpu" and self.hp.get("torch_threads", "auto") != "auto":
+            torch.set_num_threads(int(self.hp["torch_threads"]))
+        self._failure_dir = tempfile.TemporaryDirectory(prefix="wadgym-workers-")  # env workers' failure reports
+        self.failure_dir = self._failure_dir.name
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        from wadgym.agents.vec import close_vec_env
+
+        envs = self.model.get_env() if self.model is not None else self.venv  # a curriculum's: the stage's
+        try:  # whatever happened, no worker or engine outlives this (workers ignore SIGTERM: close them)
+            if envs is not None:
+                close_vec_env(envs)
+        finally:
+            self._failure_dir.cleanup()
+
+    @property
+    def steps(self) -> int:
+        return self.model.num_timesteps if self.model is not None else 0
+
+    @property
+    def stopped(self) -> bool:
+        return self.callback is not None and self.callback.stop_signal is not None
+
+    def start(self, meta: dict[str, Any], session: dict[str, Any]) -> None:
+        """The model on its envs (update settings in the session's record), behaviour cloning of a new run's
+        dataset (agents.pretrain), then the callbacks."""
+        from wadgym.agents.callbacks import RunCallback
+        from wadgym.agents.restart import RestartPolicy
+
+        self.model, settings = _make_model(self.run_dir, self.config, self.device, self.saved, self.failure_dir)
         session["update_settings"] = dataclasses.asdict(settings)  # bf16 and layout choices, per session
-        try:
-            if config.get("pretrain") and saved is None:  # behaviour cloning of a dataset first (agents.pretrain)
-                from wadgym.agents.pretrain import behaviour_clone
+        if self.config.get("pretrain") and self.saved is None:  # behaviour cloning of a dataset first
+            from wadgym.agents.pretrain import behaviour_clone
 
-                session["pretrain"] = behaviour_clone(model, config, run_dir)
-            callback = RunCallback(run_dir, save_freq, restarts=RestartPolicy.from_config(config.get("restart")))
-            curriculum = _curriculum_callback(run_dir, config, failure_dir, _saved_steps(run_dir, saved, hp))
-            start_steps, start_time = model.num_timesteps, time.perf_counter()
-            failure = _learn(model, callback, hp["n_timesteps"] - model.num_timesteps, progress, failure_dir,
-                             [*callbacks, *([curriculum] if curriculum is not None else [])])
-            wall = time.perf_counter() - start_time
-            if failure is None:
-                status = "interrupted" if callback.stop_signal is not None else "finished"
-                _save_results(run_dir, model, callback, final=status == "finished")
-        finally:  # whatever happened, no worker or engine outlives this (workers ignore SIGTERM: close them)
-            close_vec_env(model.get_env())
-    if failure is not None:  # the latest checkpoint stays the resume point: the model may be what failed
-        lifecycle.finish_session(run_dir, meta, session, start_steps, model.num_timesteps, wall, "failed", failure)
-        raise lifecycle.TrainingFailed(lifecycle.failure_message(run_dir, model.num_timesteps, failure["error"]))
-    lifecycle.finish_session(run_dir, meta, session, start_steps, model.num_timesteps, wall, status)
-    plot_learning_curve(runfolder.read_episodes(run_dir), run_dir / "learning_curve.png",
-                        title=f"{config['env']} PPO ({run_dir.name})", score_name=score_name(config["env"]))
-    return TrainResult(run_dir=run_dir, status=status, timesteps=model.num_timesteps, wall_time_s=wall,
-                       device=device, steps_per_second=meta["steps_per_second"] or 0.0)
+            session["pretrain"] = behaviour_clone(self.model, self.config, self.run_dir)
+        self.callback = RunCallback(self.run_dir, self.options.save_freq,
+                                    restarts=RestartPolicy.from_config(self.config.get("restart")))
+        curriculum = _curriculum_callback(self.run_dir, self.config, self.failure_dir,
+                                          _saved_steps(self.run_dir, self.saved, self.hp))
+        self.callbacks = [*self.options.callbacks, *self.tracking_callbacks(),
+                          *([curriculum] if curriculum is not None else [])]
+        return None
+
+    def tracking_callbacks(self) -> list[Any]:
+        """The MLflow tracker's SB3 callback, when the session is tracked."""
+        return [self.options.tracker.sb3_callback()] if self.options.tracker is not None else []
+
+    def learn(self) -> dict[str, str] | None:
+        return _learn(self.model, self.callback, self.hp["n_timesteps"] - self.model.num_timesteps,
+                      self.options.progress, self.failure_dir, self.callbacks)
+
+    def save(self, final: bool) -> None:
+        _save_results(self.run_dir, self.model, self.callback, final)
 
 
 def _learn(model, callback, steps: int, progress_bar: bool, failure_dir: str,

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import time
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ import numpy as np
 
 from wadgym.agents.config import TrainConfig
 from wadgym.agents.lifecycle import TrainResult
+from wadgym.agents.sb3 import SB3Trainer
 
 
 def is_multi(env_id: str) -> bool:
@@ -73,7 +73,7 @@ def train(config: TrainConfig) -> TrainResult:
     if hp.get("algo", "ppo") != "ppo":
         raise ValueError(f"algo={hp['algo']} is not supported for multi-agent envs; self-play trains PPO (--algo ppo)")
     restart = config.restart_settings()
-    device = select_device(config.device)
+    select_device(config.device)
     check_stage_games(config.env, hp)  # bad env kwargs (the entry's or a curriculum stage's): a ValueError now
     init_from = None
     if config.init_from:  # e.g. a single-agent run against bots: its weights found now (agents.tracking)
@@ -87,93 +87,82 @@ def train(config: TrainConfig) -> TrainResult:
     lifecycle.prepare_run_dir(run_dir, settings)
     tracker = tracking.begin(run_dir, settings, config.tracking_uri) if config.track else None
     try:
-        return _train(run_dir, settings, config, device, tracker)
+        options = lifecycle.SessionOptions(config.save_freq, config.progress, tracker=tracker)
+        result = lifecycle.train_session(run_dir, settings, SelfPlayTrainer, options, resume=False,
+                                         curve_title="self-play PPO", resumable=False, selfplay=True)
+        if result.status == "finished" and config.eval_episodes > 0:
+            evaluation = evaluate_run(run_dir, config.eval_episodes, config.eval_seed)
+            result = dataclasses.replace(result, evaluation=evaluation)
+        return result
     finally:
         if tracker is not None:
             tracker.end()
 
 
-def _train(run_dir: Path, settings: dict[str, Any], config: TrainConfig, device: str, tracker) -> TrainResult:
-    """Self-play training of the prepared run folder, then its evaluation (see train)."""
-    import torch
-    from stable_baselines3 import PPO
+class SelfPlayTrainer(SB3Trainer):
+    """A self-play session (a lifecycle.Trainer): agents.sb3's trainer on the env's games, every player a slot
+    of one VecEnv (AgentSlots), a Monitor file of their own; a curriculum stage's games made as the first
+    stage's; with restarts, a game whose engines die is made again. A new run only (no resume)."""
 
-    from wadgym.agents import lifecycle, runfolder
-    from wadgym.agents.callbacks import RunCallback, save_model
-    from wadgym.agents.config import ppo_kwargs
-    from wadgym.agents.curriculum import CurriculumCallback, env_kwargs_at
-    from wadgym.agents.restart import GameRestart, RestartPolicy
-    from wadgym.agents.sb3 import init_weights
-    from wadgym.agents.slots import AgentSlots
-    from wadgym.agents.vec import monitored, observe
+    def describe(self) -> str:
+        hp, config = self.hp, self.config
+        return (f"self-play PPO on {config['env']}: {hp['n_timesteps']} agent steps, {hp['n_envs']} games, device "
+                f"{self.device}, seed {config['seed']}; run folder {self.run_dir}")
 
-    hp, restart = settings["hyperparams"], settings["restart"]
-    if device == "cpu" and hp.get("torch_threads", "auto") != "auto":
-        torch.set_num_threads(int(hp["torch_threads"]))
-    meta, session = lifecycle.start_session(run_dir, device, False)
-    print(f"self-play PPO on {config.env}: {hp['n_timesteps']} agent steps, {hp['n_envs']} games, device {device}, "
-          f"seed {config.seed}; run folder {run_dir}", flush=True)
+    def start(self, meta: dict[str, Any], session: dict[str, Any]) -> None:
+        from stable_baselines3 import PPO
 
-    def make_envs(env_kwargs: dict[str, Any], stage: int):
+        from wadgym.agents.callbacks import RunCallback
+        from wadgym.agents.config import ppo_kwargs
+        from wadgym.agents.curriculum import CurriculumCallback, env_kwargs_at
+        from wadgym.agents.restart import RestartPolicy
+        from wadgym.agents.sb3 import init_weights
+
+        hp, config = self.hp, self.config
+        self.venv = self.make_envs(env_kwargs_at(hp, 0), 0)
+        self.callback = RunCallback(self.run_dir, self.options.save_freq,
+                                    restarts=RestartPolicy.from_config(config["restart"]))
+        self.model = PPO(hp["policy"], self.venv, device=self.device, seed=config["seed"],
+                         tensorboard_log=str(self.run_dir / "tb"), verbose=0, **ppo_kwargs(hp))
+        if config.get("init_from"):  # the parent's policy, which must fit this one exactly
+            init_weights(self.model, config["init_from"], self.device, close_env=False)
+        curriculum = [CurriculumCallback(hp, self.make_stage, 0)] if hp.get("curriculum") else []
+        self.callbacks = [*self.options.callbacks, *self.tracking_callbacks(), *curriculum]
+        return None
+
+    def make_envs(self, env_kwargs: dict[str, Any], stage: int):
         """The training games of a curriculum stage (the entry's own kwargs without one), each player a slot,
         a Monitor file of their own; with restarts, a game whose engines die is made again."""
-        games = make_game_factory(config.env, env_kwargs)
-        slots = AgentSlots((lambda: GameRestart(games)) if restart["enabled"] else games, hp["n_envs"],
-                           config.seed + 1000 * stage)
-        return observe(monitored(slots, runfolder.monitor_file(run_dir)), hp["frame_stack"])
+        from wadgym.agents import runfolder
+        from wadgym.agents.restart import GameRestart
+        from wadgym.agents.slots import AgentSlots
+        from wadgym.agents.vec import monitored, observe
 
-    def make_stage(env_kwargs: dict[str, Any], stage: int):
-        venv = make_envs(env_kwargs, stage)
+        games = make_game_factory(self.config["env"], env_kwargs)
+        restart = self.config["restart"]["enabled"]
+        slots = AgentSlots((lambda: GameRestart(games)) if restart else games, self.hp["n_envs"],
+                           self.config["seed"] + 1000 * stage)
+        return observe(monitored(slots, runfolder.monitor_file(self.run_dir)), self.hp["frame_stack"])
+
+    def make_stage(self, env_kwargs: dict[str, Any], stage: int):
+        """A later stage's games and their first observations (what CurriculumCallback switches to)."""
+        venv = self.make_envs(env_kwargs, stage)
         try:
             return venv, venv.reset()
         except BaseException:
             venv.close()
             raise
 
-    venv = make_envs(env_kwargs_at(hp, 0), 0)
-    callback = RunCallback(run_dir, config.save_freq, restarts=RestartPolicy.from_config(restart))
-    callbacks = [callback, *([CurriculumCallback(hp, make_stage, 0)] if hp.get("curriculum") else [])]
-    start = time.perf_counter()
-    status, failure = "finished", None
-    model = None
-    try:
-        model = PPO(hp["policy"], venv, device=device, seed=config.seed, tensorboard_log=str(run_dir / "tb"),
-                    verbose=0, **ppo_kwargs(hp))
-        if settings.get("init_from"):  # the parent's policy, which must fit this one exactly
-            init_weights(model, settings["init_from"], device, close_env=False)
-        callback.install_signal_handlers()
-        model.learn(hp["n_timesteps"], callback=[*callbacks, *([tracker.sb3_callback()] if tracker else [])],
-                    progress_bar=config.progress, tb_log_name="PPO")
-        if callback.stop_signal is not None:
-            status = "interrupted"
-    except Exception as exc:  # noqa: BLE001 - recorded, then reported
-        status, failure = "failed", {"error": f"{type(exc).__name__}: {exc}", "traceback": ""}
-    finally:
-        callback.restore_process_state()
-        venv.close()  # the first stage's games (a curriculum closes each stage's when it moves on)
-        if model is not None and model.get_env() is not None and model.get_env() is not venv:
-            model.get_env().close()
-    wall = time.perf_counter() - start
-    if status == "failed":
-        lifecycle.finish_session(run_dir, meta, session, 0, 0, wall, status, failure)
-        raise lifecycle.TrainingFailed(f"training failed: {failure['error']}")
-    callback.save_checkpoint()
-    if status == "finished":
-        save_model(model, run_dir / "model.zip")
-    lifecycle.finish_session(run_dir, meta, session, 0, model.num_timesteps, wall, status)
-    from wadgym.agents.plots import plot_learning_curve
-    from wadgym.envs.registration import score_name
 
-    plot_learning_curve(runfolder.read_episodes(run_dir), run_dir / "learning_curve.png",
-                        title=f"{config.env} self-play PPO ({run_dir.name})", score_name=score_name(config.env))
-    result = TrainResult(run_dir=run_dir, status=status, timesteps=model.num_timesteps, wall_time_s=wall,
-                         device=device, steps_per_second=model.num_timesteps / wall, selfplay=True)
-    if status == "finished" and config.eval_episodes > 0:
-        evaluation = evaluate(run_dir, config.eval_episodes, config.eval_seed)
-        runfolder.write_json(run_dir / "metrics.json", {"env": config.env, "timesteps": model.num_timesteps,
-                                                        "wall_time_s": wall, "eval": evaluation})
-        result = dataclasses.replace(result, evaluation=evaluation)
-    return result
+def evaluate_run(run_dir: Path, episodes: int, seed: int) -> dict[str, Any]:
+    """The head-to-head evaluation of a finished self-play run (evaluate), into metrics.json."""
+    from wadgym.agents import runfolder
+
+    meta = runfolder.read_json(run_dir / "meta.json")
+    evaluation = evaluate(run_dir, episodes, seed)
+    runfolder.write_json(run_dir / "metrics.json", {"env": evaluation["env"], "timesteps": meta.get("timesteps"),
+                                                    "wall_time_s": meta.get("wall_time_s"), "eval": evaluation})
+    return evaluation
 
 
 # -- evaluation ----------------------------------------------------------------------------------------
