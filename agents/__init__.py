@@ -85,28 +85,23 @@ def train_resolved(settings: dict[str, Any], config: TrainConfig | None = None) 
 
 
 def _run(run_dir: Path, settings: dict[str, Any], config: TrainConfig, resume: bool) -> TrainResult:
-    """Train the run folder with the backend its settings name, tracked when asked (or when resuming a
-    tracked run), then evaluate it."""
+    """A session of the run folder with the backend its settings name (agents.backends), tracked when asked
+    (or when resuming a tracked run), then the backend's evaluation of a finished run."""
     from wadgym.agents import lifecycle, tracking
+    from wadgym.agents.backends import backend_of
 
+    backend = backend_of(settings)
     tracker = None
     if config.track or (resume and (run_dir / tracking.TRACKING_FILE).is_file()):  # resuming a tracked run tracks it
         tracker = tracking.begin(run_dir, settings, config.tracking_uri, resume)
     try:
         options = lifecycle.SessionOptions(config.save_freq, config.progress, address=config.rllib.address,
                                            tracker=tracker)
-        if settings.get("backend") == "rllib":
-            from wadgym.agents.rllib.train import RLlibTrainer as trainer_class
-
-            title = "PPO, RLlib"
-        else:
-            from wadgym.agents.sb3 import SB3Trainer as trainer_class
-
-            title = "PPO"
-        result = lifecycle.train_session(run_dir, settings, trainer_class, options, resume, curve_title=title)
+        result = lifecycle.train_session(run_dir, settings, backend, options, resume)
         if result.status == "finished" and config.eval_episodes > 0:
-            metrics = lifecycle.evaluate_run(run_dir, config.eval_episodes, config.eval_seed, config.eval_video)
-            result = dataclasses.replace(result, evaluation=metrics["eval"])
+            evaluation = backend.trainer_class().evaluate(run_dir, config.eval_episodes, config.eval_seed,
+                                                          config.eval_video)
+            result = dataclasses.replace(result, evaluation=evaluation)
         return result
     finally:
         if tracker is not None:  # the evaluation joins the MLflow run; a store gone away: a message, the folder whole
@@ -115,22 +110,31 @@ def _run(run_dir: Path, settings: dict[str, Any], config: TrainConfig, resume: b
 
 def resolve_config(config: TrainConfig) -> dict[str, Any]:
     """The whole configuration of a new run, as plain data (what its config.yml stores): env, seed,
-    device, the resolved hyperparameters, the backend's settings, the engine restarts allowed (`restart`).
+    device, the resolved hyperparameters, the backend's entries, the engine restarts allowed (`restart`).
     Every value is checked, the env made once and closed (bad env kwargs, and each curriculum stage's, fail
-    here), so that a ValueError comes before anything starts. "algo" is the hyperparameters' (TrainConfig.algo,
-    else the entry's), else ppo. With TrainConfig.pretrain, "pretrain" describes its dataset, checked against
-    the run (agents.pretrain); algo bc (cloning alone) sets n_timesteps to 0."""
+    here), so that a ValueError comes before anything starts. The backend is the one TrainConfig.backend
+    picks for the env (agents.backends); what it cannot train is refused here. "algo" is the hyperparameters'
+    (TrainConfig.algo, else the entry's), else ppo. With TrainConfig.pretrain, "pretrain" describes its
+    dataset, checked against the run (agents.pretrain); algo bc (cloning alone) sets n_timesteps to 0."""
     from wadgym.agents.algos import DEFAULT_ALGO, algo_of
+    from wadgym.agents.backends import backend_for
     from wadgym.agents.config import resolve_hyperparams
     from wadgym.agents.system import select_device
-    from wadgym.agents.vec import VEC_ENVS, make_env
+    from wadgym.agents.vec import VEC_ENVS
 
     if config.vec_env is not None and config.vec_env not in VEC_ENVS:
         raise ValueError(f"vec_env={config.vec_env!r} is not valid; choose one of {', '.join(VEC_ENVS)}")
+    backend = backend_for(config.env, config.backend)
     hyperparams = resolve_hyperparams(config)
     restart = config.restart_settings()
     select_device(config.device)  # fail now, not after the envs started
     algo = algo_of(hyperparams)
+    for what, used, supported in ((f"algo={algo}", algo != DEFAULT_ALGO, backend.name == "sb3"),
+                                  ("a curriculum", bool(hyperparams.get("curriculum")), backend.curriculum),
+                                  ("--init-from", config.init_from is not None, backend.init_from),
+                                  ("--pretrain", config.pretrain is not None, backend.pretrain)):
+        if used and not supported:
+            raise backend.refuse(what)
     pretrain = None
     if config.pretrain is not None or algo == "bc":  # behaviour cloning first: its dataset checked (agents.pretrain)
         from wadgym.agents.config import check_pretrain_options
@@ -138,30 +142,15 @@ def resolve_config(config: TrainConfig) -> dict[str, Any]:
 
         check_pretrain_options(config.pretrain, config.pretrain_epochs, algo, None, None)
         pretrain = pretrain_settings(config.pretrain, config.pretrain_epochs, config.env, hyperparams, algo,
-                                     config.backend, config.timesteps is not None)
+                                     config.timesteps is not None)
         if algo == "bc":  # cloning alone: no PPO steps
             hyperparams["n_timesteps"] = 0
-    rllib = None
-    if config.backend == "rllib":
-        if algo != DEFAULT_ALGO:
-            raise ValueError(f"algo={algo} trains with the sb3 backend only; RLlib trains PPO (--algo ppo)")
-        if hyperparams.get("curriculum"):
-            raise ValueError("a curriculum trains with the sb3 backend only (--backend sb3)")
-        from wadgym.agents.rllib.train import settings
-
-        rllib = settings(config.rllib, hyperparams)  # sets n_envs to env runners x envs per runner
-    make_env(config.env, hyperparams["env_kwargs"]).close()  # bad env kwargs: a ValueError here, not in a worker
+    own = backend.trainer_class().resolve(config, hyperparams)  # its entries; the env made once (and each stage's)
     init_from = None
     if config.init_from:  # another run's weights: its model found now (agents.tracking)
         from wadgym.agents.tracking import resolve_init_from
 
-        if rllib is not None:
-            raise ValueError("--init-from takes the weights of an SB3 run; --backend rllib cannot start from them")
         init_from = resolve_init_from(os.fspath(config.init_from), config.tracking_uri)
-    if hyperparams.get("curriculum"):
-        from wadgym.agents.curriculum import check_stage_envs
-
-        check_stage_envs(config.env, hyperparams)  # each stage's env made once: bad stage kwargs fail here
     return {
         "env": config.env,
         "algo": algo,
@@ -169,8 +158,8 @@ def resolve_config(config: TrainConfig) -> dict[str, Any]:
         "device": config.device,
         "hyperparams_file": config.hyperparams_file(),
         "hyperparams": hyperparams,
-        **({"backend": "rllib", "rllib": rllib} if rllib is not None else {}),
-        "vec_env": config.vec_env or "thread",
+        **backend.record,
+        **own,
         "restart": restart,
         **({"init_from": init_from} if init_from else {}),
         **({"pretrain": pretrain} if pretrain else {}),

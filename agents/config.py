@@ -16,9 +16,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from wadgym.agents.backends import DEFAULT_OPTION as DEFAULT_BACKEND
+from wadgym.agents.backends import OPTIONS as BACKEND_OPTIONS  # TrainConfig.backend's values
 from wadgym.envs.registration import DEFAULT_ENV  # the env `wadgym train` trains by default
-
-BACKENDS = ("sb3", "rllib")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -117,7 +117,8 @@ class TrainConfig:
         of the test and of the training levels); 0 episodes skips it. eval_video: with the evaluation, one
         more episode of the trained policy recorded to the run folder's eval.mp4 (`--no-video`: False).
     progress: show a progress bar.
-    backend: "sb3" (Stable-Baselines3 on this machine) or "rllib" (Ray RLlib, sized by `rllib`).
+    backend: "sb3" (Stable-Baselines3 on this machine) or "rllib" (Ray RLlib, sized by `rllib`); a multi-agent
+        env trains by self-play with SB3 (agents.backends).
     track: log the run to MLflow as well (agents.tracking; needs pip install 'wadgym[track]'): params, code
         diff, metrics as it trains, model. Resuming a tracked run tracks it again, into the same MLflow run.
     tracking_uri: the MLflow store: http://HOST:5000 of a server, or sqlite:///PATH (None: $MLFLOW_TRACKING_URI,
@@ -156,7 +157,7 @@ class TrainConfig:
     eval_seed: int = 0
     eval_video: bool = True
     progress: bool = True
-    backend: str = "sb3"
+    backend: str = DEFAULT_BACKEND
     rllib: RLlibConfig = dataclasses.field(default_factory=RLlibConfig)
     track: bool = False
     tracking_uri: str | None = None
@@ -173,8 +174,9 @@ class TrainConfig:
             object.__setattr__(self, "env", os.fspath(self.env))
         if not isinstance(self.env, str) or not self.env:
             raise ValueError(f"TrainConfig: env={self.env!r} is not an env id or a task file")
-        if self.backend not in BACKENDS:
-            raise ValueError(f"TrainConfig: backend={self.backend!r} is not valid; choose {' or '.join(BACKENDS)}")
+        if self.backend not in BACKEND_OPTIONS:
+            raise ValueError(f"TrainConfig: backend={self.backend!r} is not valid; "
+                             f"choose {' or '.join(BACKEND_OPTIONS)}")
         for name in ("hyperparams", "env_kwargs"):
             if not isinstance(getattr(self, name), Mapping):
                 raise ValueError(f"TrainConfig: {name} must be a dict, not {type(getattr(self, name)).__name__}")

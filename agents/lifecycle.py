@@ -1,9 +1,9 @@
-"""A training run's life in its folder, the same for every backend (agents.sb3, agents.rllib.train,
-agents.selfplay): one session of any of them is `train_session`:
+"""A training run's life in its folder, the same for every backend (agents.backends: agents.sb3,
+agents.rllib.train, agents.selfplay): one session of any of them is `train_session`:
 
-    train_session(run_dir, settings, trainer_class, options, resume, ...)
+    train_session(run_dir, settings, backend, options, resume)
         saved = resume_point(run_dir)         the checkpoint (or final model) a --resume continues from
-        with trainer_class(run_dir, settings, saved, options) as trainer:
+        with backend's Trainer(run_dir, settings, saved, options) as trainer:
             meta, session = start_session(run_dir, trainer.device, resume)
                                               command.txt gets this command line; meta.json this session's start
             trainer.start(meta, session)      the model and its envs (a failure here is the session's)
@@ -30,7 +30,11 @@ import dataclasses
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from wadgym.agents.backends import Backend
+    from wadgym.agents.config import TrainConfig
 
 STATUSES = ("finished", "interrupted", "failed")
 
@@ -166,10 +170,11 @@ class SessionOptions:
 
 
 class Trainer(Protocol):
-    """One session of a backend: what differs between backends, made as
-    `trainer_class(run_dir, settings, saved, options)` (settings: the run's config.yml; saved: the checkpoint
-    a resumed run starts from, else None; options: SessionOptions) and used by train_session as a context
-    manager, whose exit closes whatever the session started (envs, workers, engines, Ray).
+    """A backend (agents.backends): how it resolves a new run's configuration and evaluates a finished run
+    (class methods), and one session of it, made as `Trainer(run_dir, settings, saved, options)` (settings:
+    the run's config.yml; saved: the checkpoint a resumed run starts from, else None; options:
+    SessionOptions) and used by train_session as a context manager, whose exit closes whatever the session
+    started (envs, workers, engines, Ray).
 
     device: where the network trains (the session's record; TrainResult.device when it ends).
     steps: the run's env steps so far (once started: those it starts from).
@@ -179,6 +184,15 @@ class Trainer(Protocol):
     device: str
     steps: int
     stopped: bool
+
+    @classmethod
+    def resolve(cls, config: TrainConfig, hyperparams: dict[str, Any]) -> dict[str, Any]:
+        """The backend's own entries of a new run's config.yml, its options checked and the env made once
+        (a ValueError names what is wrong, before anything starts); may adjust `hyperparams` (RLlib: n_envs)."""
+
+    @classmethod
+    def evaluate(cls, run_dir: Path, episodes: int, seed: int, video: bool) -> dict[str, Any]:
+        """The final evaluation of a finished run (written to metrics.json); what TrainResult.evaluation holds."""
 
     def __enter__(self) -> Trainer:
         """Say what is trained, start what must run before the session's record (a Ray cluster)."""
@@ -198,13 +212,11 @@ class Trainer(Protocol):
         """A checkpoint; with `final` also the final model (model.zip, or the RLlib model/ folder)."""
 
 
-def train_session(run_dir: Path, settings: dict[str, Any], trainer_class: type[Trainer], options: SessionOptions,
-                  resume: bool, curve_title: str, resumable: bool = True, selfplay: bool = False) -> TrainResult:
-    """One training session of the run in `run_dir` (its configuration `settings`) by `trainer_class`, from
-    scratch or (`resume`) from the run's latest checkpoint, as the module says: meta.json records it, a
-    failure raises TrainingFailed once everything is closed, the learning curve is drawn (titled
-    `curve_title`, e.g. "PPO"). `resumable`: whether the backend can resume (what a failure tells);
-    `selfplay`: the result's."""
+def train_session(run_dir: Path, settings: dict[str, Any], backend: Backend, options: SessionOptions,
+                  resume: bool) -> TrainResult:
+    """One training session of the run in `run_dir` (its configuration `settings`) by `backend`'s Trainer,
+    from scratch or (`resume`) from the run's latest checkpoint, as the module says: meta.json records it, a
+    failure raises TrainingFailed once everything is closed, the learning curve is drawn."""
     from wadgym.agents import runfolder
     from wadgym.agents.plots import plot_learning_curve
     from wadgym.envs.registration import score_name
@@ -214,7 +226,7 @@ def train_session(run_dir: Path, settings: dict[str, Any], trainer_class: type[T
         raise ValueError(f"{run_dir} has no checkpoint to resume from")
     if saved is not None:
         runfolder.rewind_monitors(run_dir, saved)  # episodes recorded after the checkpoint are trained again
-    with trainer_class(run_dir, settings, saved, options) as trainer:
+    with backend.trainer_class()(run_dir, settings, saved, options) as trainer:
         meta, session = start_session(run_dir, trainer.device, resume)
         start_time = time.perf_counter()
         failure = trainer.start(meta, session)
@@ -228,12 +240,13 @@ def train_session(run_dir: Path, settings: dict[str, Any], trainer_class: type[T
             trainer.save(final=status == "finished")
     finish_session(run_dir, meta, session, start_steps, trainer.steps, wall, status, failure)
     if failure is not None:
-        raise TrainingFailed(failure_message(run_dir, trainer.steps, failure["error"], resumable))
+        raise TrainingFailed(failure_message(run_dir, trainer.steps, failure["error"], backend.resume))
     env_id = settings["env"]
     plot_learning_curve(runfolder.read_episodes(run_dir), run_dir / "learning_curve.png",
-                        title=f"{env_id} {curve_title} ({run_dir.name})", score_name=score_name(env_id))
+                        title=f"{env_id} {backend.curve_title} ({run_dir.name})", score_name=score_name(env_id))
     return TrainResult(run_dir=run_dir, status=status, timesteps=trainer.steps, wall_time_s=wall,
-                       device=trainer.device, steps_per_second=meta["steps_per_second"] or 0.0, selfplay=selfplay)
+                       device=trainer.device, steps_per_second=meta["steps_per_second"] or 0.0,
+                       selfplay=backend.multi_agent)
 
 
 def evaluate_run(run_dir: Path, episodes: int, seed: int, video: bool = True) -> dict[str, Any]:

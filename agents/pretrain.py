@@ -36,13 +36,11 @@ RECORD_HINT = "record one with `wadgym record ENV --policy scripted --dataset NA
 # --- checking the dataset: nothing started ----------------------------------------------------------------
 
 def pretrain_settings(dataset_id: str, epochs: int, env_id: str, hyperparams: dict[str, Any], algo: str,
-                      backend: str, timesteps_given: bool) -> dict[str, Any]:
+                      timesteps_given: bool) -> dict[str, Any]:
     """config.yml's `pretrain` entry for a new run of `env_id` with `hyperparams`: the dataset checked against
     the run (it exists, was recorded by `wadgym record` on the same id, in the same observation and action
     spaces) and described (name, episodes, steps, source policy). A ValueError naming what is wrong, before
-    any engine starts (the env is made, never reset)."""
-    if backend != "sb3":
-        raise ValueError(f"--pretrain trains with the sb3 backend only, not --backend {backend}")
+    any engine starts (the env is made, never reset). The backend's support is agents.backends'."""
     if algo not in ("ppo", BC_ALGO):
         raise ValueError(f"--pretrain clones into a feed-forward policy (--algo ppo or bc), not algo={algo}")
     if algo == BC_ALGO and timesteps_given:

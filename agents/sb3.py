@@ -18,11 +18,14 @@ import tempfile
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from wadgym.agents.lifecycle import SessionOptions, TrainResult
+
+if TYPE_CHECKING:
+    from wadgym.agents.config import TrainConfig
 
 
 def train(run_dir: Path, config: dict[str, Any], resume: bool = False, save_freq: int = 25_000,
@@ -33,16 +36,37 @@ def train(run_dir: Path, config: dict[str, Any], resume: bool = False, save_freq
     A new run whose configuration has init_from (agents.tracking.resolve_init_from) starts from that run's
     weights; one with pretrain (agents.pretrain) first clones its dataset's actions (algo bc: and stops there).
     An error while training raises lifecycle.TrainingFailed once the envs are closed and meta.json says why."""
+    from wadgym.agents.backends import BACKENDS
     from wadgym.agents.lifecycle import train_session
 
-    return train_session(Path(run_dir), config, SB3Trainer, SessionOptions(save_freq, progress, callbacks=callbacks),
-                         resume, curve_title="PPO")
+    options = SessionOptions(save_freq, progress, callbacks=callbacks)
+    return train_session(Path(run_dir), config, BACKENDS["sb3"], options, resume)
 
 
 class SB3Trainer:
-    """A session of an SB3 run (a lifecycle.Trainer): the model (new, or the checkpoint it resumes) on fresh
-    vectorised envs, learning with RunCallback (checkpoints, signals, restarts), the curriculum's callback
-    and the session's own callbacks. agents.selfplay's trainer is this one on multi-agent games."""
+    """The SB3 backend (agents.backends; a lifecycle.Trainer). A session: the model (new, or the checkpoint it
+    resumes) on fresh vectorised envs, learning with RunCallback (checkpoints, signals, restarts), the
+    curriculum's callback and the session's own callbacks. agents.selfplay's trainer is this one on
+    multi-agent games."""
+
+    @classmethod
+    def resolve(cls, config: TrainConfig, hyperparams: dict[str, Any]) -> dict[str, Any]:
+        """config.yml's vec_env; the env made once and closed (bad env kwargs fail here, not in a worker), and
+        each curriculum stage's."""
+        from wadgym.agents.curriculum import check_stage_envs
+        from wadgym.agents.vec import make_env
+
+        make_env(config.env, hyperparams["env_kwargs"]).close()
+        if hyperparams.get("curriculum"):
+            check_stage_envs(config.env, hyperparams)
+        return {"vec_env": config.vec_env or "thread"}
+
+    @classmethod
+    def evaluate(cls, run_dir: Path, episodes: int, seed: int, video: bool) -> dict[str, Any]:
+        """Trained, random and scripted on test and training levels (lifecycle.evaluate_run)."""
+        from wadgym.agents.lifecycle import evaluate_run
+
+        return evaluate_run(run_dir, episodes, seed, video)["eval"]
 
     def __init__(self, run_dir: Path, config: dict[str, Any], saved: Path | None, options: SessionOptions):
         from wadgym.agents.system import select_device

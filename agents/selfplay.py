@@ -87,11 +87,12 @@ def train(config: TrainConfig) -> TrainResult:
     lifecycle.prepare_run_dir(run_dir, settings)
     tracker = tracking.begin(run_dir, settings, config.tracking_uri) if config.track else None
     try:
+        from wadgym.agents.backends import BACKENDS
+
         options = lifecycle.SessionOptions(config.save_freq, config.progress, tracker=tracker)
-        result = lifecycle.train_session(run_dir, settings, SelfPlayTrainer, options, resume=False,
-                                         curve_title="self-play PPO", resumable=False, selfplay=True)
+        result = lifecycle.train_session(run_dir, settings, BACKENDS["selfplay"], options, resume=False)
         if result.status == "finished" and config.eval_episodes > 0:
-            evaluation = evaluate_run(run_dir, config.eval_episodes, config.eval_seed)
+            evaluation = SelfPlayTrainer.evaluate(run_dir, config.eval_episodes, config.eval_seed, False)
             result = dataclasses.replace(result, evaluation=evaluation)
         return result
     finally:
@@ -100,9 +101,28 @@ def train(config: TrainConfig) -> TrainResult:
 
 
 class SelfPlayTrainer(SB3Trainer):
-    """A self-play session (a lifecycle.Trainer): agents.sb3's trainer on the env's games, every player a slot
-    of one VecEnv (AgentSlots), a Monitor file of their own; a curriculum stage's games made as the first
-    stage's; with restarts, a game whose engines die is made again. A new run only (no resume)."""
+    """The self-play backend (agents.backends; a lifecycle.Trainer): agents.sb3's trainer on the env's games,
+    every player a slot of one VecEnv (AgentSlots), a Monitor file of their own; a curriculum stage's games
+    made as the first stage's; with restarts, a game whose engines die is made again. A new run only."""
+
+    @classmethod
+    def resolve(cls, config: TrainConfig, hyperparams: dict[str, Any]) -> dict[str, Any]:
+        """Nothing of its own in config.yml (backends.BACKENDS records `selfplay: true`); a game of the entry's
+        kwargs made and closed, and one of each curriculum stage's (check_stage_games)."""
+        check_stage_games(config.env, hyperparams)
+        return {}
+
+    @classmethod
+    def evaluate(cls, run_dir: Path, episodes: int, seed: int, video: bool = False) -> dict[str, Any]:
+        """The head-to-head evaluation (evaluate: trained vs random, trained vs trained on held-out levels)
+        into metrics.json; no video (`wadgym rollout --video` films the players side by side)."""
+        from wadgym.agents import runfolder
+
+        meta = runfolder.read_json(run_dir / "meta.json")
+        evaluation = evaluate(run_dir, episodes, seed)
+        runfolder.write_json(run_dir / "metrics.json", {"env": evaluation["env"], "timesteps": meta.get("timesteps"),
+                                                        "wall_time_s": meta.get("wall_time_s"), "eval": evaluation})
+        return evaluation
 
     def describe(self) -> str:
         hp, config = self.hp, self.config
@@ -152,17 +172,6 @@ class SelfPlayTrainer(SB3Trainer):
         except BaseException:
             venv.close()
             raise
-
-
-def evaluate_run(run_dir: Path, episodes: int, seed: int) -> dict[str, Any]:
-    """The head-to-head evaluation of a finished self-play run (evaluate), into metrics.json."""
-    from wadgym.agents import runfolder
-
-    meta = runfolder.read_json(run_dir / "meta.json")
-    evaluation = evaluate(run_dir, episodes, seed)
-    runfolder.write_json(run_dir / "metrics.json", {"env": evaluation["env"], "timesteps": meta.get("timesteps"),
-                                                    "wall_time_s": meta.get("wall_time_s"), "eval": evaluation})
-    return evaluation
 
 
 # -- evaluation ----------------------------------------------------------------------------------------

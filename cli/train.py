@@ -109,10 +109,10 @@ def add_tracking_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_rllib_arguments(parser: argparse.ArgumentParser) -> None:
     """`wadgym train`'s options for choosing and sizing the RLlib backend (wadgym.agents.rllib)."""
-    from wadgym.agents.config import BACKENDS
+    from wadgym.agents.backends import DEFAULT_OPTION, OPTIONS
 
     group = parser.add_argument_group("RLlib backend (--backend rllib; needs pip install 'wadgym[rllib]')")
-    group.add_argument("--backend", choices=BACKENDS, default="sb3",
+    group.add_argument("--backend", choices=OPTIONS, default=DEFAULT_OPTION,
                        help="sb3: Stable-Baselines3 on this machine (default); rllib: Ray RLlib, here or on a cluster")
     group.add_argument("--num-env-runners", type=int, metavar="N",
                        help="RLlib env runner processes, one CPU each (default 2)")

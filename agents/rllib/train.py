@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from wadgym.agents.config import RLlibConfig
+from wadgym.agents.config import RLlibConfig, TrainConfig
 from wadgym.agents.lifecycle import SessionOptions, TrainResult
 
 # SB3 PPO hyperparameter -> RLlib PPO setting; what RLlib cannot do is refused (UNSUPPORTED).
@@ -311,17 +311,34 @@ def train(run_dir: Path, config: dict[str, Any], resume: bool = False, save_freq
     backend (agents.sb3.train); each iteration's scalars also go to `tracker` (an agents.tracking.Tracker)
     when given. Nothing stays running: the trainer, env runners, engines and a Ray instance started here
     end with it."""
+    from wadgym.agents.backends import BACKENDS
     from wadgym.agents.lifecycle import train_session
 
     options = SessionOptions(save_freq, progress, address=address, tracker=tracker)
-    return train_session(Path(run_dir), config, RLlibTrainer, options, resume, curve_title="PPO, RLlib")
+    return train_session(Path(run_dir), config, BACKENDS["rllib"], options, resume)
 
 
 class RLlibTrainer:
-    """A session of an RLlib run (a lifecycle.Trainer): entering connects to Ray (or starts it) and places the
-    run's bundles; `start` builds the Algorithm's actor (a failure there, such as an env that cannot be made,
-    is the session's) and records the cluster in meta.json; `learn` is the TrainingLoop; leaving stops the
-    actor, frees the placement group and stops a Ray instance started here."""
+    """The RLlib backend (agents.backends; a lifecycle.Trainer). A session: entering connects to Ray (or
+    starts it) and places the run's bundles; `start` builds the Algorithm's actor (a failure there, such as
+    an env that cannot be made, is the session's) and records the cluster in meta.json; `learn` is the
+    TrainingLoop; leaving stops the actor, frees the placement group and stops a Ray instance started here."""
+
+    @classmethod
+    def resolve(cls, config: TrainConfig, hyperparams: dict[str, Any]) -> dict[str, Any]:
+        """config.yml's `rllib` (settings: n_envs becomes runners x envs) and vec_env; the env made once."""
+        from wadgym.agents.vec import make_env
+
+        rllib = settings(config.rllib, hyperparams)
+        make_env(config.env, hyperparams["env_kwargs"]).close()  # bad env kwargs: a ValueError here, not in a runner
+        return {"rllib": rllib, "vec_env": config.vec_env or "thread"}
+
+    @classmethod
+    def evaluate(cls, run_dir: Path, episodes: int, seed: int, video: bool) -> dict[str, Any]:
+        """As an SB3 run's (lifecycle.evaluate_run): the network is loaded without Ray."""
+        from wadgym.agents.lifecycle import evaluate_run
+
+        return evaluate_run(run_dir, episodes, seed, video)["eval"]
 
     def __init__(self, run_dir: Path, config: dict[str, Any], saved: Path | None, options: SessionOptions):
         self.run_dir = Path(run_dir).resolve()  # the trainer actor writes checkpoints there
