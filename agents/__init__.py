@@ -113,10 +113,11 @@ def resolve_config(config: TrainConfig) -> dict[str, Any]:
     device, the resolved hyperparameters, the backend's entries, the engine restarts allowed (`restart`).
     Every value is checked, the env made once and closed (bad env kwargs, and each curriculum stage's, fail
     here), so that a ValueError comes before anything starts. The backend is the one TrainConfig.backend
-    picks for the env (agents.backends); what it cannot train is refused here. "algo" is the hyperparameters'
-    (TrainConfig.algo, else the entry's), else ppo. With TrainConfig.pretrain, "pretrain" describes its
-    dataset, checked against the run (agents.pretrain); algo bc (cloning alone) sets n_timesteps to 0."""
-    from wadgym.agents.algos import DEFAULT_ALGO, algo_of
+    picks for the env (agents.backends); what it or the algorithm (agents.algos) cannot train is refused here.
+    "algo" is the hyperparameters' (TrainConfig.algo, else the entry's), else ppo. With TrainConfig.pretrain
+    (or an algorithm that clones, bc), "pretrain" describes its dataset, checked against the run
+    (agents.pretrain); an algorithm without PPO steps (bc: cloning alone) sets n_timesteps to 0."""
+    from wadgym.agents.algos import ALGOS, algo_of
     from wadgym.agents.backends import backend_for
     from wadgym.agents.config import resolve_hyperparams
     from wadgym.agents.system import select_device
@@ -128,22 +129,22 @@ def resolve_config(config: TrainConfig) -> dict[str, Any]:
     hyperparams = resolve_hyperparams(config)
     restart = config.restart_settings()
     select_device(config.device)  # fail now, not after the envs started
-    algo = algo_of(hyperparams)
-    for what, used, supported in ((f"algo={algo}", algo != DEFAULT_ALGO, backend.name == "sb3"),
+    algo = ALGOS[algo_of(hyperparams)]
+    for what, used, supported in ((f"algo={algo.name}", True, backend.name in algo.backends),
                                   ("a curriculum", bool(hyperparams.get("curriculum")), backend.curriculum),
                                   ("--init-from", config.init_from is not None, backend.init_from),
                                   ("--pretrain", config.pretrain is not None, backend.pretrain)):
         if used and not supported:
             raise backend.refuse(what)
     pretrain = None
-    if config.pretrain is not None or algo == "bc":  # behaviour cloning first: its dataset checked (agents.pretrain)
+    if config.pretrain is not None or algo.clones:  # behaviour cloning first: its dataset checked (agents.pretrain)
         from wadgym.agents.config import check_pretrain_options
         from wadgym.agents.pretrain import pretrain_settings
 
-        check_pretrain_options(config.pretrain, config.pretrain_epochs, algo, None, None)
-        pretrain = pretrain_settings(config.pretrain, config.pretrain_epochs, config.env, hyperparams, algo,
+        check_pretrain_options(config.pretrain, config.pretrain_epochs, algo.name, None, None)
+        pretrain = pretrain_settings(config.pretrain, config.pretrain_epochs, config.env, hyperparams, algo.name,
                                      config.timesteps is not None)
-        if algo == "bc":  # cloning alone: no PPO steps
+        if not algo.ppo_steps:  # cloning alone
             hyperparams["n_timesteps"] = 0
     own = backend.trainer_class().resolve(config, hyperparams)  # its entries; the env made once (and each stage's)
     init_from = None
@@ -153,7 +154,7 @@ def resolve_config(config: TrainConfig) -> dict[str, Any]:
         init_from = resolve_init_from(os.fspath(config.init_from), config.tracking_uri)
     return {
         "env": config.env,
-        "algo": algo,
+        "algo": algo.name,
         "seed": config.seed,
         "device": config.device,
         "hyperparams_file": config.hyperparams_file(),

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from wadgym.agents.algos import ALGOS
 from wadgym.agents.backends import DEFAULT_OPTION as DEFAULT_BACKEND
 from wadgym.agents.backends import OPTIONS as BACKEND_OPTIONS  # TrainConfig.backend's values
 from wadgym.envs.registration import DEFAULT_ENV  # the env `wadgym train` trains by default
@@ -80,8 +81,8 @@ def check_pretrain_options(pretrain: Any, epochs: Any, algo: str | None, resume:
         raise ValueError(f"TrainConfig: pretrain={pretrain!r} is not a Minari dataset id (namespace/name-vN)")
     if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
         raise ValueError(f"TrainConfig: pretrain_epochs={epochs!r} is not valid; give a whole number >= 1")
-    if algo == "bc" and pretrain is None:
-        raise ValueError("--algo bc clones the actions of a dataset: give --pretrain DATASET")
+    if algo is not None and ALGOS[algo].clones and pretrain is None:
+        raise ValueError(f"--algo {algo} clones the actions of a dataset: give --pretrain DATASET")
     if pretrain is not None and resume is not None:
         raise ValueError("--pretrain is for a new run; --resume continues a run from its own weights")
     if pretrain is not None and init_from is not None:
@@ -133,9 +134,9 @@ class TrainConfig:
         seconds (`--restart-limit N/SECONDS`); one more stops the run with its checkpoint. None: 5
         within 600 s, or for a resumed run its stored limit. Giving either turns restarts on, so it
         contradicts restart=False.
-    algo: "ppo" (SB3's PPO) or "recurrent_ppo" (sb3-contrib's RecurrentPPO, an LSTM policy; sb3 backend
-        only); None takes the entry's `algo`, else ppo (see wadgym.agents.algos). "bc": behaviour cloning
-        of `pretrain` alone, no PPO steps.
+    algo: a name of wadgym.agents.algos.ALGOS: "ppo" (SB3's PPO), "recurrent_ppo" (sb3-contrib's RecurrentPPO,
+        an LSTM policy; sb3 backend only) or "bc" (behaviour cloning of `pretrain` alone, no PPO steps); None
+        takes the entry's `algo`, else ppo.
     pretrain: a Minari dataset id (`wadgym record`) of the same env id and spaces: the policy network is first
         trained on its (observation, action) pairs for pretrain_epochs epochs, then PPO continues from it
         (wadgym.agents.pretrain). A new run only.
@@ -181,8 +182,6 @@ class TrainConfig:
             if not isinstance(getattr(self, name), Mapping):
                 raise ValueError(f"TrainConfig: {name} must be a dict, not {type(getattr(self, name)).__name__}")
         if self.algo is not None:
-            from wadgym.agents.algos import ALGOS
-
             if self.algo not in ALGOS:
                 raise ValueError(f"TrainConfig: algo={self.algo!r} is not valid; choose one of {', '.join(ALGOS)}")
         if not isinstance(self.rllib, RLlibConfig):
@@ -249,8 +248,8 @@ ZOO_KEYS = {
     "normalize": "VecNormalize: true, false, or a dict string such as \"{'norm_obs': False, 'norm_reward': True}\"",
     "env_kwargs": "keyword arguments for gym.make (part of the resolved config)",
     "torch_threads": "torch.set_num_threads on CPU ('auto' keeps torch's default)",
-    "algo": "ppo (SB3's PPO, the default), recurrent_ppo (sb3-contrib's RecurrentPPO) or bc (behaviour cloning "
-            "of --pretrain's dataset alone); `wadgym train --algo`",
+    "algo": "; ".join(f"{name}: {algo.summary}" for name, algo in ALGOS.items())
+            + " (agents.algos; `wadgym train --algo`, default ppo)",
     "curriculum": "stages [{until: STEPS, env_kwargs: {...}}, ...]: the training envs' kwargs before each "
                   "threshold (agents.curriculum)",
     "demos": "the learning benchmark's demonstrations ({policy, episodes, levels, epochs}: bench/learn.py --budget "

@@ -130,8 +130,7 @@ class SelfPlayTrainer(SB3Trainer):
                 f"{self.device}, seed {config['seed']}; run folder {self.run_dir}")
 
     def start(self, meta: dict[str, Any], session: dict[str, Any]) -> None:
-        from stable_baselines3 import PPO
-
+        from wadgym.agents.algos import algo_class, algo_of, policy_name
         from wadgym.agents.callbacks import RunCallback
         from wadgym.agents.config import ppo_kwargs
         from wadgym.agents.curriculum import CurriculumCallback, env_kwargs_at
@@ -142,8 +141,10 @@ class SelfPlayTrainer(SB3Trainer):
         self.venv = self.make_envs(env_kwargs_at(hp, 0), 0)
         self.callback = RunCallback(self.run_dir, self.options.save_freq,
                                     restarts=RestartPolicy.from_config(config["restart"]))
-        self.model = PPO(hp["policy"], self.venv, device=self.device, seed=config["seed"],
-                         tensorboard_log=str(self.run_dir / "tb"), verbose=0, **ppo_kwargs(hp))
+        algo = algo_of(config)
+        self.model = algo_class(algo)(policy_name(algo, hp["policy"]), self.venv, device=self.device,
+                                      seed=config["seed"], tensorboard_log=str(self.run_dir / "tb"), verbose=0,
+                                      **ppo_kwargs(hp))
         if config.get("init_from"):  # the parent's policy, which must fit this one exactly
             init_weights(self.model, config["init_from"], self.device, close_env=False)
         curriculum = [CurriculumCallback(hp, self.make_stage, 0)] if hp.get("curriculum") else []

@@ -46,9 +46,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="total env steps (default: n_timesteps from the YAML)")
     parser.add_argument("--n-envs", type=int, help="parallel envs (default: n_envs from the YAML)")
     parser.add_argument("--algo", choices=ALGOS,
-                        help="ppo (SB3's PPO) or recurrent_ppo (sb3-contrib's RecurrentPPO, an LSTM policy); "
-                             "default: the entry's algo, else ppo; bc: behaviour cloning of --pretrain's dataset "
-                             "alone (no PPO steps)")
+                        help="; ".join(f"{name}: {algo.summary}" for name, algo in ALGOS.items())
+                             + " (default: the entry's algo, else ppo)")
     parser.add_argument("--pretrain", metavar="DATASET",
                         help="first train the policy network on a Minari dataset's (observation, action) pairs "
                              "(`wadgym record`, same env id), then PPO continues (docs/demonstrations.md)")
