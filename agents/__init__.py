@@ -6,16 +6,25 @@
     print(result.run_dir, result.timesteps, result.evaluation["trained"]["score_mean"])
 
 `train(config)` does what `wadgym train` does with the same options (TrainConfig's fields are the
-command's options; see wadgym.agents.config): it resolves the configuration (bad input is a ValueError
-before any folder or engine exists), trains into a run folder with the backend the configuration names
-(Stable-Baselines3: agents.sb3; Ray RLlib: agents.rllib; a multi-agent env: self-play, agents.selfplay),
-evaluates the trained agent beside a random one and the env's scripted reference (with a video of one
-episode), and returns a TrainResult. A failure while training
-raises TrainingFailed (meta.json says why; the latest checkpoint stays the point to resume from with
-TrainConfig(resume=run_dir)); Ctrl-C stops training at a checkpoint (result.status "interrupted").
-TrainConfig(track=True) logs the run to MLflow as well (agents.tracking; docs/tracking.md), and
-`train_resolved(settings, config)` trains a configuration resolved before (another run's config.yml, as
-`wadgym train --reproduce` does).
+command's options; see wadgym.agents.config). Every run takes one path:
+
+    train(config)                     a new run, or (config.resume) the next session of a run folder
+      resolve_config(config)          the configuration as config.yml stores it; bad input is a ValueError
+                                      before any folder or engine exists
+      train_resolved(settings, config)  the run folder and its config.yml
+        _run(run_dir, settings, ...)  with MLflow tracking when asked:
+          lifecycle.train_session     one session of the run's backend (agents.backends: Stable-Baselines3,
+                                      agents.sb3; Ray RLlib, agents.rllib; a multi-agent env: self-play,
+                                      agents.selfplay), drawn from the tables of backends and algorithms
+          the backend's evaluation    the trained agent beside a random one and the env's scripted reference
+                                      (with a video of one episode); self-play: head to head
+
+and returns a TrainResult. A resumed run skips resolve_config and train_resolved: its config.yml is its
+configuration. A failure while training raises TrainingFailed (meta.json says why; the latest checkpoint
+stays the point to resume from with TrainConfig(resume=run_dir)); Ctrl-C stops training at a checkpoint
+(result.status "interrupted"). TrainConfig(track=True) logs the run to MLflow as well (agents.tracking;
+docs/tracking.md), and `train_resolved(settings, config)` trains a configuration resolved before (another
+run's config.yml, as `wadgym train --reproduce` does).
 
 Nothing heavy is imported until `train` is called: `import wadgym.agents` needs no training extra.
 """
@@ -41,19 +50,15 @@ def train(config: TrainConfig) -> TrainResult:
 
     Raises ValueError for bad input (nothing is created then), TrainingFailed when training fails."""
     from wadgym.agents import runfolder
-    from wadgym.agents.selfplay import is_multi
+    from wadgym.agents.backends import backend_of
 
     if not isinstance(config, TrainConfig):
         raise TypeError(f"train takes a TrainConfig, not {type(config).__name__}")
-    if is_multi(config.env) and config.pretrain is not None:
-        raise ValueError(f"--pretrain: {config.env} is a multi-agent env; datasets hold single-agent ids")
-    if is_multi(config.env):  # a multi-agent env: one shared policy trained by self-play
-        from wadgym.agents.selfplay import train as train_selfplay
-
-        return train_selfplay(config)
     if config.resume:
         run_dir = runfolder.require_run(config.resume)
         settings = runfolder.load_config(run_dir)
+        if not backend_of(settings).resume:
+            raise backend_of(settings).refuse("--resume")
         if config.restart_overridden():  # this session's restart settings; config.yml keeps the run's own
             settings = {**settings, "restart": config.restart_settings(settings.get("restart"))}
         return _run(run_dir, settings, config, resume=True)
@@ -73,8 +78,6 @@ def train_resolved(settings: dict[str, Any], config: TrainConfig | None = None) 
     config = TrainConfig() if config is None else config
     if config.resume:
         raise ValueError("train_resolved trains a new run; resume a run with train(TrainConfig(resume=...))")
-    if settings.get("selfplay"):
-        raise ValueError("train_resolved does not train self-play runs; train(TrainConfig(env=...)) does")
     if config.track:  # an unreachable store fails now, before the run folder exists
         from wadgym.agents import tracking
 

@@ -1,26 +1,27 @@
 """Self-play for wadgym's multi-agent envs (wadgym.envs.multi): one shared PPO policy plays every player.
 
-`wadgym train --env <multi-agent id>` lands here: each agent of each game is one slot of an SB3 vector
-env (`AgentSlots`), so the policy learns from every player's stream (a hyperparameter entry's `curriculum`
-changes the training games' kwargs at step thresholds, as for single-agent envs: agents.curriculum); evaluation
-seats the trained policy
-against a random one (alternating seats) and against itself, and counts each agent's score (the env's
-info[agent]["score"], named by its score_name). `wadgym rollout <multi-agent id> --video out.mp4` writes
-the players' views side by side. Nothing here knows a family: ids and scores come from the registry.
+`wadgym train --env <multi-agent id>` trains with this backend (agents.backends picks it for a multi-agent
+env; the run takes the path every run takes, wadgym.agents.resolve_config to lifecycle.train_session):
+SelfPlayTrainer is agents.sb3's trainer with each agent of each game one slot of an SB3 vector env
+(`AgentSlots`), so the policy learns from every player's stream (a hyperparameter entry's `curriculum`
+changes the training games' kwargs at step thresholds, as for single-agent envs: agents.curriculum).
+Evaluation seats the trained policy against a random one (alternating seats) and against itself, and counts
+each agent's score (the env's info[agent]["score"], named by its score_name). `wadgym rollout <multi-agent
+id> --video out.mp4` writes the players' views side by side. Nothing here knows a family: ids and scores
+come from the registry.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from wadgym.agents.config import TrainConfig
-from wadgym.agents.lifecycle import TrainResult
 from wadgym.agents.sb3 import SB3Trainer
+
+if TYPE_CHECKING:
+    from wadgym.agents.config import TrainConfig
 
 
 def is_multi(env_id: str) -> bool:
@@ -57,47 +58,6 @@ def check_stage_games(env_id: str, hp: dict[str, Any]) -> None:
             game.close()
 
     check_stages(hp, interface)
-
-
-def train(config: TrainConfig) -> TrainResult:
-    """`wadgym train --env <multi-agent id>` (wadgym.agents.train of such an env): self-play PPO into a run
-    folder, then the head-to-head evaluation; with config.track, into an MLflow run as well (agents.tracking),
-    uploaded at the end whatever happened. Bad input is a ValueError, a failure TrainingFailed."""
-    from wadgym.agents import lifecycle, runfolder, tracking
-    from wadgym.agents.config import resolve_hyperparams
-    from wadgym.agents.system import select_device
-
-    if config.resume:
-        raise ValueError("--resume is not supported for multi-agent envs yet")
-    hp = resolve_hyperparams(config)
-    if hp.get("algo", "ppo") != "ppo":
-        raise ValueError(f"algo={hp['algo']} is not supported for multi-agent envs; self-play trains PPO (--algo ppo)")
-    restart = config.restart_settings()
-    select_device(config.device)
-    check_stage_games(config.env, hp)  # bad env kwargs (the entry's or a curriculum stage's): a ValueError now
-    init_from = None
-    if config.init_from:  # e.g. a single-agent run against bots: its weights found now (agents.tracking)
-        init_from = tracking.resolve_init_from(os.fspath(config.init_from), config.tracking_uri)
-    settings = {"env": config.env, "algo": "ppo", "selfplay": True, "seed": config.seed, "device": config.device,
-                "hyperparams_file": config.hyperparams_file(), "hyperparams": hp, "restart": restart,
-                **({"init_from": init_from} if init_from else {})}
-    if config.track:  # MLflow: an unreachable store fails before the run folder exists
-        tracking.check_new_run_store(config.run_dir, config.tracking_uri)
-    run_dir = Path(config.run_dir) if config.run_dir else runfolder.new_run_dir(config.env)
-    lifecycle.prepare_run_dir(run_dir, settings)
-    tracker = tracking.begin(run_dir, settings, config.tracking_uri) if config.track else None
-    try:
-        from wadgym.agents.backends import BACKENDS
-
-        options = lifecycle.SessionOptions(config.save_freq, config.progress, tracker=tracker)
-        result = lifecycle.train_session(run_dir, settings, BACKENDS["selfplay"], options, resume=False)
-        if result.status == "finished" and config.eval_episodes > 0:
-            evaluation = SelfPlayTrainer.evaluate(run_dir, config.eval_episodes, config.eval_seed, False)
-            result = dataclasses.replace(result, evaluation=evaluation)
-        return result
-    finally:
-        if tracker is not None:
-            tracker.end()
 
 
 class SelfPlayTrainer(SB3Trainer):
