@@ -29,7 +29,7 @@ class Backend:
     option: the `--backend` value (TrainConfig.backend) that picks it. multi_agent: it trains the multi-agent
         envs (wadgym.envs.multi) and only those; the others train the single-agent ones.
     record: what config.yml holds to say a run is this backend's (beside the backend's own entries).
-    curve_title: how the learning curve names the training ("<env> PPO, RLlib (<run>)").
+    curve_title: how the learning curve's title names the training, e.g. "PPO, RLlib".
     resume, curriculum, init_from, pretrain: whether it resumes runs, trains a hyperparameter entry's
         curriculum, starts from another run's weights, clones a dataset first (agents.pretrain).
     refusal: what it says of an option it cannot take: "{what}" is the option.

@@ -115,24 +115,33 @@ class SB3Trainer:
         return self.callback is not None and self.callback.stop_signal is not None
 
     def start(self, meta: dict[str, Any], session: dict[str, Any]) -> None:
-        """The model on its envs (update settings in the session's record), behaviour cloning of a new run's
-        dataset (agents.pretrain), then the callbacks."""
+        """The model on its envs, behaviour cloning of a new run's dataset first (agents.pretrain), then the
+        callbacks: RunCallback, the session's own, the tracker's and the curriculum's."""
         from wadgym.agents.callbacks import RunCallback
         from wadgym.agents.restart import RestartPolicy
 
-        self.model, settings = _make_model(self.run_dir, self.config, self.device, self.saved, self.failure_dir)
-        session["update_settings"] = dataclasses.asdict(settings)  # bf16 and layout choices, per session
-        if self.config.get("pretrain") and self.saved is None:  # behaviour cloning of a dataset first
+        self.model = self.make_model(session)
+        if self.config.get("pretrain") and self.saved is None:
             from wadgym.agents.pretrain import behaviour_clone
 
             session["pretrain"] = behaviour_clone(self.model, self.config, self.run_dir)
         self.callback = RunCallback(self.run_dir, self.options.save_freq,
                                     restarts=RestartPolicy.from_config(self.config.get("restart")))
+        self.callbacks = [*self.options.callbacks, *self.tracking_callbacks(), *self.curriculum_callbacks()]
+        return None
+
+    def make_model(self, session: dict[str, Any]):
+        """A new model (the run's algorithm) on fresh envs, or the checkpoint it resumes, with the update
+        settings applied (the session records them: bf16 and layout choices)."""
+        model, settings = _make_model(self.run_dir, self.config, self.device, self.saved, self.failure_dir)
+        session["update_settings"] = dataclasses.asdict(settings)
+        return model
+
+    def curriculum_callbacks(self) -> list[Any]:
+        """The CurriculumCallback of a run whose hyperparameters hold a curriculum (agents.curriculum)."""
         curriculum = _curriculum_callback(self.run_dir, self.config, self.failure_dir,
                                           _saved_steps(self.run_dir, self.saved, self.hp))
-        self.callbacks = [*self.options.callbacks, *self.tracking_callbacks(),
-                          *([curriculum] if curriculum is not None else [])]
-        return None
+        return [curriculum] if curriculum is not None else []
 
     def tracking_callbacks(self) -> list[Any]:
         """The MLflow tracker's SB3 callback, when the session is tracked."""

@@ -89,27 +89,27 @@ class SelfPlayTrainer(SB3Trainer):
         return (f"self-play PPO on {config['env']}: {hp['n_timesteps']} agent steps, {hp['n_envs']} games, device "
                 f"{self.device}, seed {config['seed']}; run folder {self.run_dir}")
 
-    def start(self, meta: dict[str, Any], session: dict[str, Any]) -> None:
+    def make_model(self, session: dict[str, Any]):
+        """A new model on the first stage's games (seeded by the model: they reset when learning starts), from
+        the parent's weights with init_from (which must fit exactly). No update settings are applied
+        (agents.algos.apply_update_settings): self-play trains with SB3's and torch's defaults, as it always has."""
         from wadgym.agents.algos import algo_class, algo_of, policy_name
-        from wadgym.agents.callbacks import RunCallback
         from wadgym.agents.config import ppo_kwargs
-        from wadgym.agents.curriculum import CurriculumCallback, env_kwargs_at
-        from wadgym.agents.restart import RestartPolicy
+        from wadgym.agents.curriculum import env_kwargs_at
         from wadgym.agents.sb3 import init_weights
 
-        hp, config = self.hp, self.config
+        hp, config, algo = self.hp, self.config, algo_of(self.config)
         self.venv = self.make_envs(env_kwargs_at(hp, 0), 0)
-        self.callback = RunCallback(self.run_dir, self.options.save_freq,
-                                    restarts=RestartPolicy.from_config(config["restart"]))
-        algo = algo_of(config)
-        self.model = algo_class(algo)(policy_name(algo, hp["policy"]), self.venv, device=self.device,
-                                      seed=config["seed"], tensorboard_log=str(self.run_dir / "tb"), verbose=0,
-                                      **ppo_kwargs(hp))
-        if config.get("init_from"):  # the parent's policy, which must fit this one exactly
-            init_weights(self.model, config["init_from"], self.device, close_env=False)
-        curriculum = [CurriculumCallback(hp, self.make_stage, 0)] if hp.get("curriculum") else []
-        self.callbacks = [*self.options.callbacks, *self.tracking_callbacks(), *curriculum]
-        return None
+        model = algo_class(algo)(policy_name(algo, hp["policy"]), self.venv, device=self.device, seed=config["seed"],
+                                 tensorboard_log=str(self.run_dir / "tb"), verbose=0, **ppo_kwargs(hp))
+        if config.get("init_from"):  # e.g. a single-agent run against bots
+            init_weights(model, config["init_from"], self.device, close_env=False)
+        return model
+
+    def curriculum_callbacks(self) -> list[Any]:
+        from wadgym.agents.curriculum import CurriculumCallback
+
+        return [CurriculumCallback(self.hp, self.make_stage, 0)] if self.hp.get("curriculum") else []
 
     def make_envs(self, env_kwargs: dict[str, Any], stage: int):
         """The training games of a curriculum stage (the entry's own kwargs without one), each player a slot,
