@@ -6,16 +6,25 @@
     print(result.run_dir, result.timesteps, result.evaluation["trained"]["score_mean"])
 
 `train(config)` does what `wadgym train` does with the same options (TrainConfig's fields are the
-command's options; see wadgym.agents.config): it resolves the configuration (bad input is a ValueError
-before any folder or engine exists), trains into a run folder with the backend the configuration names
-(Stable-Baselines3: agents.sb3; Ray RLlib: agents.rllib; a multi-agent env: self-play, agents.selfplay),
-evaluates the trained agent beside a random one and the env's scripted reference (with a video of one
-episode), and returns a TrainResult. A failure while training
-raises TrainingFailed (meta.json says why; the latest checkpoint stays the point to resume from with
-TrainConfig(resume=run_dir)); Ctrl-C stops training at a checkpoint (result.status "interrupted").
-TrainConfig(track=True) logs the run to MLflow as well (agents.tracking; docs/tracking.md), and
-`train_resolved(settings, config)` trains a configuration resolved before (another run's config.yml, as
-`wadgym train --reproduce` does).
+command's options; see wadgym.agents.config). Every run takes one path:
+
+    train(config)                     a new run, or (config.resume) the next session of a run folder
+      resolve_config(config)          the configuration as config.yml stores it; bad input is a ValueError
+                                      before any folder or engine exists
+      train_resolved(settings, config)  the run folder and its config.yml
+        _run(run_dir, settings, ...)  with MLflow tracking when asked:
+          lifecycle.train_session     one session of the run's backend (agents.backends: Stable-Baselines3,
+                                      agents.sb3; Ray RLlib, agents.rllib; a multi-agent env: self-play,
+                                      agents.selfplay), drawn from the tables of backends and algorithms
+          the backend's evaluation    the trained agent beside a random one and the env's scripted reference
+                                      (with a video of one episode); self-play: head to head
+
+and returns a TrainResult. A resumed run skips resolve_config and train_resolved: its config.yml is its
+configuration. A failure while training raises TrainingFailed (meta.json says why; the latest checkpoint
+stays the point to resume from with TrainConfig(resume=run_dir)); Ctrl-C stops training at a checkpoint
+(result.status "interrupted"). TrainConfig(track=True) logs the run to MLflow as well (agents.tracking;
+docs/tracking.md), and `train_resolved(settings, config)` trains a configuration resolved before (another
+run's config.yml, as `wadgym train --reproduce` does).
 
 Nothing heavy is imported until `train` is called: `import wadgym.agents` needs no training extra.
 """
@@ -41,22 +50,15 @@ def train(config: TrainConfig) -> TrainResult:
 
     Raises ValueError for bad input (nothing is created then), TrainingFailed when training fails."""
     from wadgym.agents import runfolder
-    from wadgym.agents.selfplay import is_multi
+    from wadgym.agents.backends import backend_of
 
     if not isinstance(config, TrainConfig):
         raise TypeError(f"train takes a TrainConfig, not {type(config).__name__}")
-    if is_multi(config.env) and config.pretrain is not None:
-        raise ValueError(f"--pretrain: {config.env} is a multi-agent env; datasets hold single-agent ids")
-    if is_multi(config.env) and (config.explore is not None or "explore" in config.hyperparams):
-        raise ValueError(f"--explore: {config.env} is a multi-agent env; self-play trains without exploration "
-                         f"bonuses (they are for single-agent ids with ppo or recurrent_ppo)")
-    if is_multi(config.env):  # a multi-agent env: one shared policy trained by self-play
-        from wadgym.agents.selfplay import train as train_selfplay
-
-        return train_selfplay(config)
     if config.resume:
         run_dir = runfolder.require_run(config.resume)
         settings = runfolder.load_config(run_dir)
+        if not backend_of(settings).resume:
+            raise backend_of(settings).refuse("--resume")
         if config.restart_overridden():  # this session's restart settings; config.yml keeps the run's own
             settings = {**settings, "restart": config.restart_settings(settings.get("restart"))}
         return _run(run_dir, settings, config, resume=True)
@@ -76,8 +78,6 @@ def train_resolved(settings: dict[str, Any], config: TrainConfig | None = None) 
     config = TrainConfig() if config is None else config
     if config.resume:
         raise ValueError("train_resolved trains a new run; resume a run with train(TrainConfig(resume=...))")
-    if settings.get("selfplay"):
-        raise ValueError("train_resolved does not train self-play runs; train(TrainConfig(env=...)) does")
     if config.track:  # an unreachable store fails now, before the run folder exists
         from wadgym.agents.tracking.store import check_new_run_store
 
@@ -88,30 +88,25 @@ def train_resolved(settings: dict[str, Any], config: TrainConfig | None = None) 
 
 
 def _run(run_dir: Path, settings: dict[str, Any], config: TrainConfig, resume: bool) -> TrainResult:
-    """Train the run folder with the backend its settings name, tracked when asked (or when resuming a
-    tracked run), then evaluate it."""
+    """A session of the run folder with the backend its settings name (agents.backends), tracked when asked
+    (or when resuming a tracked run), then the backend's evaluation of a finished run."""
     from wadgym.agents import lifecycle
+    from wadgym.agents.backends import backend_of
     from wadgym.agents.tracking.runs import begin
     from wadgym.agents.tracking.store import TRACKING_FILE
 
+    backend = backend_of(settings)
     tracker = None
     if config.track or (resume and (run_dir / TRACKING_FILE).is_file()):  # resuming a tracked run tracks it
         tracker = begin(run_dir, settings, config.tracking_uri, resume)
     try:
-        if settings.get("backend") == "rllib":
-            from wadgym.agents.rllib.train import train as backend_train
-
-            result = backend_train(run_dir, settings, resume=resume, save_freq=config.save_freq,
-                                   progress=config.progress, address=config.rllib.address, tracker=tracker)
-        else:
-            from wadgym.agents.sb3 import train as backend_train
-
-            result = backend_train(run_dir, settings, resume=resume, save_freq=config.save_freq,
-                                   progress=config.progress,
-                                   callbacks=[tracker.sb3_callback()] if tracker is not None else ())
+        options = lifecycle.SessionOptions(config.save_freq, config.progress, address=config.rllib.address,
+                                           tracker=tracker)
+        result = lifecycle.train_session(run_dir, settings, backend, options, resume)
         if result.status == "finished" and config.eval_episodes > 0:
-            metrics = lifecycle.evaluate_run(run_dir, config.eval_episodes, config.eval_seed, config.eval_video)
-            result = dataclasses.replace(result, evaluation=metrics["eval"])
+            evaluation = backend.trainer_class().evaluate(run_dir, config.eval_episodes, config.eval_seed,
+                                                          config.eval_video)
+            result = dataclasses.replace(result, evaluation=evaluation)
         return result
     finally:
         if tracker is not None:  # the evaluation joins the MLflow run; a store gone away: a message, the folder whole
@@ -120,81 +115,63 @@ def _run(run_dir: Path, settings: dict[str, Any], config: TrainConfig, resume: b
 
 def resolve_config(config: TrainConfig) -> dict[str, Any]:
     """The whole configuration of a new run, as plain data (what its config.yml stores): env, seed,
-    device, the resolved hyperparameters, the backend's settings, the engine restarts allowed (`restart`).
+    device, the resolved hyperparameters, the backend's entries, the engine restarts allowed (`restart`).
     Every value is checked, the env made once and closed (bad env kwargs, and each curriculum stage's, fail
-    here), so that a ValueError comes before anything starts. "algo" is the hyperparameters' (TrainConfig.algo,
-    else the entry's), else ppo. With TrainConfig.pretrain, "pretrain" describes its dataset, checked against
-    the run (agents.pretrain); algo bc (cloning alone) sets n_timesteps to 0."""
-    from wadgym.agents.algos import DEFAULT_ALGO, algo_of
+    here), so that a ValueError comes before anything starts. The backend is the one TrainConfig.backend
+    picks for the env (agents.backends); what it or the algorithm (agents.algos) cannot train is refused here.
+    "algo" is the hyperparameters' (TrainConfig.algo, else the entry's), else ppo. With TrainConfig.pretrain
+    (or an algorithm that clones, bc), "pretrain" describes its dataset, checked against the run
+    (agents.pretrain); an algorithm without PPO steps (bc: cloning alone) sets n_timesteps to 0."""
+    from wadgym.agents.algos import ALGOS, algo_of
+    from wadgym.agents.backends import backend_for
     from wadgym.agents.config import resolve_hyperparams
     from wadgym.agents.system import select_device
-    from wadgym.agents.vec import VEC_ENVS, make_env
+    from wadgym.agents.vec import VEC_ENVS
 
     if config.vec_env is not None and config.vec_env not in VEC_ENVS:
         raise ValueError(f"vec_env={config.vec_env!r} is not valid; choose one of {', '.join(VEC_ENVS)}")
+    backend = backend_for(config.env, config.backend)
     hyperparams = resolve_hyperparams(config)
     restart = config.restart_settings()
     select_device(config.device)  # fail now, not after the envs started
-    algo = algo_of(hyperparams)
+    algo = ALGOS[algo_of(hyperparams)]
+    for what, used, supported in ((f"algo={algo.name}", True, backend.name in algo.backends),
+                                  ("a curriculum", bool(hyperparams.get("curriculum")), backend.curriculum),
+                                  ("--init-from", config.init_from is not None, backend.init_from),
+                                  ("--pretrain", config.pretrain is not None, backend.pretrain),
+                                  ("--explore", bool(hyperparams.get("explore")), backend.explore)):
+        if used and not supported:
+            raise backend.refuse(what)
     explore = hyperparams.get("explore")
     if explore:
-        from wadgym.agents.explore import describe
+        from wadgym.agents.explore import check_explore
 
-        if algo == "bc":
-            raise ValueError(f"--explore {describe(explore)}: --algo bc clones a dataset and trains no PPO step to "
-                             f"add a bonus to; explore works with --algo ppo or recurrent_ppo")
-        if config.backend == "rllib":
-            raise ValueError(f"--explore {describe(explore)} trains with the sb3 backend only (--backend sb3): the "
-                             f"bonus goes into SB3's rollouts before the advantages; RLlib's PPO has no such hook here")
+        check_explore(explore, algo, config.env, hyperparams["env_kwargs"])
     pretrain = None
-    if config.pretrain is not None or algo == "bc":  # behaviour cloning first: its dataset checked (agents.pretrain)
+    if config.pretrain is not None or algo.clones:  # behaviour cloning first: its dataset checked (agents.pretrain)
         from wadgym.agents.config import check_pretrain_options
         from wadgym.agents.pretrain import pretrain_settings
 
-        check_pretrain_options(config.pretrain, config.pretrain_epochs, algo, None, None)
-        pretrain = pretrain_settings(config.pretrain, config.pretrain_epochs, config.env, hyperparams, algo,
-                                     config.backend, config.timesteps is not None)
-        if algo == "bc":  # cloning alone: no PPO steps
+        check_pretrain_options(config.pretrain, config.pretrain_epochs, algo.name, None, None)
+        pretrain = pretrain_settings(config.pretrain, config.pretrain_epochs, config.env, hyperparams, algo.name,
+                                     config.timesteps is not None)
+        if not algo.ppo_steps:  # cloning alone
             hyperparams["n_timesteps"] = 0
-    rllib = None
-    if config.backend == "rllib":
-        if algo != DEFAULT_ALGO:
-            raise ValueError(f"algo={algo} trains with the sb3 backend only; RLlib trains PPO (--algo ppo)")
-        if hyperparams.get("curriculum"):
-            raise ValueError("a curriculum trains with the sb3 backend only (--backend sb3)")
-        from wadgym.agents.rllib.train import settings
-
-        rllib = settings(config.rllib, hyperparams)  # sets n_envs to env runners x envs per runner
-    env = make_env(config.env, hyperparams["env_kwargs"])  # bad env kwargs: a ValueError here, not in a worker
-    try:
-        if explore:
-            from wadgym.agents.explore import needs_position
-
-            if needs_position(explore) and not hasattr(env.unwrapped, "player_position"):
-                raise ValueError(f"--explore {', '.join(needs_position(explore))} reads the player's position "
-                                 f"(info['position']), which {config.env} does not give; use e3b or rnd")
-    finally:
-        env.close()
+    own = backend.trainer_class().resolve(config, hyperparams)  # its entries; the env made once (and each stage's)
     init_from = None
     if config.init_from:  # another run's weights: its model found now (agents.tracking.lineage)
         from wadgym.agents.tracking.lineage import resolve_init_from
 
-        if rllib is not None:
-            raise ValueError("--init-from takes the weights of an SB3 run; --backend rllib cannot start from them")
         init_from = resolve_init_from(os.fspath(config.init_from), config.tracking_uri)
-    if hyperparams.get("curriculum"):
-        from wadgym.agents.curriculum import check_stage_envs
-
-        check_stage_envs(config.env, hyperparams)  # each stage's env made once: bad stage kwargs fail here
     return {
         "env": config.env,
-        "algo": algo,
+        "algo": algo.name,
         "seed": config.seed,
         "device": config.device,
         "hyperparams_file": config.hyperparams_file(),
         "hyperparams": hyperparams,
-        **({"backend": "rllib", "rllib": rllib} if rllib is not None else {}),
-        "vec_env": config.vec_env or "thread",
+        **backend.record,
+        **own,
         "restart": restart,
         **({"init_from": init_from} if init_from else {}),
         **({"pretrain": pretrain} if pretrain else {}),

@@ -1,23 +1,83 @@
-"""The algorithms `wadgym train --algo` trains with: SB3's PPO, or sb3-contrib's RecurrentPPO (PPO with an LSTM
-between the feature extractor and the heads, for partially observed tasks such as mazes).
+"""The algorithms `wadgym train --algo` trains with, as a table: a new algorithm is one entry of ALGOS.
 
-A hyperparameter entry names the network family as SB3 does (`policy: CnnPolicy`); the recurrent algorithm
-takes the same name and plays it with its LSTM variant (CnnPolicy -> CnnLstmPolicy), so one entry serves
-both. LSTM settings (lstm_hidden_size, n_lstm_layers, shared_lstm, enable_critic_lstm) go in policy_kwargs.
-`bc` is behaviour cloning alone (`--algo bc --pretrain DATASET`, agents.pretrain): PPO's network, saved as a
-PPO model, trained on a dataset's actions and no PPO steps.
+    ppo            SB3's PPO (the default), on every backend (agents.backends)
+    recurrent_ppo  sb3-contrib's RecurrentPPO: PPO with an LSTM between the feature extractor and the heads,
+                   for partially observed tasks such as mazes; SB3 backend only
+    bc             behaviour cloning alone (`--algo bc --pretrain DATASET`, agents.pretrain): PPO's network,
+                   saved as a PPO model, trained on a dataset's actions and no PPO steps
+
+A hyperparameter entry names the network family as SB3 does (`policy: CnnPolicy`); an algorithm may play it
+with its own variant (RecurrentPPO: CnnPolicy -> CnnLstmPolicy, its entry's `policies`), so one entry serves
+all of them. LSTM settings (lstm_hidden_size, n_lstm_layers, shared_lstm, enable_critic_lstm) go in
+policy_kwargs. What an algorithm cannot do (a backend, --pretrain, --timesteps for bc, the exploration bonus)
+is its entry's flags, refused before anything starts.
 """
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-ALGOS = ("ppo", "recurrent_ppo", "bc")  # bc: behaviour cloning alone (agents.pretrain), a PPO model's network
-DEFAULT_ALGO = "ppo"
 # SB3 policy name -> sb3-contrib's recurrent one
 RECURRENT_POLICIES = {"CnnPolicy": "CnnLstmPolicy", "MlpPolicy": "MlpLstmPolicy",
                       "MultiInputPolicy": "MultiInputLstmPolicy"}
+
+
+@dataclass(frozen=True)
+class Algo:
+    """An algorithm `wadgym train --algo NAME` trains with (an entry of ALGOS).
+
+    name: its key. summary: what `--algo`'s help says of it.
+    sb3_class: "module:Class" of the SB3 algorithm that trains it and loads its saved models (imported when
+        a run needs it). policies: a hyperparameter entry's policy name -> the name this class plays it as
+        (None: as named).
+    backends: the backends that train it (agents.backends.BACKENDS's names).
+    ppo_steps: whether it trains PPO steps (bc: none; its n_timesteps becomes 0).
+    clones: whether it clones a dataset's actions, so needs --pretrain (bc).
+    pretrain: whether --pretrain can start it (cloning trains a feed-forward policy: no LSTM state).
+    explore: whether it can train with the exploration bonus (the `explore` hyperparameter).
+    """
+
+    name: str
+    summary: str
+    sb3_class: str
+    policies: Mapping[str, str] | None = None
+    backends: tuple[str, ...] = ("sb3",)
+    ppo_steps: bool = True
+    clones: bool = False
+    pretrain: bool = False
+    explore: bool = False
+
+    def load_class(self):
+        """The SB3 algorithm class (a ValueError naming the extra to install when its package is missing)."""
+        module, _, name = self.sb3_class.partition(":")
+        try:
+            return getattr(importlib.import_module(module), name)
+        except ImportError:
+            raise ValueError(f"algo={self.name} needs {module.replace('_', '-')}: "
+                             "pip install 'wadgym[train]'") from None
+
+    def policy(self, policy: str) -> str:
+        """The policy class name this algorithm trains for an entry's `policy` (CnnPolicy -> CnnLstmPolicy
+        when recurrent); a ValueError when it has no variant of it."""
+        if self.policies is None:
+            return policy
+        if policy not in self.policies:
+            raise ValueError(f"policy={policy!r} has no {self.name} variant; choose one of {', '.join(self.policies)}")
+        return self.policies[policy]
+
+
+ALGOS: dict[str, Algo] = {
+    "ppo": Algo("ppo", "SB3's PPO", "stable_baselines3:PPO", backends=("sb3", "rllib", "selfplay"),
+                pretrain=True, explore=True),
+    "recurrent_ppo": Algo("recurrent_ppo", "sb3-contrib's RecurrentPPO, an LSTM policy", "sb3_contrib:RecurrentPPO",
+                          policies=RECURRENT_POLICIES, explore=True),
+    "bc": Algo("bc", "behaviour cloning of --pretrain's dataset alone, no PPO steps", "stable_baselines3:PPO",
+               ppo_steps=False, clones=True, pretrain=True),
+}
+DEFAULT_ALGO = "ppo"
 
 
 def check_algo(name: Any) -> str:
@@ -29,25 +89,12 @@ def check_algo(name: Any) -> str:
 
 def algo_class(name: str):
     """The SB3 algorithm class of `name` (PPO, or sb3-contrib's RecurrentPPO; bc's network is PPO's)."""
-    if check_algo(name) in ("ppo", "bc"):
-        from stable_baselines3 import PPO
-
-        return PPO
-    try:
-        from sb3_contrib import RecurrentPPO
-    except ImportError:
-        raise ValueError("algo=recurrent_ppo needs sb3-contrib: pip install 'wadgym[train]'") from None
-    return RecurrentPPO
+    return ALGOS[check_algo(name)].load_class()
 
 
 def policy_name(algo: str, policy: str) -> str:
     """The policy class name `algo` trains for an entry's `policy` (CnnPolicy -> CnnLstmPolicy when recurrent)."""
-    if check_algo(algo) == "recurrent_ppo":
-        if policy not in RECURRENT_POLICIES:
-            raise ValueError(f"policy={policy!r} has no recurrent variant; choose one of "
-                             f"{', '.join(RECURRENT_POLICIES)}")
-        return RECURRENT_POLICIES[policy]
-    return policy
+    return ALGOS[check_algo(algo)].policy(policy)
 
 
 def is_recurrent(model) -> bool:
@@ -58,7 +105,7 @@ def is_recurrent(model) -> bool:
     return hasattr(policy, "lstm_actor")
 
 
-def algo_of(config: dict[str, Any]) -> str:
+def algo_of(config: Mapping[str, Any]) -> str:
     """The algorithm of a run's configuration (config.yml): its `algo`, else PPO (runs from before --algo)."""
     return check_algo(config.get("algo") or DEFAULT_ALGO)
 

@@ -16,9 +16,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from wadgym.agents.algos import ALGOS
+from wadgym.agents.backends import DEFAULT_OPTION as DEFAULT_BACKEND
+from wadgym.agents.backends import OPTIONS as BACKEND_OPTIONS  # TrainConfig.backend's values
 from wadgym.envs.registration import DEFAULT_ENV  # the env `wadgym train` trains by default
-
-BACKENDS = ("sb3", "rllib")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,8 +81,8 @@ def check_pretrain_options(pretrain: Any, epochs: Any, algo: str | None, resume:
         raise ValueError(f"TrainConfig: pretrain={pretrain!r} is not a Minari dataset id (namespace/name-vN)")
     if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
         raise ValueError(f"TrainConfig: pretrain_epochs={epochs!r} is not valid; give a whole number >= 1")
-    if algo == "bc" and pretrain is None:
-        raise ValueError("--algo bc clones the actions of a dataset: give --pretrain DATASET")
+    if algo is not None and ALGOS[algo].clones and pretrain is None:
+        raise ValueError(f"--algo {algo} clones the actions of a dataset: give --pretrain DATASET")
     if pretrain is not None and resume is not None:
         raise ValueError("--pretrain is for a new run; --resume continues a run from its own weights")
     if pretrain is not None and init_from is not None:
@@ -117,7 +118,8 @@ class TrainConfig:
         of the test and of the training levels); 0 episodes skips it. eval_video: with the evaluation, one
         more episode of the trained policy recorded to the run folder's eval.mp4 (`--no-video`: False).
     progress: show a progress bar.
-    backend: "sb3" (Stable-Baselines3 on this machine) or "rllib" (Ray RLlib, sized by `rllib`).
+    backend: "sb3" (Stable-Baselines3 on this machine) or "rllib" (Ray RLlib, sized by `rllib`); a multi-agent
+        env trains by self-play with SB3 (agents.backends).
     track: log the run to MLflow as well (agents.tracking; needs pip install 'wadgym[track]'): params, code
         diff, metrics as it trains, model. Resuming a tracked run tracks it again, into the same MLflow run.
     tracking_uri: the MLflow store: http://HOST:5000 of a server, or sqlite:///PATH (None: $MLFLOW_TRACKING_URI,
@@ -132,9 +134,9 @@ class TrainConfig:
         seconds (`--restart-limit N/SECONDS`); one more stops the run with its checkpoint. None: 5
         within 600 s, or for a resumed run its stored limit. Giving either turns restarts on, so it
         contradicts restart=False.
-    algo: "ppo" (SB3's PPO) or "recurrent_ppo" (sb3-contrib's RecurrentPPO, an LSTM policy; sb3 backend
-        only); None takes the entry's `algo`, else ppo (see wadgym.agents.algos). "bc": behaviour cloning
-        of `pretrain` alone, no PPO steps.
+    algo: a name of wadgym.agents.algos.ALGOS: "ppo" (SB3's PPO), "recurrent_ppo" (sb3-contrib's RecurrentPPO,
+        an LSTM policy; sb3 backend only) or "bc" (behaviour cloning of `pretrain` alone, no PPO steps); None
+        takes the entry's `algo`, else ppo.
     pretrain: a Minari dataset id (`wadgym record`) of the same env id and spaces: the policy network is first
         trained on its (observation, action) pairs for pretrain_epochs epochs, then PPO continues from it
         (wadgym.agents.pretrain). A new run only.
@@ -159,7 +161,7 @@ class TrainConfig:
     eval_seed: int = 0
     eval_video: bool = True
     progress: bool = True
-    backend: str = "sb3"
+    backend: str = DEFAULT_BACKEND
     rllib: RLlibConfig = dataclasses.field(default_factory=RLlibConfig)
     track: bool = False
     tracking_uri: str | None = None
@@ -177,14 +179,13 @@ class TrainConfig:
             object.__setattr__(self, "env", os.fspath(self.env))
         if not isinstance(self.env, str) or not self.env:
             raise ValueError(f"TrainConfig: env={self.env!r} is not an env id or a task file")
-        if self.backend not in BACKENDS:
-            raise ValueError(f"TrainConfig: backend={self.backend!r} is not valid; choose {' or '.join(BACKENDS)}")
+        if self.backend not in BACKEND_OPTIONS:
+            raise ValueError(f"TrainConfig: backend={self.backend!r} is not valid; "
+                             f"choose {' or '.join(BACKEND_OPTIONS)}")
         for name in ("hyperparams", "env_kwargs"):
             if not isinstance(getattr(self, name), Mapping):
                 raise ValueError(f"TrainConfig: {name} must be a dict, not {type(getattr(self, name)).__name__}")
         if self.algo is not None:
-            from wadgym.agents.algos import ALGOS
-
             if self.algo not in ALGOS:
                 raise ValueError(f"TrainConfig: algo={self.algo!r} is not valid; choose one of {', '.join(ALGOS)}")
         if not isinstance(self.rllib, RLlibConfig):
@@ -253,8 +254,8 @@ ZOO_KEYS = {
     "normalize": "VecNormalize: true, false, or a dict string such as \"{'norm_obs': False, 'norm_reward': True}\"",
     "env_kwargs": "keyword arguments for gym.make (part of the resolved config)",
     "torch_threads": "torch.set_num_threads on CPU ('auto' keeps torch's default)",
-    "algo": "ppo (SB3's PPO, the default), recurrent_ppo (sb3-contrib's RecurrentPPO) or bc (behaviour cloning "
-            "of --pretrain's dataset alone); `wadgym train --algo`",
+    "algo": "; ".join(f"{name}: {algo.summary}" for name, algo in ALGOS.items())
+            + " (agents.algos; `wadgym train --algo`, default ppo)",
     "curriculum": "stages [{until: STEPS, env_kwargs: {...}}, ...]: the training envs' kwargs before each "
                   "threshold (agents.curriculum)",
     "explore": "exploration bonus added to the rewards PPO learns from: KIND[:COEF] joined by + (counts, e3b, rnd; "

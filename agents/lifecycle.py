@@ -1,27 +1,40 @@
-"""A training run's life in its folder, the same for every trainer (SB3 in agents.sb3, RLlib in
-agents.rllib.train, self-play in agents.selfplay):
+"""A training run's life in its folder, the same for every backend (agents.backends: agents.sb3,
+agents.rllib.train, agents.selfplay): one session of any of them is `train_session`:
+
+    train_session(run_dir, settings, backend, options, resume)
+        saved = resume_point(run_dir)         the checkpoint (or final model) a --resume continues from
+        with backend's Trainer(run_dir, settings, saved, options) as trainer:
+            meta, session = start_session(run_dir, trainer.device, resume)
+                                              command.txt gets this command line; meta.json this session's start
+            trainer.start(meta, session)      the model and its envs (a failure here is the session's)
+            trainer.learn()                   until the step budget, a signal or a failure
+            trainer.save(final)               a checkpoint; the final model when it finished
+        finish_session(run_dir, meta, session, from_steps, to_steps, wall, status, failure=None)
+                                              meta.json: the session appended, the run's status, steps and speed
+        raise TrainingFailed(failure_message(run_dir, steps, error))   when it failed
+        the learning curve, and a TrainResult
+
+A backend is a `Trainer` class (the steps that differ: what it trains with and how); the rest is here.
 
     prepare_run_dir(run_dir, config)      the folder and its config.yml, refused if it holds a run
-    resume_point(run_dir)                 the checkpoint (or final model) a --resume continues from
-    meta, session = start_session(run_dir, device, resume)
-                                          command.txt gets this command line; meta.json this session's start
-    ... train ...
-    finish_session(run_dir, meta, session, from_steps, to_steps, wall, status, failure=None)
-                                          meta.json: the session appended, the run's status, steps and speed
-    raise TrainingFailed(failure_message(run_dir, steps, error))   when it failed
     evaluate_run(run_dir, episodes, seed, video)
                                           trained, random and scripted on test and training levels into
                                           metrics.json, and an episode's video (a finished SB3 or RLlib run)
 
-Each trainer returns a TrainResult. Nothing here imports a trainer, and no trainer imports another.
+Nothing here imports a backend, and no backend imports another's insides.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from wadgym.agents.backends import Backend
+    from wadgym.agents.config import TrainConfig
 
 STATUSES = ("finished", "interrupted", "failed")
 
@@ -129,15 +142,111 @@ def finish_session(run_dir: Path, meta: dict[str, Any], session: dict[str, Any],
     runfolder.write_json(run_dir / "meta.json", meta)
 
 
-def failure_message(run_dir: Path, steps: int, error: str) -> str:
-    """What a failed session tells its user: the error, and where to continue from."""
+def failure_message(run_dir: Path, steps: int, error: str, resumable: bool = True) -> str:
+    """What a failed session tells its user: the error, and where to continue from (a run of a backend that
+    cannot resume: only that its checkpoint is kept)."""
     from wadgym.agents import runfolder
 
     latest = runfolder.latest_checkpoint(run_dir)
-    kept = (f"the latest checkpoint ({latest[1]}, {latest[0]} steps) is kept; continue from it with: "
-            f"wadgym train --resume {run_dir}" if latest else "no checkpoint had been saved")
+    resume = f"; continue from it with: wadgym train --resume {run_dir}" if resumable else ""
+    kept = (f"the latest checkpoint ({latest[1]}, {latest[0]} steps) is kept{resume}" if latest
+            else "no checkpoint had been saved")
     return (f"training failed at step {steps}: {error}\n"
             f"  model.zip was not written; {kept}; meta.json holds the error and its traceback")
+
+
+@dataclasses.dataclass(frozen=True)
+class SessionOptions:
+    """What a session is asked beside the run's configuration (TrainConfig's session fields): a checkpoint
+    every `save_freq` env steps, a progress bar, the Ray cluster to join (`address`, the RLlib backend), an
+    MLflow tracker (agents.tracking.Tracker: its SB3 callback, or the RLlib iterations' scalars) and more SB3
+    callbacks for model.learn (the SB3 backends)."""
+
+    save_freq: int = 25_000
+    progress: bool = True
+    address: str | None = None
+    tracker: Any = None
+    callbacks: Sequence[Any] = ()
+
+
+class Trainer(Protocol):
+    """A backend (agents.backends): how it resolves a new run's configuration and evaluates a finished run
+    (class methods), and one session of it, made as `Trainer(run_dir, settings, saved, options)` (settings:
+    the run's config.yml; saved: the checkpoint a resumed run starts from, else None; options:
+    SessionOptions) and used by train_session as a context manager, whose exit closes whatever the session
+    started (envs, workers, engines, Ray).
+
+    device: where the network trains (the session's record; TrainResult.device when it ends).
+    steps: the run's env steps so far (once started: those it starts from).
+    stopped: whether a signal asked training to stop (the session then ends "interrupted", checkpointed).
+    """
+
+    device: str
+    steps: int
+    stopped: bool
+
+    @classmethod
+    def resolve(cls, config: TrainConfig, hyperparams: dict[str, Any]) -> dict[str, Any]:
+        """The backend's own entries of a new run's config.yml, its options checked and the env made once
+        (a ValueError names what is wrong, before anything starts); may adjust `hyperparams` (RLlib: n_envs)."""
+
+    @classmethod
+    def evaluate(cls, run_dir: Path, episodes: int, seed: int, video: bool) -> dict[str, Any]:
+        """The final evaluation of a finished run (written to metrics.json); what TrainResult.evaluation holds."""
+
+    def __enter__(self) -> Trainer:
+        """Say what is trained, start what must run before the session's record (a Ray cluster)."""
+
+    def __exit__(self, *exc_info) -> None:
+        """Close whatever the session started, whatever happened."""
+
+    def start(self, meta: dict[str, Any], session: dict[str, Any]) -> dict[str, str] | None:
+        """Make the model and its envs (and whatever runs before learning: behaviour cloning); may add to
+        meta.json's `meta` and the `session` record. A failure ({"error", "traceback"}) ends the session
+        failed; bad input raises (ValueError) after the envs are closed."""
+
+    def learn(self) -> dict[str, str] | None:
+        """Train until the step budget or a signal (None), or until a failure: {"error", "traceback"}."""
+
+    def save(self, final: bool) -> None:
+        """A checkpoint; with `final` also the final model (model.zip, or the RLlib model/ folder)."""
+
+
+def train_session(run_dir: Path, settings: dict[str, Any], backend: Backend, options: SessionOptions,
+                  resume: bool) -> TrainResult:
+    """One training session of the run in `run_dir` (its configuration `settings`) by `backend`'s Trainer,
+    from scratch or (`resume`) from the run's latest checkpoint, as the module says: meta.json records it, a
+    failure raises TrainingFailed once everything is closed, the learning curve is drawn."""
+    from wadgym.agents import runfolder
+    from wadgym.agents.plots import plot_learning_curve
+    from wadgym.envs.registration import score_name
+
+    saved = resume_point(run_dir) if resume else None
+    if resume and saved is None:
+        raise ValueError(f"{run_dir} has no checkpoint to resume from")
+    if saved is not None:
+        runfolder.rewind_monitors(run_dir, saved)  # episodes recorded after the checkpoint are trained again
+    with backend.trainer_class()(run_dir, settings, saved, options) as trainer:
+        meta, session = start_session(run_dir, trainer.device, resume)
+        start_time = time.perf_counter()
+        failure = trainer.start(meta, session)
+        start_steps = trainer.steps
+        if failure is None:
+            start_time = time.perf_counter()  # the session's speed is its learning's
+            failure = trainer.learn()
+        wall = time.perf_counter() - start_time
+        status = "failed" if failure is not None else "interrupted" if trainer.stopped else "finished"
+        if failure is None:  # after a failure the latest checkpoint stays the resume point: the model may have failed
+            trainer.save(final=status == "finished")
+    finish_session(run_dir, meta, session, start_steps, trainer.steps, wall, status, failure)
+    if failure is not None:
+        raise TrainingFailed(failure_message(run_dir, trainer.steps, failure["error"], backend.resume))
+    env_id = settings["env"]
+    plot_learning_curve(runfolder.read_episodes(run_dir), run_dir / "learning_curve.png",
+                        title=f"{env_id} {backend.curve_title} ({run_dir.name})", score_name=score_name(env_id))
+    return TrainResult(run_dir=run_dir, status=status, timesteps=trainer.steps, wall_time_s=wall,
+                       device=trainer.device, steps_per_second=meta["steps_per_second"] or 0.0,
+                       selfplay=backend.multi_agent)
 
 
 def evaluate_run(run_dir: Path, episodes: int, seed: int, video: bool = True) -> dict[str, Any]:

@@ -29,7 +29,6 @@ from typing import Any
 
 import numpy as np
 
-BC_ALGO = "bc"  # `--algo bc`: behaviour cloning alone, no PPO steps
 RESULTS_FILE = "pretrain.json"
 TB_NAME = "BC"  # tb/BC_1 beside PPO's tb/PPO_1
 RECORD_HINT = "record one with `wadgym record ENV --policy scripted --dataset NAME`"
@@ -38,17 +37,18 @@ RECORD_HINT = "record one with `wadgym record ENV --policy scripted --dataset NA
 # --- checking the dataset: nothing started ----------------------------------------------------------------
 
 def pretrain_settings(dataset_id: str, epochs: int, env_id: str, hyperparams: dict[str, Any], algo: str,
-                      backend: str, timesteps_given: bool) -> dict[str, Any]:
+                      timesteps_given: bool) -> dict[str, Any]:
     """config.yml's `pretrain` entry for a new run of `env_id` with `hyperparams`: the dataset checked against
     the run (it exists, was recorded by `wadgym record` on the same id, in the same observation and action
     spaces) and described (name, episodes, steps, source policy). A ValueError naming what is wrong, before
-    any engine starts (the env is made, never reset)."""
-    if backend != "sb3":
-        raise ValueError(f"--pretrain trains with the sb3 backend only, not --backend {backend}")
-    if algo not in ("ppo", BC_ALGO):
-        raise ValueError(f"--pretrain clones into a feed-forward policy (--algo ppo or bc), not algo={algo}")
-    if algo == BC_ALGO and timesteps_given:
-        raise ValueError("--algo bc trains no PPO steps: leave out --timesteps (or train --algo ppo --pretrain)")
+    any engine starts (the env is made, never reset). The backend's support is agents.backends'."""
+    from wadgym.agents.algos import ALGOS
+
+    if not ALGOS[algo].pretrain:
+        fits = " or ".join(name for name, entry in ALGOS.items() if entry.pretrain)
+        raise ValueError(f"--pretrain clones into a feed-forward policy (--algo {fits}), not algo={algo}")
+    if not ALGOS[algo].ppo_steps and timesteps_given:
+        raise ValueError(f"--algo {algo} trains no PPO steps: leave out --timesteps (or train --algo ppo --pretrain)")
     if hyperparams.get("curriculum"):
         raise ValueError("--pretrain with a curriculum: the dataset's levels are not a stage's; train one of them")
     dataset = open_dataset(dataset_id)

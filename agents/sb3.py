@@ -1,8 +1,9 @@
 """Train PPO or RecurrentPPO (Stable-Baselines3, sb3-contrib; agents.algos) into a run folder: the SB3
 backend of wadgym.agents.train.
 
-The configuration is resolved before (wadgym.agents.resolve_config: what config.yml stores); the run
-folder's life (command line, meta.json, resume point, failure message) is wadgym.agents.lifecycle's.
+The configuration is resolved before (wadgym.agents.resolve_config: what config.yml stores); the session's
+life (command line, meta.json, resume point, failure message, learning curve) is wadgym.agents.lifecycle's
+train_session, which drives `SB3Trainer` (its lifecycle.Trainer: the model, its envs and callbacks).
 Ctrl-C saves a checkpoint and a resumed run continues it; if an env fails, training stops, meta.json
 records the error and the latest checkpoint stays the point to resume from.
 
@@ -14,79 +15,147 @@ from __future__ import annotations
 
 import dataclasses
 import tempfile
-import time
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from wadgym.agents.lifecycle import TrainResult
+from wadgym.agents.lifecycle import SessionOptions, TrainResult
+
+if TYPE_CHECKING:
+    from wadgym.agents.config import TrainConfig
 
 
 def train(run_dir: Path, config: dict[str, Any], resume: bool = False, save_freq: int = 25_000,
           progress: bool = True, callbacks: Sequence[Any] = ()) -> TrainResult:
     """Train (or resume) the run in `run_dir` (its resolved configuration `config`); writes model, meta,
     the session's Monitor file (every episode) and learning curve, a checkpoint every `save_freq` steps.
-    `callbacks`: more SB3 callbacks for PPO.learn (experiment tracking: agents.tracking.runs.Tracker.sb3_callback).
+    `callbacks`: more SB3 callbacks for model.learn (experiment tracking: agents.tracking.runs.Tracker.sb3_callback).
     A new run whose configuration has init_from (agents.tracking.lineage.resolve_init_from) starts from that run's
     weights; one with pretrain (agents.pretrain) first clones its dataset's actions (algo bc: and stops there).
     An error while training raises lifecycle.TrainingFailed once the envs are closed and meta.json says why."""
-    import torch
+    from wadgym.agents.backends import BACKENDS
+    from wadgym.agents.lifecycle import train_session
 
-    from wadgym.agents import lifecycle, runfolder
-    from wadgym.agents.algos import algo_class, algo_of
-    from wadgym.agents.callbacks import RunCallback
-    from wadgym.agents.plots import plot_learning_curve
-    from wadgym.agents.restart import RestartPolicy
-    from wadgym.agents.system import select_device
-    from wadgym.agents.vec import close_vec_env
-    from wadgym.envs.registration import score_name
+    options = SessionOptions(save_freq, progress, callbacks=callbacks)
+    return train_session(Path(run_dir), config, BACKENDS["sb3"], options, resume)
 
-    hp = config["hyperparams"]
-    device = select_device(config["device"])
-    saved = lifecycle.resume_point(run_dir) if resume else None
-    if resume and saved is None:
-        raise ValueError(f"{run_dir} has no checkpoint to resume from")
-    algo_name = algo_class(algo_of(config)).__name__  # PPO, RecurrentPPO
-    print(f"{'resuming' if resume else 'training'} {algo_name} on {config['env']}: {hp['n_timesteps']} steps, "
-          f"{hp['n_envs']} envs, device {device}, seed {config['seed']}; run folder {run_dir}", flush=True)
-    if saved is not None:
-        runfolder.rewind_monitors(run_dir, saved)  # episodes recorded after the checkpoint are trained again
-    if device == "cpu" and hp.get("torch_threads", "auto") != "auto":
-        torch.set_num_threads(int(hp["torch_threads"]))
-    meta, session = lifecycle.start_session(run_dir, device, resume)
 
-    with tempfile.TemporaryDirectory(prefix="wadgym-workers-") as failure_dir:
-        model, settings = _make_model(run_dir, config, device, saved, failure_dir)
-        session["update_settings"] = dataclasses.asdict(settings)  # bf16 and layout choices, per session
-        try:
-            if config.get("pretrain") and saved is None:  # behaviour cloning of a dataset first (agents.pretrain)
-                from wadgym.agents.pretrain import behaviour_clone
+class SB3Trainer:
+    """The SB3 backend (agents.backends; a lifecycle.Trainer). A session: the model (new, or the checkpoint it
+    resumes) on fresh vectorised envs, learning with RunCallback (checkpoints, signals, restarts), the
+    curriculum's callback and the session's own callbacks. agents.selfplay's trainer is this one on
+    multi-agent games."""
 
-                session["pretrain"] = behaviour_clone(model, config, run_dir)
-            callback = RunCallback(run_dir, save_freq, restarts=RestartPolicy.from_config(config.get("restart")))
-            explore = _explore_callback(config, saved)
-            callback.explore = explore
-            curriculum = _curriculum_callback(run_dir, config, failure_dir, _saved_steps(run_dir, saved, hp))
-            start_steps, start_time = model.num_timesteps, time.perf_counter()
-            failure = _learn(model, callback, hp["n_timesteps"] - model.num_timesteps, progress, failure_dir,
-                             [*callbacks, *(c for c in (explore, curriculum) if c is not None)])
-            wall = time.perf_counter() - start_time
-            if failure is None:
-                status = "interrupted" if callback.stop_signal is not None else "finished"
-                _save_results(run_dir, model, callback, final=status == "finished")
-        finally:  # whatever happened, no worker or engine outlives this (workers ignore SIGTERM: close them)
-            close_vec_env(model.get_env())
-    if failure is not None:  # the latest checkpoint stays the resume point: the model may be what failed
-        lifecycle.finish_session(run_dir, meta, session, start_steps, model.num_timesteps, wall, "failed", failure)
-        raise lifecycle.TrainingFailed(lifecycle.failure_message(run_dir, model.num_timesteps, failure["error"]))
-    lifecycle.finish_session(run_dir, meta, session, start_steps, model.num_timesteps, wall, status)
-    plot_learning_curve(runfolder.read_episodes(run_dir), run_dir / "learning_curve.png",
-                        title=f"{config['env']} PPO ({run_dir.name})", score_name=score_name(config["env"]))
-    return TrainResult(run_dir=run_dir, status=status, timesteps=model.num_timesteps, wall_time_s=wall,
-                       device=device, steps_per_second=meta["steps_per_second"] or 0.0)
+    @classmethod
+    def resolve(cls, config: TrainConfig, hyperparams: dict[str, Any]) -> dict[str, Any]:
+        """config.yml's vec_env; the env made once and closed (bad env kwargs fail here, not in a worker), and
+        each curriculum stage's."""
+        from wadgym.agents.curriculum import check_stage_envs
+        from wadgym.agents.vec import make_env
+
+        make_env(config.env, hyperparams["env_kwargs"]).close()
+        if hyperparams.get("curriculum"):
+            check_stage_envs(config.env, hyperparams)
+        return {"vec_env": config.vec_env or "thread"}
+
+    @classmethod
+    def evaluate(cls, run_dir: Path, episodes: int, seed: int, video: bool) -> dict[str, Any]:
+        """Trained, random and scripted on test and training levels (lifecycle.evaluate_run)."""
+        from wadgym.agents.lifecycle import evaluate_run
+
+        return evaluate_run(run_dir, episodes, seed, video)["eval"]
+
+    def __init__(self, run_dir: Path, config: dict[str, Any], saved: Path | None, options: SessionOptions):
+        from wadgym.agents.system import select_device
+
+        self.run_dir, self.config, self.saved, self.options = run_dir, config, saved, options
+        self.hp = config["hyperparams"]
+        self.device = select_device(config["device"])
+        self.model = self.venv = None  # venv: the envs made before the model (closed with it)
+        self.callback = None  # the RunCallback
+        self.callbacks: list[Any] = []  # the others: the session's, the curriculum's
+
+    def describe(self) -> str:
+        from wadgym.agents.algos import algo_class, algo_of
+
+        hp, config = self.hp, self.config
+        return (f"{'resuming' if self.saved is not None else 'training'} {algo_class(algo_of(config)).__name__} on "
+                f"{config['env']}: {hp['n_timesteps']} steps, {hp['n_envs']} envs, device {self.device}, "
+                f"seed {config['seed']}; run folder {self.run_dir}")
+
+    def __enter__(self) -> SB3Trainer:
+        import torch
+
+        print(self.describe(), flush=True)
+        if self.device == "cpu" and self.hp.get("torch_threads", "auto") != "auto":
+            torch.set_num_threads(int(self.hp["torch_threads"]))
+        self._failure_dir = tempfile.TemporaryDirectory(prefix="wadgym-workers-")  # env workers' failure reports
+        self.failure_dir = self._failure_dir.name
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        from wadgym.agents.vec import close_vec_env
+
+        envs = self.model.get_env() if self.model is not None else self.venv  # a curriculum's: the stage's
+        try:  # whatever happened, no worker or engine outlives this (workers ignore SIGTERM: close them)
+            if envs is not None:
+                close_vec_env(envs)
+        finally:
+            self._failure_dir.cleanup()
+
+    @property
+    def steps(self) -> int:
+        return self.model.num_timesteps if self.model is not None else 0
+
+    @property
+    def stopped(self) -> bool:
+        return self.callback is not None and self.callback.stop_signal is not None
+
+    def start(self, meta: dict[str, Any], session: dict[str, Any]) -> None:
+        """The model on its envs, behaviour cloning of a new run's dataset first (agents.pretrain), then the
+        callbacks: RunCallback, the session's own, the tracker's, the exploration bonus's and the curriculum's."""
+        from wadgym.agents.callbacks import RunCallback
+        from wadgym.agents.restart import RestartPolicy
+
+        self.model = self.make_model(session)
+        if self.config.get("pretrain") and self.saved is None:
+            from wadgym.agents.pretrain import behaviour_clone
+
+            session["pretrain"] = behaviour_clone(self.model, self.config, self.run_dir)
+        self.callback = RunCallback(self.run_dir, self.options.save_freq,
+                                    restarts=RestartPolicy.from_config(self.config.get("restart")))
+        explore = _explore_callback(self.config, self.saved)  # the exploration bonus (agents.bonuses), if any
+        self.callback.explore = explore  # its state is saved with each checkpoint
+        self.callbacks = [*self.options.callbacks, *self.tracking_callbacks(), *([explore] if explore else []),
+                          *self.curriculum_callbacks()]
+        return None
+
+    def make_model(self, session: dict[str, Any]):
+        """A new model (the run's algorithm) on fresh envs, or the checkpoint it resumes, with the update
+        settings applied (the session records them: bf16 and layout choices)."""
+        model, settings = _make_model(self.run_dir, self.config, self.device, self.saved, self.failure_dir)
+        session["update_settings"] = dataclasses.asdict(settings)
+        return model
+
+    def curriculum_callbacks(self) -> list[Any]:
+        """The CurriculumCallback of a run whose hyperparameters hold a curriculum (agents.curriculum)."""
+        curriculum = _curriculum_callback(self.run_dir, self.config, self.failure_dir,
+                                          _saved_steps(self.run_dir, self.saved, self.hp))
+        return [curriculum] if curriculum is not None else []
+
+    def tracking_callbacks(self) -> list[Any]:
+        """The MLflow tracker's SB3 callback, when the session is tracked."""
+        return [self.options.tracker.sb3_callback()] if self.options.tracker is not None else []
+
+    def learn(self) -> dict[str, str] | None:
+        return _learn(self.model, self.callback, self.hp["n_timesteps"] - self.model.num_timesteps,
+                      self.options.progress, self.failure_dir, self.callbacks)
+
+    def save(self, final: bool) -> None:
+        _save_results(self.run_dir, self.model, self.callback, final)
 
 
 def _learn(model, callback, steps: int, progress_bar: bool, failure_dir: str,
@@ -141,7 +210,7 @@ def _make_model(run_dir: Path, config: dict[str, Any], device: str, saved: Path 
     else:
         model = algo(policy_name(algo_of(config), hp["policy"]), venv, device=device, seed=config["seed"],
                      tensorboard_log=str(run_dir / "tb"), verbose=0, **ppo_kwargs(hp))
-        if config.get("init_from"):  # fine-tuning, curricula: another run's weights (agents.tracking.lineage)
+        if config.get("init_from"):  # fine-tuning, curricula: another run's weights (agents.tracking)
             init_weights(model, config["init_from"], device)
     settings = apply_update_settings(model)  # CPU-only layout, optimizer and bf16 choices; other devices: defaults
     # What PPO.learn does when it has no observations (or is told to reset): a second reset would count

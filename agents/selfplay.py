@@ -1,26 +1,27 @@
 """Self-play for wadgym's multi-agent envs (wadgym.envs.multi): one shared PPO policy plays every player.
 
-`wadgym train --env <multi-agent id>` lands here: each agent of each game is one slot of an SB3 vector
-env (`AgentSlots`), so the policy learns from every player's stream (a hyperparameter entry's `curriculum`
-changes the training games' kwargs at step thresholds, as for single-agent envs: agents.curriculum); evaluation
-seats the trained policy
-against a random one (alternating seats) and against itself, and counts each agent's score (the env's
-info[agent]["score"], named by its score_name). `wadgym rollout <multi-agent id> --video out.mp4` writes
-the players' views side by side. Nothing here knows a family: ids and scores come from the registry.
+`wadgym train --env <multi-agent id>` trains with this backend (agents.backends picks it for a multi-agent
+env; the run takes the path every run takes, wadgym.agents.resolve_config to lifecycle.train_session):
+SelfPlayTrainer is agents.sb3's trainer with each agent of each game one slot of an SB3 vector env
+(`AgentSlots`), so the policy learns from every player's stream (a hyperparameter entry's `curriculum`
+changes the training games' kwargs at step thresholds, as for single-agent envs: agents.curriculum).
+Evaluation seats the trained policy against a random one (alternating seats) and against itself, and counts
+each agent's score (the env's info[agent]["score"], named by its score_name). `wadgym rollout <multi-agent
+id> --video out.mp4` writes the players' views side by side. Nothing here knows a family: ids and scores
+come from the registry.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import os
-import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from wadgym.agents.config import TrainConfig
-from wadgym.agents.lifecycle import TrainResult
+from wadgym.agents.sb3 import SB3Trainer
+
+if TYPE_CHECKING:
+    from wadgym.agents.config import TrainConfig
 
 
 def is_multi(env_id: str) -> bool:
@@ -59,124 +60,79 @@ def check_stage_games(env_id: str, hp: dict[str, Any]) -> None:
     check_stages(hp, interface)
 
 
-def train(config: TrainConfig) -> TrainResult:
-    """`wadgym train --env <multi-agent id>` (wadgym.agents.train of such an env): self-play PPO into a run
-    folder, then the head-to-head evaluation; with config.track, into an MLflow run as well (agents.tracking),
-    uploaded at the end whatever happened. Bad input is a ValueError, a failure TrainingFailed."""
-    from wadgym.agents import lifecycle, runfolder
-    from wadgym.agents.config import resolve_hyperparams
-    from wadgym.agents.system import select_device
-    from wadgym.agents.tracking.lineage import resolve_init_from
-    from wadgym.agents.tracking.runs import begin
-    from wadgym.agents.tracking.store import check_new_run_store
+class SelfPlayTrainer(SB3Trainer):
+    """The self-play backend (agents.backends; a lifecycle.Trainer): agents.sb3's trainer on the env's games,
+    every player a slot of one VecEnv (AgentSlots), a Monitor file of their own; a curriculum stage's games
+    made as the first stage's; with restarts, a game whose engines die is made again. A new run only."""
 
-    if config.resume:
-        raise ValueError("--resume is not supported for multi-agent envs yet")
-    hp = resolve_hyperparams(config)
-    if hp.get("algo", "ppo") != "ppo":
-        raise ValueError(f"algo={hp['algo']} is not supported for multi-agent envs; self-play trains PPO (--algo ppo)")
-    restart = config.restart_settings()
-    device = select_device(config.device)
-    check_stage_games(config.env, hp)  # bad env kwargs (the entry's or a curriculum stage's): a ValueError now
-    init_from = None
-    if config.init_from:  # e.g. a single-agent run against bots: its weights found now (agents.tracking.lineage)
-        init_from = resolve_init_from(os.fspath(config.init_from), config.tracking_uri)
-    settings = {"env": config.env, "algo": "ppo", "selfplay": True, "seed": config.seed, "device": config.device,
-                "hyperparams_file": config.hyperparams_file(), "hyperparams": hp, "restart": restart,
-                **({"init_from": init_from} if init_from else {})}
-    if config.track:  # MLflow: an unreachable store fails before the run folder exists
-        check_new_run_store(config.run_dir, config.tracking_uri)
-    run_dir = Path(config.run_dir) if config.run_dir else runfolder.new_run_dir(config.env)
-    lifecycle.prepare_run_dir(run_dir, settings)
-    tracker = begin(run_dir, settings, config.tracking_uri) if config.track else None
-    try:
-        return _train(run_dir, settings, config, device, tracker)
-    finally:
-        if tracker is not None:
-            tracker.end()
+    @classmethod
+    def resolve(cls, config: TrainConfig, hyperparams: dict[str, Any]) -> dict[str, Any]:
+        """Nothing of its own in config.yml (backends.BACKENDS records `selfplay: true`); a game of the entry's
+        kwargs made and closed, and one of each curriculum stage's (check_stage_games)."""
+        check_stage_games(config.env, hyperparams)
+        return {}
 
+    @classmethod
+    def evaluate(cls, run_dir: Path, episodes: int, seed: int, video: bool = False) -> dict[str, Any]:
+        """The head-to-head evaluation (evaluate: trained vs random, trained vs trained on held-out levels)
+        into metrics.json; no video (`wadgym rollout --video` films the players side by side)."""
+        from wadgym.agents import runfolder
 
-def _train(run_dir: Path, settings: dict[str, Any], config: TrainConfig, device: str, tracker) -> TrainResult:
-    """Self-play training of the prepared run folder, then its evaluation (see train)."""
-    import torch
-    from stable_baselines3 import PPO
+        meta = runfolder.read_json(run_dir / "meta.json")
+        evaluation = evaluate(run_dir, episodes, seed)
+        runfolder.write_json(run_dir / "metrics.json", {"env": evaluation["env"], "timesteps": meta.get("timesteps"),
+                                                        "wall_time_s": meta.get("wall_time_s"), "eval": evaluation})
+        return evaluation
 
-    from wadgym.agents import lifecycle, runfolder
-    from wadgym.agents.callbacks import RunCallback, save_model
-    from wadgym.agents.config import ppo_kwargs
-    from wadgym.agents.curriculum import CurriculumCallback, env_kwargs_at
-    from wadgym.agents.restart import GameRestart, RestartPolicy
-    from wadgym.agents.sb3 import init_weights
-    from wadgym.agents.slots import AgentSlots
-    from wadgym.agents.vec import monitored, observe
+    def describe(self) -> str:
+        hp, config = self.hp, self.config
+        return (f"self-play PPO on {config['env']}: {hp['n_timesteps']} agent steps, {hp['n_envs']} games, device "
+                f"{self.device}, seed {config['seed']}; run folder {self.run_dir}")
 
-    hp, restart = settings["hyperparams"], settings["restart"]
-    if device == "cpu" and hp.get("torch_threads", "auto") != "auto":
-        torch.set_num_threads(int(hp["torch_threads"]))
-    meta, session = lifecycle.start_session(run_dir, device, False)
-    print(f"self-play PPO on {config.env}: {hp['n_timesteps']} agent steps, {hp['n_envs']} games, device {device}, "
-          f"seed {config.seed}; run folder {run_dir}", flush=True)
+    def make_model(self, session: dict[str, Any]):
+        """A new model on the first stage's games (seeded by the model: they reset when learning starts), from
+        the parent's weights with init_from (which must fit exactly). No update settings are applied
+        (agents.algos.apply_update_settings): self-play trains with SB3's and torch's defaults, as it always has."""
+        from wadgym.agents.algos import algo_class, algo_of, policy_name
+        from wadgym.agents.config import ppo_kwargs
+        from wadgym.agents.curriculum import env_kwargs_at
+        from wadgym.agents.sb3 import init_weights
 
-    def make_envs(env_kwargs: dict[str, Any], stage: int):
+        hp, config, algo = self.hp, self.config, algo_of(self.config)
+        self.venv = self.make_envs(env_kwargs_at(hp, 0), 0)
+        model = algo_class(algo)(policy_name(algo, hp["policy"]), self.venv, device=self.device, seed=config["seed"],
+                                 tensorboard_log=str(self.run_dir / "tb"), verbose=0, **ppo_kwargs(hp))
+        if config.get("init_from"):  # e.g. a single-agent run against bots
+            init_weights(model, config["init_from"], self.device, close_env=False)
+        return model
+
+    def curriculum_callbacks(self) -> list[Any]:
+        from wadgym.agents.curriculum import CurriculumCallback
+
+        return [CurriculumCallback(self.hp, self.make_stage, 0)] if self.hp.get("curriculum") else []
+
+    def make_envs(self, env_kwargs: dict[str, Any], stage: int):
         """The training games of a curriculum stage (the entry's own kwargs without one), each player a slot,
         a Monitor file of their own; with restarts, a game whose engines die is made again."""
-        games = make_game_factory(config.env, env_kwargs)
-        slots = AgentSlots((lambda: GameRestart(games)) if restart["enabled"] else games, hp["n_envs"],
-                           config.seed + 1000 * stage)
-        return observe(monitored(slots, runfolder.monitor_file(run_dir)), hp["frame_stack"])
+        from wadgym.agents import runfolder
+        from wadgym.agents.restart import GameRestart
+        from wadgym.agents.slots import AgentSlots
+        from wadgym.agents.vec import monitored, observe
 
-    def make_stage(env_kwargs: dict[str, Any], stage: int):
-        venv = make_envs(env_kwargs, stage)
+        games = make_game_factory(self.config["env"], env_kwargs)
+        restart = self.config["restart"]["enabled"]
+        slots = AgentSlots((lambda: GameRestart(games)) if restart else games, self.hp["n_envs"],
+                           self.config["seed"] + 1000 * stage)
+        return observe(monitored(slots, runfolder.monitor_file(self.run_dir)), self.hp["frame_stack"])
+
+    def make_stage(self, env_kwargs: dict[str, Any], stage: int):
+        """A later stage's games and their first observations (what CurriculumCallback switches to)."""
+        venv = self.make_envs(env_kwargs, stage)
         try:
             return venv, venv.reset()
         except BaseException:
             venv.close()
             raise
-
-    venv = make_envs(env_kwargs_at(hp, 0), 0)
-    callback = RunCallback(run_dir, config.save_freq, restarts=RestartPolicy.from_config(restart))
-    callbacks = [callback, *([CurriculumCallback(hp, make_stage, 0)] if hp.get("curriculum") else [])]
-    start = time.perf_counter()
-    status, failure = "finished", None
-    model = None
-    try:
-        model = PPO(hp["policy"], venv, device=device, seed=config.seed, tensorboard_log=str(run_dir / "tb"),
-                    verbose=0, **ppo_kwargs(hp))
-        if settings.get("init_from"):  # the parent's policy, which must fit this one exactly
-            init_weights(model, settings["init_from"], device, close_env=False)
-        callback.install_signal_handlers()
-        model.learn(hp["n_timesteps"], callback=[*callbacks, *([tracker.sb3_callback()] if tracker else [])],
-                    progress_bar=config.progress, tb_log_name="PPO")
-        if callback.stop_signal is not None:
-            status = "interrupted"
-    except Exception as exc:  # noqa: BLE001 - recorded, then reported
-        status, failure = "failed", {"error": f"{type(exc).__name__}: {exc}", "traceback": ""}
-    finally:
-        callback.restore_process_state()
-        venv.close()  # the first stage's games (a curriculum closes each stage's when it moves on)
-        if model is not None and model.get_env() is not None and model.get_env() is not venv:
-            model.get_env().close()
-    wall = time.perf_counter() - start
-    if status == "failed":
-        lifecycle.finish_session(run_dir, meta, session, 0, 0, wall, status, failure)
-        raise lifecycle.TrainingFailed(f"training failed: {failure['error']}")
-    callback.save_checkpoint()
-    if status == "finished":
-        save_model(model, run_dir / "model.zip")
-    lifecycle.finish_session(run_dir, meta, session, 0, model.num_timesteps, wall, status)
-    from wadgym.agents.plots import plot_learning_curve
-    from wadgym.envs.registration import score_name
-
-    plot_learning_curve(runfolder.read_episodes(run_dir), run_dir / "learning_curve.png",
-                        title=f"{config.env} self-play PPO ({run_dir.name})", score_name=score_name(config.env))
-    result = TrainResult(run_dir=run_dir, status=status, timesteps=model.num_timesteps, wall_time_s=wall,
-                         device=device, steps_per_second=model.num_timesteps / wall, selfplay=True)
-    if status == "finished" and config.eval_episodes > 0:
-        evaluation = evaluate(run_dir, config.eval_episodes, config.eval_seed)
-        runfolder.write_json(run_dir / "metrics.json", {"env": config.env, "timesteps": model.num_timesteps,
-                                                        "wall_time_s": wall, "eval": evaluation})
-        result = dataclasses.replace(result, evaluation=evaluation)
-    return result
 
 
 # -- evaluation ----------------------------------------------------------------------------------------

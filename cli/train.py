@@ -46,9 +46,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="total env steps (default: n_timesteps from the YAML)")
     parser.add_argument("--n-envs", type=int, help="parallel envs (default: n_envs from the YAML)")
     parser.add_argument("--algo", choices=ALGOS,
-                        help="ppo (SB3's PPO) or recurrent_ppo (sb3-contrib's RecurrentPPO, an LSTM policy); "
-                             "default: the entry's algo, else ppo; bc: behaviour cloning of --pretrain's dataset "
-                             "alone (no PPO steps)")
+                        help="; ".join(f"{name}: {algo.summary}" for name, algo in ALGOS.items())
+                             + " (default: the entry's algo, else ppo)")
     parser.add_argument("--pretrain", metavar="DATASET",
                         help="first train the policy network on a Minari dataset's (observation, action) pairs "
                              "(`wadgym record`, same env id), then PPO continues (docs/demonstrations.md)")
@@ -114,10 +113,10 @@ def add_tracking_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_rllib_arguments(parser: argparse.ArgumentParser) -> None:
     """`wadgym train`'s options for choosing and sizing the RLlib backend (wadgym.agents.rllib)."""
-    from wadgym.agents.config import BACKENDS
+    from wadgym.agents.backends import DEFAULT_OPTION, OPTIONS
 
     group = parser.add_argument_group("RLlib backend (--backend rllib; needs pip install 'wadgym[rllib]')")
-    group.add_argument("--backend", choices=BACKENDS, default="sb3",
+    group.add_argument("--backend", choices=OPTIONS, default=DEFAULT_OPTION,
                        help="sb3: Stable-Baselines3 on this machine (default); rllib: Ray RLlib, here or on a cluster")
     group.add_argument("--num-env-runners", type=int, metavar="N",
                        help="RLlib env runner processes, one CPU each (default 2)")

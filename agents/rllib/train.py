@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from wadgym.agents.config import RLlibConfig
-from wadgym.agents.lifecycle import TrainResult
+from wadgym.agents.config import RLlibConfig, TrainConfig
+from wadgym.agents.lifecycle import SessionOptions, TrainResult
 
 # SB3 PPO hyperparameter -> RLlib PPO setting; what RLlib cannot do is refused (UNSUPPORTED).
 RENAMED = {"batch_size": "minibatch_size", "n_epochs": "num_epochs", "clip_range": "clip_param",
@@ -146,8 +146,8 @@ def torch_threads(hp: dict[str, Any]) -> int:
     return 1 if threads in (None, "auto") else int(threads)
 
 
-class Trainer:
-    """The Algorithm, inside a Ray actor (ray.remote(Trainer) at use): one training iteration per call,
+class AlgorithmActor:
+    """The Algorithm, inside a Ray actor (ray.remote(AlgorithmActor) at use): one training iteration per call,
     results trimmed to what the run records; saving and restoring checkpoints at run-folder paths."""
 
     def __init__(self, ppo_config, threads: int, restore_from: str | None):
@@ -311,73 +311,123 @@ def train(run_dir: Path, config: dict[str, Any], resume: bool = False, save_freq
     backend (agents.sb3.train); each iteration's scalars also go to `tracker` (an agents.tracking.runs.Tracker)
     when given. Nothing stays running: the trainer, env runners, engines and a Ray instance started here
     end with it."""
+    from wadgym.agents.backends import BACKENDS
+    from wadgym.agents.lifecycle import train_session
+
+    options = SessionOptions(save_freq, progress, address=address, tracker=tracker)
+    return train_session(Path(run_dir), config, BACKENDS["rllib"], options, resume)
+
+
+class RLlibTrainer:
+    """The RLlib backend (agents.backends; a lifecycle.Trainer). A session: entering connects to Ray (or
+    starts it) and places the run's bundles; `start` builds the Algorithm's actor (a failure there, such as
+    an env that cannot be made, is the session's) and records the cluster in meta.json; `learn` is the
+    TrainingLoop; leaving stops the actor, frees the placement group and stops a Ray instance started here."""
+
+    @classmethod
+    def resolve(cls, config: TrainConfig, hyperparams: dict[str, Any]) -> dict[str, Any]:
+        """config.yml's `rllib` (settings: n_envs becomes runners x envs) and vec_env; the env made once."""
+        from wadgym.agents.vec import make_env
+
+        rllib = settings(config.rllib, hyperparams)
+        make_env(config.env, hyperparams["env_kwargs"]).close()  # bad env kwargs: a ValueError here, not in a runner
+        return {"rllib": rllib, "vec_env": config.vec_env or "thread"}
+
+    @classmethod
+    def evaluate(cls, run_dir: Path, episodes: int, seed: int, video: bool) -> dict[str, Any]:
+        """As an SB3 run's (lifecycle.evaluate_run): the network is loaded without Ray."""
+        from wadgym.agents.lifecycle import evaluate_run
+
+        return evaluate_run(run_dir, episodes, seed, video)["eval"]
+
+    def __init__(self, run_dir: Path, config: dict[str, Any], saved: Path | None, options: SessionOptions):
+        self.run_dir = Path(run_dir).resolve()  # the trainer actor writes checkpoints there
+        self.config, self.saved, self.options = config, saved, options
+        self.hp, self.rllib = config["hyperparams"], config["rllib"]
+        self.device = "cpu"  # until start: where the learner trains
+        self.actor = self.group = self.loop = None
+        self.connected = self.started_here = False
+        self._steps = 0
+
+    def __enter__(self) -> RLlibTrainer:
+        use_auth_token(self.options.address)
+        import ray
+
+        self.started_here = connect(self.options.address, self.rllib["num_env_runners"] + torch_threads(self.hp))
+        self.connected = True
+        try:
+            self.num_gpus = gpus_for(self.rllib["num_gpus"], self.config["device"])
+            self.failures, failures_name = start_failure_log()
+            self.ppo_config = algorithm_config(self.config, self.num_gpus, failures_name)
+            self.group, self.bundles = placement(self.ppo_config)
+        except BaseException:
+            self.__exit__()
+            raise
+        hp, rllib, config = self.hp, self.rllib, self.config
+        print(f"{'resuming' if self.saved is not None else 'training'} PPO (RLlib {ray.__version__}) on "
+              f"{config['env']}: {hp['n_timesteps']} steps, {rllib['num_env_runners']} env runners x "
+              f"{rllib['envs_per_runner']} envs, {self.num_gpus or 'no'} GPU learner(s), {len(cluster_nodes())} "
+              f"node(s), seed {config['seed']}; run folder {self.run_dir}", flush=True)
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        if self.connected:
+            shut_down(self.actor, self.group, self.started_here)
+
+    @property
+    def steps(self) -> int:
+        return self.loop.timesteps if self.loop is not None else self._steps
+
+    @property
+    def stopped(self) -> bool:
+        return self.loop is not None and self.loop.stop_signal is not None
+
+    def start(self, meta: dict[str, Any], session: dict[str, Any]) -> dict[str, str] | None:
+        import ray
+
+        from wadgym.agents import runfolder
+
+        self._steps = int(meta.get("timesteps") or 0)
+        try:
+            self.actor = remote_trainer(self.group, self.bundles[0], self.ppo_config, torch_threads(self.hp),
+                                        self.saved)
+            device = ray.get(self.actor.learner_device.remote())
+        except ray.exceptions.RayError as error:  # an env that cannot be made, a module that cannot be built
+            return failure_of(error, reports_of(self.failures))
+        record_cluster(meta, session, device, self.group, self.options.address)
+        runfolder.write_json(self.run_dir / "meta.json", meta)
+        self.device = meta["device"]
+        self.loop = TrainingLoop(self.run_dir, self.actor, self.failures, self.hp["n_timesteps"],
+                                 self.options.save_freq, self.options.progress, self.options.tracker,
+                                 restarts=self.config.get("restart"))
+        return None
+
+    def learn(self) -> dict[str, str] | None:
+        return self.loop.run()
+
+    def save(self, final: bool) -> None:
+        self.loop.save(self.run_dir / "model" if final else None)
+
+
+def use_auth_token(address: str | None) -> None:
+    """`ray start --head` turns on token authentication when ~/.ray/auth_token exists, but a client only
+    sends the token with RAY_AUTH_MODE=token (Ray 2.60), which Ray reads when it is first imported."""
     import sys
 
-    # `ray start --head` turns on token authentication when ~/.ray/auth_token exists, but a client only
-    # sends the token with RAY_AUTH_MODE=token (Ray 2.60), which Ray reads when it is first imported.
     if (address and "ray" not in sys.modules and "RAY_AUTH_MODE" not in os.environ
             and (os.environ.get("RAY_AUTH_TOKEN") or RAY_TOKEN.is_file())):
         os.environ["RAY_AUTH_MODE"] = "token"
-    import ray
-
-    from wadgym.agents import lifecycle, runfolder
-
-    given, run_dir = Path(run_dir), Path(run_dir).resolve()  # the trainer actor writes checkpoints there
-    saved = lifecycle.resume_point(run_dir) if resume else None
-    if resume and saved is None:
-        raise ValueError(f"{run_dir} has no checkpoint to resume from")
-    if saved is not None:
-        runfolder.rewind_monitors(run_dir, saved)  # episodes recorded after the checkpoint are trained again
-    hp, rllib = config["hyperparams"], config["rllib"]
-    started_here = connect(address, rllib["num_env_runners"] + torch_threads(hp))
-    trainer = group = None
-    try:
-        num_gpus = gpus_for(rllib["num_gpus"], config["device"])
-        failures, failures_name = start_failure_log()
-        ppo_config = algorithm_config(config, num_gpus, failures_name)
-        group, bundles = placement(ppo_config)
-        print(f"{'resuming' if resume else 'training'} PPO (RLlib {ray.__version__}) on {config['env']}: "
-              f"{hp['n_timesteps']} steps, {rllib['num_env_runners']} env runners x {rllib['envs_per_runner']} envs, "
-              f"{num_gpus or 'no'} GPU learner(s), {len(cluster_nodes())} node(s), seed {config['seed']}; "
-              f"run folder {run_dir}", flush=True)
-        meta, session = lifecycle.start_session(run_dir, "cpu", resume)
-        start_time, start_steps = time.perf_counter(), int(meta.get("timesteps") or 0)
-        try:
-            trainer = remote_trainer(group, bundles[0], ppo_config, torch_threads(hp), saved)
-            device = ray.get(trainer.learner_device.remote())
-        except ray.exceptions.RayError as error:  # an env that cannot be made, a module that cannot be built
-            failure = failure_of(error, reports_of(failures))
-            lifecycle.finish_session(run_dir, meta, session, start_steps, start_steps,
-                                     time.perf_counter() - start_time, "failed", failure)
-            raise lifecycle.TrainingFailed(lifecycle.failure_message(run_dir, start_steps, failure["error"])) from None
-        record_cluster(meta, session, device, group, address)
-        runfolder.write_json(run_dir / "meta.json", meta)
-        loop = TrainingLoop(run_dir, trainer, failures, hp["n_timesteps"], save_freq, progress, tracker,
-                            restarts=config.get("restart"))
-        failure = loop.run()
-        wall = time.perf_counter() - loop.start_time
-        if failure is not None:
-            lifecycle.finish_session(run_dir, meta, session, loop.start_steps, loop.timesteps, wall, "failed", failure)
-            raise lifecycle.TrainingFailed(lifecycle.failure_message(run_dir, loop.timesteps, failure["error"]))
-        status = "interrupted" if loop.stop_signal is not None else "finished"
-        loop.save(run_dir / "model" if status == "finished" else None)
-        lifecycle.finish_session(run_dir, meta, session, loop.start_steps, loop.timesteps, wall, status)
-        loop.plot(config["env"])
-        return TrainResult(run_dir=given, status=status, timesteps=loop.timesteps, wall_time_s=wall,
-                           device=meta["device"], steps_per_second=meta["steps_per_second"] or 0.0)
-    finally:
-        shut_down(trainer, group, started_here)
 
 
 def remote_trainer(group, bundle: dict[str, float], ppo_config, threads: int, restore_from: Path | None):
-    """The Trainer actor in the placement group's first bundle; its env runners and learners (child
+    """The AlgorithmActor in the placement group's first bundle; its env runners and learners (child
     actors) are placed in the group's other bundles."""
     import ray
     from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
     strategy = PlacementGroupSchedulingStrategy(group, placement_group_bundle_index=0,
                                                 placement_group_capture_child_tasks=True)
-    actor = ray.remote(Trainer).options(num_cpus=bundle.get("CPU", 0), num_gpus=bundle.get("GPU", 0),
+    actor = ray.remote(AlgorithmActor).options(num_cpus=bundle.get("CPU", 0), num_gpus=bundle.get("GPU", 0),
                                         scheduling_strategy=strategy, max_restarts=0)
     trainer = actor.remote(ppo_config, threads, str(restore_from) if restore_from else None)
     ray.get(trainer.timesteps.remote())  # construction errors surface here
@@ -436,10 +486,9 @@ class TrainingLoop:
         self.save_freq = max(int(save_freq), 1)
         self.episodes_start = time.time()  # rows as SB3's VecMonitor writes them
         self.episodes = runfolder.monitor_writer(run_dir, "", EPISODE_KEYS, self.episodes_start)
-        self.timesteps = self.start_steps = self.last_checkpoint = ray.get(trainer.timesteps.remote())
+        self.timesteps = self.last_checkpoint = ray.get(trainer.timesteps.remote())
         self.progress = progress
         self.stop_signal: int | None = None
-        self.start_time = time.perf_counter()
         self.tracker = tracker  # an agents.tracking.runs.Tracker: the scalars go to MLflow as well
 
     def run(self) -> dict[str, str] | None:
@@ -540,14 +589,6 @@ class TrainingLoop:
                 runfolder.monitor_marker(old).unlink(missing_ok=True)
         self.last_checkpoint = self.timesteps
         return checkpoint
-
-    def plot(self, env_id: str) -> None:
-        from wadgym.agents import runfolder
-        from wadgym.agents.plots import plot_learning_curve
-        from wadgym.envs.registration import score_name
-
-        plot_learning_curve(runfolder.read_episodes(self.run_dir), self.run_dir / "learning_curve.png",
-                            title=f"{env_id} PPO, RLlib ({self.run_dir.name})", score_name=score_name(env_id))
 
 
 EPISODE_KEYS = ("score", "env_runner", "node")  # what a Monitor row holds beside r, l and t
