@@ -142,11 +142,8 @@ def resolve_config(config: TrainConfig) -> dict[str, Any]:
                                   ("--explore", bool(hyperparams.get("explore")), backend.explore)):
         if used and not supported:
             raise backend.refuse(what)
-    explore = hyperparams.get("explore")
-    if explore:
-        from wadgym.agents.explore import check_explore
-
-        check_explore(explore, algo, config.env, hyperparams["env_kwargs"])
+    if hyperparams.get("explore"):
+        _check_explore(hyperparams["explore"], algo, config.env, hyperparams["env_kwargs"])
     pretrain = None
     if config.pretrain is not None or algo.clones:  # behaviour cloning first: its dataset checked (agents.pretrain)
         from wadgym.agents.config import check_pretrain_options
@@ -176,3 +173,26 @@ def resolve_config(config: TrainConfig) -> dict[str, Any]:
         **({"init_from": init_from} if init_from else {}),
         **({"pretrain": pretrain} if pretrain else {}),
     }
+
+
+def _check_explore(setting: dict[str, Any], algo, env_id: str, env_kwargs: dict[str, Any]) -> None:
+    """A ValueError, before any engine starts, where the exploration bonus `setting` (agents.explore) cannot
+    train: an algorithm that takes none (its ALGOS entry: bc clones a dataset, no PPO step), or a kind that reads
+    the player's position on an env that gives none (ViZDoom's own Gymnasium ids)."""
+    from wadgym.agents.algos import ALGOS
+    from wadgym.agents.explore import describe, needs_position
+    from wadgym.agents.vec import make_env
+
+    if not algo.explore:
+        takes = " or ".join(name for name, other in ALGOS.items() if other.explore)
+        raise ValueError(f"--explore {describe(setting)}: --algo {algo.name} trains no PPO step to add a bonus to; "
+                         f"explore works with --algo {takes}")
+    kinds = needs_position(setting)
+    if kinds:
+        env = make_env(env_id, env_kwargs)  # made, not reset
+        try:
+            if not hasattr(env.unwrapped, "player_position"):
+                raise ValueError(f"--explore {', '.join(kinds)} reads the player's position (info['position']), "
+                                 f"which {env_id} does not give; use e3b or rnd")
+        finally:
+            env.close()

@@ -136,32 +136,6 @@ def describe(setting: dict[str, dict[str, Any]] | None) -> str:
     return "+".join(f"{name}:{values['coef']:g}" for name, values in setting.items())
 
 
-def check_explore(setting: dict[str, dict[str, Any]], algo, env_id: str, env_kwargs: dict[str, Any]) -> None:
-    """A ValueError, before any engine starts, where `setting` cannot train: an algorithm that takes no bonus
-    (agents.algos.Algo.explore: bc clones a dataset, no PPO step), or a kind that reads the player's position on
-    an env that gives none (ViZDoom's own Gymnasium ids)."""
-    if not algo.explore:
-        raise ValueError(f"--explore {describe(setting)}: --algo {algo.name} trains no PPO step to add a bonus to; "
-                         f"explore works with --algo {' or '.join(name for name, a in _algos().items() if a.explore)}")
-    kinds = needs_position(setting)
-    if kinds:
-        from wadgym.agents.vec import make_env
-
-        env = make_env(env_id, env_kwargs)  # made, not reset: no engine starts
-        try:
-            if not hasattr(env.unwrapped, "player_position"):
-                raise ValueError(f"--explore {', '.join(kinds)} reads the player's position (info['position']), "
-                                 f"which {env_id} does not give; use e3b or rnd")
-        finally:
-            env.close()
-
-
-def _algos():
-    from wadgym.agents.algos import ALGOS
-
-    return ALGOS
-
-
 def needs_position(setting: dict[str, dict[str, Any]] | None) -> list[str]:
     """The kinds of `setting` that read the player's position (info["position"])."""
     return [name for name in (setting or {}) if KINDS[name].needs_position]
