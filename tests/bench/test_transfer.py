@@ -109,7 +109,7 @@ def kept(original: list[float], generated: list[float]) -> dict:
 def test_the_goal_is_decided_on_intervals_where_runs_kept_their_episodes(transfer):
     high, low = [9.0, 10.0, 11.0, 10.0] * 5, [0.0, 1.0, 0.0, 2.0] * 5
     met = transfer.verdict([kept(high, high)], [kept(high, low)])
-    assert met.startswith("**goal met**: generated-trained scores 100% of the original-trained IQM on the original")
+    assert met.startswith("**goal met**: generated-trained scores 100% of the original-trained mean on the original")
     assert "(meets the 80% goal)" in met and "the original-trained policy falls short" in met
     missed = transfer.verdict([kept(low, high)], [kept(high, low)])
     assert missed.startswith("**goal missed**") and "(misses the 80% goal)" in missed
