@@ -178,20 +178,15 @@ class E3BBonus:
     def train(self, obs: np.ndarray, actions: np.ndarray, next_obs: np.ndarray) -> dict[str, float]:
         """Epochs of the inverse-dynamics loss (cross-entropy of the action taken) over a random
         `update_proportion` of the rollout's transitions (a new draw each epoch)."""
-        losses = []
         targets = torch.as_tensor(actions.astype(np.int64).reshape(-1), device=self.device)
-        for _ in range(self.epochs):
-            order = subset(len(obs), self.update_proportion, self.generator).numpy()
-            for start in range(0, len(order), self.batch_size):
-                batch = order[start:start + self.batch_size]
-                logits = self.inverse(torch.cat([self.encoder(as_float(obs[batch], self.device)),
-                                                 self.encoder(as_float(next_obs[batch], self.device))], dim=1))
-                loss = nn.functional.cross_entropy(logits, targets[batch])
-                self.optimizer.zero_grad()
-                loss.backward()
-                self.optimizer.step()
-                losses.append(loss.item())
-        return {"loss": float(np.mean(losses))} if losses else {}
+
+        def loss(batch: np.ndarray) -> torch.Tensor:
+            logits = self.inverse(torch.cat([self.encoder(as_float(obs[batch], self.device)),
+                                             self.encoder(as_float(next_obs[batch], self.device))], dim=1))
+            return nn.functional.cross_entropy(logits, targets[batch])
+
+        return fit(loss, self.optimizer, len(obs), self.update_proportion, self.batch_size, self.epochs,
+                   self.generator)
 
     def state_dict(self) -> dict[str, Any]:
         return {"encoder": self.encoder.state_dict(), "inverse": self.inverse.state_dict(),
@@ -270,16 +265,8 @@ class RNDBonus:
         """Epochs of the predictor's squared error on a random `update_proportion` of the rollout's s' (a new
         draw each epoch; the paper masks each sample with that probability)."""
         x_all = self.whitened(self.frames(next_obs))
-        losses = []
-        for _ in range(self.epochs):
-            order = subset(len(next_obs), self.update_proportion, self.generator)
-            for start in range(0, len(order), self.batch_size):
-                loss = self.errors(x_all[order[start:start + self.batch_size]]).mean()
-                self.optimizer.zero_grad()
-                loss.backward()
-                self.optimizer.step()
-                losses.append(loss.item())
-        return {"loss": float(np.mean(losses))} if losses else {}
+        return fit(lambda batch: self.errors(x_all[batch]).mean(), self.optimizer, len(next_obs),
+                   self.update_proportion, self.batch_size, self.epochs, self.generator)
 
     def state_dict(self) -> dict[str, Any]:
         return {"target": self.target.state_dict(), "predictor": self.predictor.state_dict(),
@@ -296,6 +283,22 @@ class RNDBonus:
         _load_rms(self.return_rms, state["return_rms"])
         if len(state["returns"]) == len(self.returns):
             self.returns = np.asarray(state["returns"], np.float64).copy()
+
+
+def fit(loss, optimizer, n: int, proportion: float, batch_size: int, epochs: int,
+        generator: torch.Generator) -> dict[str, float]:
+    """`epochs` passes of `optimizer` over minibatches of a random `proportion` of n samples (a new draw each
+    epoch): `loss(indices)` is the minibatch's loss. {"loss": the mean of the minibatches' losses}."""
+    losses = []
+    for _ in range(epochs):
+        order = subset(n, proportion, generator).numpy()
+        for start in range(0, len(order), batch_size):
+            value = loss(order[start:start + batch_size])
+            optimizer.zero_grad()
+            value.backward()
+            optimizer.step()
+            losses.append(value.item())
+    return {"loss": float(np.mean(losses))} if losses else {}
 
 
 def subset(n: int, proportion: float, generator: torch.Generator) -> torch.Tensor:

@@ -132,7 +132,7 @@ def grid_plan(rng: np.random.Generator, p: GridFields) -> GridPlan:
     openings = []
     for a, b in doors:
         axis, lo, hi = _shared_span(cells[a], cells[b])
-        openings.append(_opening(cells, a, b, axis, (lo + hi) / 2, p.door_width, False))
+        openings.append(opening(cells, a, b, axis, (lo + hi) / 2, p.door_width, False))
     return GridPlan(p.rows, p.cols, cells, doors, tuple(openings))
 
 
@@ -156,7 +156,7 @@ def building_plan(rng: np.random.Generator, p: BuildingFields) -> GridPlan:
         half = p.door_width / 2
         slack = int(hi - lo - 2 * half - 32) // 8   # a 16-unit margin to each room's corner
         centre = lo + 16 + half + 8 * int(rng.integers(0, slack + 1))
-        openings.append(_opening(rooms, a, b, axis, centre, p.door_width, bool(rng.random() < p.door_chance)))
+        openings.append(opening(rooms, a, b, axis, centre, p.door_width, bool(rng.random() < p.door_chance)))
     return GridPlan(p.rows, p.cols, rooms, grid.doors, tuple(openings))
 
 
@@ -168,7 +168,7 @@ def _shared_span(a: Rect, b: Rect) -> tuple[int, float, float]:
     return 1, max(a[0], b[0]), min(a[2], b[2])
 
 
-def _opening(rooms: list[Rect], a: int, b: int, axis: int, centre: float, width: int, door: bool) -> Opening:
+def opening(rooms: list[Rect], a: int, b: int, axis: int, centre: float, width: int, door: bool) -> Opening:
     ra, rb = rooms[a], rooms[b]
     sign = 1 if ra[axis] < rb[axis] else -1          # b lies towards +axis of a, or towards -axis
     wall_a = ra[axis + 2] if sign > 0 else ra[axis]

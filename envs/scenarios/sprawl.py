@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .building import BUILDING_LIMITS, BuildingFields, GridPlan, Opening, building_plan, room_distances
+from .building import BUILDING_LIMITS, BuildingFields, GridPlan, building_plan, opening, room_distances
 from .placement import Rect
 
 LAYOUTS = ("grid", "sprawl")
@@ -373,14 +373,6 @@ class _Sprawl:
         w = self.p.door_width
         for a, b, axis, centre, door in self.links:
             a, b = index[a], index[b]
-            ra, rb = cells[a], cells[b]
-            sign = 1 if ra[axis] < rb[axis] else -1
-            wall_a = ra[axis + 2] if sign > 0 else ra[axis]
-            wall_b = rb[axis] if sign > 0 else rb[axis + 2]
-            if axis == 0:
-                ends, inward = ((wall_a, centre), (wall_b, centre)), (sign, 0)
-            else:
-                ends, inward = ((centre, wall_a), (centre, wall_b)), (0, sign)
             doors.append((a, b))
-            openings.append(Opening(a, b, ends, inward, w, door))
+            openings.append(opening(cells, a, b, axis, centre, w, door))
         return GridPlan(0, 0, cells, doors, tuple(openings), n_rooms=sum(self.is_room))
