@@ -5,8 +5,10 @@ median of the rounds' ratios), so that a busy machine slows all alike.
     python bench/explore_speed.py [--env DoomExitHard-v0] [--steps 8192] [--rounds 3]
                                   [--explore counts e3b rnd e3b+rnd]
 
-Prints env steps per second of training (PPO.learn: collection, the bonus, its networks' training and the update)
-for each setting and its ratio to no bonus. docs/exploration.md quotes its figures.
+Prints, for each setting and as a ratio to no bonus: env steps per second of training (wall time of the whole
+training: collection, the bonus, its networks' training and the update), and the trainer process's CPU time per
+1,000 steps (all its threads; the engines are processes of their own and cost the same in every setting), which a
+busy machine changes far less than wall time. docs/exploration.md quotes its figures.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import tempfile
+import time
 from pathlib import Path
 
 
@@ -29,19 +32,26 @@ def main(argv: list[str] | None = None) -> None:
 
     settings = ["none", *args.explore]
     speeds: dict[str, list[float]] = {name: [] for name in settings}
+    cpu: dict[str, list[float]] = {name: [] for name in settings}
     with tempfile.TemporaryDirectory(prefix="wadgym-explore-speed-") as folder:
         for round_ in range(args.rounds):
             order = settings[round_ % len(settings):] + settings[:round_ % len(settings)]
             for name in order:
+                start = time.process_time()
                 result = train(TrainConfig(env=args.env, timesteps=args.steps, explore=name, eval_episodes=0,
                                            progress=False, run_dir=str(Path(folder) / f"{name}-{round_}")))
+                cpu[name].append((time.process_time() - start) / result.timesteps * 1000)
                 speeds[name].append(result.steps_per_second)
-                print(f"round {round_ + 1}: {name}: {result.steps_per_second:.0f} steps/s", flush=True)
-    print(f"\n{args.env}, {args.steps} steps a training, {args.rounds} rounds (median steps/s; ratio: median of the "
+                print(f"round {round_ + 1}: {name}: {result.steps_per_second:.0f} steps/s, {cpu[name][-1]:.2f} CPU s "
+                      f"per 1,000 steps", flush=True)
+    print(f"\n{args.env}, {args.steps} steps a training, {args.rounds} rounds (medians; ratios: the median of the "
           f"rounds' ratios to no bonus)")
+    print(f"{'setting':>12}  {'steps/s':>8}  {'ratio':>6}  {'CPU s/1k steps':>14}  {'ratio':>6}")
     for name in settings:
         ratios = [speed / base for speed, base in zip(speeds[name], speeds["none"])]
-        print(f"{name:>12}  {statistics.median(speeds[name]):7.0f} steps/s  {statistics.median(ratios):.2f}x")
+        costs = [used / base for used, base in zip(cpu[name], cpu["none"])]
+        print(f"{name:>12}  {statistics.median(speeds[name]):8.0f}  {statistics.median(ratios):5.2f}x  "
+              f"{statistics.median(cpu[name]):14.2f}  {statistics.median(costs):5.2f}x")
 
 
 if __name__ == "__main__":
