@@ -20,7 +20,7 @@ import pytest
 
 minari = pytest.importorskip("minari", reason="needs the demos extra: pip install 'wadgym[demos]'")
 
-from wadgym.agents.pretrain import load_demonstrations, pretrain_settings  # noqa: E402
+from wadgym.agents.datasets.pretrain import load_demonstrations, pretrain_settings  # noqa: E402
 from wadgym.cli import main  # noqa: E402
 from wadgym.envs.runtime.engine import SPECTATOR_KEYS, display_problem  # noqa: E402
 
