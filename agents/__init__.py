@@ -14,15 +14,15 @@ command's options; see wadgym.agents.config). Every run takes one path:
       train_resolved(settings, config)  the run folder and its config.yml
         _run(run_dir, settings, ...)  with MLflow tracking when asked:
           lifecycle.train_session     one session of the run's backend (agents.backends: Stable-Baselines3,
-                                      agents.sb3; Ray RLlib, agents.rllib; a multi-agent env: self-play,
-                                      agents.selfplay), drawn from the tables of backends and algorithms
+                                      backends.sb3; Ray RLlib, backends.rllib; a multi-agent env: self-play,
+                                      backends.selfplay), drawn from the tables of backends and algorithms
           the backend's evaluation    the trained agent beside a random one and the env's scripted reference
                                       (with a video of one episode); self-play: head to head
 
 and returns a TrainResult. A resumed run skips resolve_config and train_resolved: its config.yml is its
 configuration. A failure while training raises TrainingFailed (meta.json says why; the latest checkpoint
 stays the point to resume from with TrainConfig(resume=run_dir)); Ctrl-C stops training at a checkpoint
-(result.status "interrupted"). TrainConfig(track=True) logs the run to MLflow as well (agents.tracking;
+(result.status "interrupted"). TrainConfig(track=True) logs the run to MLflow as well (agents.runs.tracking;
 docs/tracking.md), and `train_resolved(settings, config)` trains a configuration resolved before (another
 run's config.yml, as `wadgym train --reproduce` does).
 
@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from wadgym.agents.config import RLlibConfig, TrainConfig
-from wadgym.agents.lifecycle import TrainingFailed, TrainResult
+from wadgym.agents.runs.lifecycle import TrainingFailed, TrainResult
 
 __all__ = ["RLlibConfig", "TrainConfig", "TrainResult", "TrainingFailed", "resolve_config", "train", "train_resolved"]
 
@@ -46,7 +46,7 @@ def train(config: TrainConfig) -> TrainResult:
     """Train as `config` says, into a new run folder (config.run_dir, else runs/<env>_<time>) or, with
     config.resume, on in that run's folder with its own configuration; then, when training finished and
     config.eval_episodes > 0, evaluate it (metrics.json; result.evaluation). With config.track (or resuming
-    a tracked run) the run goes to MLflow as well (agents.tracking), uploaded at the end whatever happened.
+    a tracked run) the run goes to MLflow as well (agents.runs.tracking), uploaded at the end whatever happened.
 
     Raises ValueError for bad input (nothing is created then), TrainingFailed when training fails."""
     from wadgym.agents import runfolder
@@ -73,13 +73,14 @@ def train_resolved(settings: dict[str, Any], config: TrainConfig | None = None) 
     rllib.address, track and tracking_uri; the settings give the rest.
 
     Raises ValueError for bad input (nothing is created then), TrainingFailed when training fails."""
-    from wadgym.agents import lifecycle, runfolder
+    from wadgym.agents import runfolder
+    from wadgym.agents.runs import lifecycle
 
     config = TrainConfig() if config is None else config
     if config.resume:
         raise ValueError("train_resolved trains a new run; resume a run with train(TrainConfig(resume=...))")
     if config.track:  # an unreachable store fails now, before the run folder exists
-        from wadgym.agents.tracking.store import check_new_run_store
+        from wadgym.agents.runs.tracking.store import check_new_run_store
 
         check_new_run_store(config.run_dir, config.tracking_uri)
     run_dir = Path(config.run_dir) if config.run_dir else runfolder.new_run_dir(settings["env"])
@@ -90,10 +91,10 @@ def train_resolved(settings: dict[str, Any], config: TrainConfig | None = None) 
 def _run(run_dir: Path, settings: dict[str, Any], config: TrainConfig, resume: bool) -> TrainResult:
     """A session of the run folder with the backend its settings name (agents.backends), tracked when asked
     (or when resuming a tracked run), then the backend's evaluation of a finished run."""
-    from wadgym.agents import lifecycle
     from wadgym.agents.backends import backend_of
-    from wadgym.agents.tracking.runs import begin
-    from wadgym.agents.tracking.store import TRACKING_FILE
+    from wadgym.agents.runs import lifecycle
+    from wadgym.agents.runs.tracking.runs import begin
+    from wadgym.agents.runs.tracking.store import TRACKING_FILE
 
     backend = backend_of(settings)
     tracker = None
@@ -121,7 +122,7 @@ def resolve_config(config: TrainConfig) -> dict[str, Any]:
     picks for the env (agents.backends); what it or the algorithm (agents.algos) cannot train is refused here.
     "algo" is the hyperparameters' (TrainConfig.algo, else the entry's), else ppo. With TrainConfig.pretrain
     (or an algorithm that clones, bc), "pretrain" describes its dataset, checked against the run
-    (agents.pretrain); an algorithm without PPO steps (bc: cloning alone) sets n_timesteps to 0."""
+    (agents.datasets.pretrain); an algorithm without PPO steps (bc: cloning alone) sets n_timesteps to 0."""
     from wadgym.agents.algos import ALGOS, algo_of
     from wadgym.agents.backends import backend_for
     from wadgym.agents.config import resolve_hyperparams
@@ -145,9 +146,9 @@ def resolve_config(config: TrainConfig) -> dict[str, Any]:
     if hyperparams.get("explore"):
         _check_explore(hyperparams["explore"], algo, config.env, hyperparams["env_kwargs"])
     pretrain = None
-    if config.pretrain is not None or algo.clones:  # behaviour cloning first: its dataset checked (agents.pretrain)
+    if config.pretrain is not None or algo.clones:  # behaviour cloning first: its dataset checked (datasets.pretrain)
         from wadgym.agents.config import check_pretrain_options
-        from wadgym.agents.pretrain import pretrain_settings
+        from wadgym.agents.datasets.pretrain import pretrain_settings
 
         check_pretrain_options(config.pretrain, config.pretrain_epochs, algo.name, None, None)
         pretrain = pretrain_settings(config.pretrain, config.pretrain_epochs, config.env, hyperparams, algo.name,
@@ -156,8 +157,8 @@ def resolve_config(config: TrainConfig) -> dict[str, Any]:
             hyperparams["n_timesteps"] = 0
     own = backend.trainer_class().resolve(config, hyperparams)  # its entries; the env made once (and each stage's)
     init_from = None
-    if config.init_from:  # another run's weights: its model found now (agents.tracking.lineage)
-        from wadgym.agents.tracking.lineage import resolve_init_from
+    if config.init_from:  # another run's weights: its model found now (agents.runs.tracking.lineage)
+        from wadgym.agents.runs.tracking.lineage import resolve_init_from
 
         init_from = resolve_init_from(os.fspath(config.init_from), config.tracking_uri)
     return {
@@ -176,11 +177,11 @@ def resolve_config(config: TrainConfig) -> dict[str, Any]:
 
 
 def _check_explore(setting: dict[str, Any], algo, env_id: str, env_kwargs: dict[str, Any]) -> None:
-    """A ValueError, before any engine starts, where the exploration bonus `setting` (agents.explore) cannot
+    """A ValueError, before any engine starts, where the exploration bonus `setting` (agents.exploration.explore) cannot
     train: an algorithm that takes none (its ALGOS entry: bc clones a dataset, no PPO step), or a kind that reads
     the player's position on an env that gives none (ViZDoom's own Gymnasium ids)."""
     from wadgym.agents.algos import ALGOS
-    from wadgym.agents.explore import describe, needs_position
+    from wadgym.agents.exploration.explore import describe, needs_position
     from wadgym.agents.vec import make_env
 
     if not algo.explore:

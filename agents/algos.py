@@ -3,7 +3,7 @@
     ppo            SB3's PPO (the default), on every backend (agents.backends)
     recurrent_ppo  sb3-contrib's RecurrentPPO: PPO with an LSTM between the feature extractor and the heads,
                    for partially observed tasks such as mazes; SB3 backend only
-    bc             behaviour cloning alone (`--algo bc --pretrain DATASET`, agents.pretrain): PPO's network,
+    bc             behaviour cloning alone (`--algo bc --pretrain DATASET`, agents.datasets.pretrain): PPO's network,
                    saved as a PPO model, trained on a dataset's actions and no PPO steps
 
 A hyperparameter entry names the network family as SB3 does (`policy: CnnPolicy`); an algorithm may play it

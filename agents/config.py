@@ -76,7 +76,7 @@ class RestartPolicy:
 
 
 def check_pretrain_options(pretrain: Any, epochs: Any, algo: str | None, resume: Any, init_from: Any) -> None:
-    """TrainConfig's pretraining fields (wadgym.agents.pretrain), checked alone: a ValueError names what is wrong."""
+    """TrainConfig's pretraining fields (agents.datasets.pretrain), checked alone: a ValueError names what is wrong."""
     if pretrain is not None and (not isinstance(pretrain, str) or not pretrain):
         raise ValueError(f"TrainConfig: pretrain={pretrain!r} is not a Minari dataset id (namespace/name-vN)")
     if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
@@ -120,7 +120,7 @@ class TrainConfig:
     progress: show a progress bar.
     backend: "sb3" (Stable-Baselines3 on this machine) or "rllib" (Ray RLlib, sized by `rllib`); a multi-agent
         env trains by self-play with SB3 (agents.backends).
-    track: log the run to MLflow as well (agents.tracking; needs pip install 'wadgym[track]'): params, code
+    track: log the run to MLflow as well (agents.runs.tracking; needs pip install 'wadgym[track]'): params, code
         diff, metrics as it trains, model. Resuming a tracked run tracks it again, into the same MLflow run.
     tracking_uri: the MLflow store: http://HOST:5000 of a server, or sqlite:///PATH (None: $MLFLOW_TRACKING_URI,
         else runs/mlflow.db beside the run folders); also where init_from looks up an MLflow run id. Without
@@ -139,10 +139,10 @@ class TrainConfig:
         takes the entry's `algo`, else ppo.
     pretrain: a Minari dataset id (`wadgym record`) of the same env id and spaces: the policy network is first
         trained on its (observation, action) pairs for pretrain_epochs epochs, then PPO continues from it
-        (wadgym.agents.pretrain). A new run only.
+        (wadgym.agents.datasets.pretrain). A new run only.
     explore: an exploration bonus added to the rewards PPO learns from (ppo and recurrent_ppo, sb3 backend):
         "KIND[:COEF]" joined by "+" with kinds counts, e3b, rnd (e.g. "e3b+rnd:0.1"), or a mapping of kind ->
-        coefficient; None takes the entry's `explore`, else none (wadgym.agents.explore, docs/exploration.md).
+        coefficient; None takes the entry's `explore`, else none (agents.exploration.explore, docs/exploration.md).
     """
 
     env: str = DEFAULT_ENV
@@ -257,10 +257,10 @@ ZOO_KEYS = {
     "algo": "; ".join(f"{name}: {algo.summary}" for name, algo in ALGOS.items())
             + " (agents.algos; `wadgym train --algo`, default ppo)",
     "curriculum": "stages [{until: STEPS, env_kwargs: {...}}, ...]: the training envs' kwargs before each "
-                  "threshold (agents.curriculum)",
+                  "threshold (agents.backends.curriculum)",
     "explore": "exploration bonus added to the rewards PPO learns from: KIND[:COEF] joined by + (counts, e3b, rnd; "
-               "e.g. e3b+rnd:0.1), or a mapping of kind -> coefficient or settings (agents.explore); `wadgym train "
-               "--explore`",
+               "e.g. e3b+rnd:0.1), or a mapping of kind -> coefficient or settings "
+               "(agents.exploration.explore); `wadgym train --explore`",
     "demos": "the learning benchmark's demonstrations ({policy, episodes, levels, epochs}: bench/learn.py --budget "
              "demos records them and trains with --pretrain); `wadgym train` reads no dataset from it",
 }
@@ -419,7 +419,7 @@ def check_hyperparams(hp: dict[str, Any]) -> None:
     if "curriculum" in hp:
         check_curriculum(hp["curriculum"])
     if "explore" in hp:
-        from wadgym.agents.explore import parse_explore
+        from wadgym.agents.exploration.explore import parse_explore
 
         explore = parse_explore(hp["explore"])
         if explore is None:
@@ -446,7 +446,7 @@ LEVEL_KWARGS = ("num_levels", "start_level")
 
 
 def check_curriculum(stages: Any) -> list[dict[str, Any]]:
-    """The stages of a `curriculum` value (wadgym.agents.curriculum), checked: a list of {until: whole
+    """The stages of a `curriculum` value (wadgym.agents.backends.curriculum), checked: a list of {until: whole
     number > 0, env_kwargs: dict} with `until` rising; a ValueError names what is wrong."""
     if stages is None:
         return []

@@ -13,7 +13,7 @@ or a terminal state, so PPO bootstraps from the value of that observation as at 
 reset seeds the new env with a fresh seed from the env's own seed sequence (its first reset's seed), so
 a run stays reproducible from its seed. The restart is reported in that step's info as
 info["engine_restart"] (the cause); every other episode end carries "" there, so a VecMonitor can keep it
-as a column. The trainer side (agents.callbacks.RunCallback, through `RestartLog`) records each restart
+as a column. The trainer side (agents.backends.callbacks.RunCallback, through `RestartLog`) records each restart
 with the env's index and the step in <run>/engine_restarts.json (meta.json and TensorBoard too) and stops
 the run once there are more restarts than `RestartPolicy` allows within its window.
 """
@@ -191,7 +191,7 @@ def remove_dead_segments() -> list[str]:
 class GameRestart:
     """A multi-agent game (a PettingZoo parallel env of wadgym.envs.multi: one engine per player, joined
     in a network game) made again, every engine of it, when one dies; the self-play counterpart of
-    EngineRestart, for agents.slots.AgentSlots. A network game reports a dead engine (or a player that
+    EngineRestart, for agents.backends.slots.AgentSlots. A network game reports a dead engine (or a player that
     stopped answering) as wadgym.envs.runtime.netgame.NetGameError, after ending all of the game's engines. The
     step of a restart returns each player's last good observation, reward 0, terminated False,
     truncated True and info["engine_restart"]; the next reset seeds the new game from the game's seed
@@ -305,7 +305,7 @@ def read_restarts(run: Path) -> list[dict[str, Any]]:
 # `wadgym train --backend rllib` leaves restarts to RLlib's own fault tolerance (new API stack): an env
 # runner whose env fails recreates its envs (restart_failed_sub_environments), and an env runner process
 # that dies (SIGKILL, a lost node) is replaced by a new one (restart_failed_env_runners). The env's own
-# errors still stop the run: agents.rllib.envs.RunnerEnv reports every failure but an engine's death,
+# errors still stop the run: agents.backends.rllib.envs.RunnerEnv reports every failure but an engine's death,
 # and the trainer stops when there is a report. The trainer records what RLlib restarted (RLlibRestarts).
 RLLIB_RESTART_DELAY_S = 1.0  # RLlib's default waits a minute before it starts a lost env runner again
 

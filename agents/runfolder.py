@@ -140,7 +140,7 @@ def vecnormalize_path(model: Path) -> Path:
 
 
 def explore_path(model: Path) -> Path:
-    """The exploration bonuses' state saved beside a model or checkpoint (agents.bonuses; may not exist):
+    """The exploration bonuses' state saved beside a model or checkpoint (agents.exploration.bonuses; may not exist):
     explore.pt beside model.zip, model_explore_<steps>_steps.pt beside a checkpoint."""
     if model.name == "model.zip":
         return model.with_name("explore.pt")

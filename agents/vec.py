@@ -217,7 +217,7 @@ def build_vec_env(
     """n_envs envs stepped as `vec_env` says (see VEC_ENVS), seeded seed, seed+1, ... at their next reset,
     under a VecMonitor (writing every episode's return, length, time and score to the file `monitor` when
     given), observed as training observes them (see observe). What training steps, and, with one env and
-    training=False, what a saved policy plays (agents.policy.SavedPolicy.make_vec_env). With `restart`,
+    training=False, what a saved policy plays (agents.policies.policy.SavedPolicy.make_vec_env). With `restart`,
     each env's engine is restarted when it dies (agents.restart) and the Monitor file has a column
     engine_restart (the cause, for an episode a restart ended)."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
@@ -313,7 +313,7 @@ def close_vec_env(venv, timeout: float = 10.0) -> None:
         base.threads.close(timeout)
         return
     if not isinstance(base, SubprocVecEnv):
-        if not hasattr(base, "envs"):  # a VecEnv of its own kind (agents.slots.AgentSlots): its close() ends it
+        if not hasattr(base, "envs"):  # a VecEnv of its own kind (backends.slots.AgentSlots): its close() ends it
             with contextlib.suppress(Exception):
                 base.close()
         for env in getattr(base, "envs", ()):

@@ -74,7 +74,7 @@ def evaluate(run_dir: Path, episodes: int) -> dict[str, Any]:
     """The trained policy on its training levels and on the test levels; random on the same test episodes.
     Each one's mean score, and under "scores" its per-episode scores."""
     from wadgym.agents.evaluate import run_episodes, split_kwargs, summarize
-    from wadgym.agents.policy import SavedPolicy
+    from wadgym.agents.policies.policy import SavedPolicy
 
     policy = SavedPolicy(run_dir)
     seeds = list(range(episodes))

@@ -105,7 +105,7 @@ def demo_dataset(env_id: str, settings: dict[str, Any], json_path: Path) -> dict
     """The dataset of `settings` (recorded now unless the JSON's "datasets" has it and it is on disk): its id,
     episodes, steps, recording time and commit. Recorded with seeds 0.. on the levels of the demos entry's env
     kwargs (so its frames are the ones the run trains on)."""
-    from wadgym.agents.record import dataset_exists, record_dataset
+    from wadgym.agents.datasets.record import dataset_exists, record_dataset
 
     name = f"{env_id.replace('-v', '_v')}-{settings['policy']}-{settings['levels']}-{settings['episodes']}ep"
     dataset_id = f"{DEMO_NAMESPACE}/{name}-v0"
@@ -201,7 +201,7 @@ def evaluate(run_dir: Path, episodes: int) -> dict[str, Any]:
     """Trained, random and scripted policies on the same seeded episodes of the test and training levels
     (agents.evaluate.evaluate_policies, which `wadgym train`'s final evaluation plays as well)."""
     from wadgym.agents.evaluate import evaluate_policies
-    from wadgym.agents.policy import SavedPolicy
+    from wadgym.agents.policies.policy import SavedPolicy
 
     return evaluate_policies(SavedPolicy(run_dir, deterministic=False), episodes, 0, ("test", "train"))
 
@@ -647,7 +647,7 @@ def learning_curve(run_dir: Path) -> dict[str, list[float]] | None:
     """The run's mean score per training episode in CURVE_BINS ranges of steps (None without its Monitor
     files): kept in each row, so the figure outlives the run folder."""
     from wadgym.agents import runfolder
-    from wadgym.agents.plots import binned_means
+    from wadgym.agents.runs.plots import binned_means
 
     episodes = runfolder.read_episodes(run_dir) if run_dir.is_dir() else []
     points = [(e["timesteps"], e["score"]) for e in episodes if e.get("score") is not None]

@@ -42,8 +42,8 @@ def tiny_run() -> Path:
 def main() -> int:
     import torch
 
-    from wadgym.agents.export import export_onnx, onnx_module, onnx_session
-    from wadgym.agents.policy import SavedPolicy
+    from wadgym.agents.policies.export import export_onnx, onnx_module, onnx_session
+    from wadgym.agents.policies.policy import SavedPolicy
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("run", nargs="?", help="run folder (default: train a short one)")

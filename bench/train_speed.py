@@ -12,7 +12,7 @@ Reports env steps per second of PPO.learn (collection + update) and the share of
 update. Targets on 2 CPU cores: wadgym's default >= 4x SB3's defaults; `wadgym train`'s default >= 1.3x
 its speed before issue 10 and >= 1.5x its speed at the start of issue 21 (same hyperparameters).
 wadgym's runs use what `wadgym train` does (RunCallback's one torch thread while collecting,
-agents.callbacks.CollectionThreads; the update's settings for the device, agents.algos.update_settings).
+agents.backends.callbacks.CollectionThreads; the update's settings for the device, agents.algos.update_settings).
 The configurations train in rounds of --steps each, in an order that rotates (each ratio is the median of
 the rounds' ratios), so that a busy machine slows all alike. On a CUDA device (--device auto picks it when
 there is one) it also trains with --gpu-n-envs envs and checks the policy really
@@ -38,7 +38,7 @@ class PhaseTimer(BaseCallback):
     `wadgym train` sets them (`collect_threads`, None: left alone)."""
 
     def __init__(self, collect_threads: int | None = 1):
-        from wadgym.agents.callbacks import CollectionThreads
+        from wadgym.agents.backends.callbacks import CollectionThreads
 
         super().__init__()
         self.collect = self.update = 0.0
@@ -108,7 +108,7 @@ def measure_rllib(env_id, hp, steps, runners=2) -> dict:
     engines, as SB3's first reset does before its clock starts) over at least `steps` more env steps."""
     import ray
 
-    from wadgym.agents.rllib import train as rllib
+    from wadgym.agents.backends.rllib import train as rllib
 
     config = {"env": env_id, "seed": 0, "device": "cpu", "hyperparams": dict(hp),
               "rllib": {"num_env_runners": runners, "envs_per_runner": max(1, hp["n_envs"] // runners),

@@ -175,7 +175,7 @@ def score_of(env_id: str, env_kwargs: dict[str, Any], seeds: list[int], policy) 
 def evaluate(run_dir: Path, wad: str, episodes: int, pair: str | None = None) -> dict[str, Any]:
     """The trained policy on the original map and on the held-out generated levels (with the pair's
     PAIR_KWARGS), the same seeded episodes: each map's mean score, and under "scores" its per-episode scores."""
-    from wadgym.agents.policy import SavedPolicy
+    from wadgym.agents.policies.policy import SavedPolicy
 
     policy = SavedPolicy(run_dir)
     seeds = list(range(episodes))
@@ -213,7 +213,7 @@ def share_original(json_path: Path, pair: str, seed: int, train_only: bool, runs
     if train_only:
         return
     print(f"== {key}: the run of {source}, played on this pair's generated levels", flush=True)
-    from wadgym.agents.policy import SavedPolicy
+    from wadgym.agents.policies.policy import SavedPolicy
 
     policy = SavedPolicy(runs / shared["run_dir"])
     generated = scores_of(policy.env_id, pair_test_kwargs(policy.env_kwargs, pair), list(range(episodes)), policy)

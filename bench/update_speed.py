@@ -35,8 +35,8 @@ def main(argv: list[str] | None = None) -> int:
         policy_name,
         update_settings,
     )
+    from wadgym.agents.backends.curriculum import env_kwargs_at
     from wadgym.agents.config import ppo_kwargs, resolve
-    from wadgym.agents.curriculum import env_kwargs_at
     from wadgym.agents.vec import close_vec_env, make_vec_env
 
     settings_names = [field.name for field in dataclasses.fields(UpdateSettings)]

@@ -42,10 +42,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from wadgym.agents import runfolder
-    from wadgym.agents.policy import SavedPolicy
+    from wadgym.agents.policies.policy import SavedPolicy
 
     if (Path(args.run) / "config.yml").is_file() and runfolder.load_config(Path(args.run)).get("selfplay"):
-        from wadgym.agents import selfplay
+        from wadgym.agents.backends import selfplay
 
         if args.wad:
             print("wadgym eval: --wad plays single-agent runs; this run trained several players", file=sys.stderr)
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         runfolder.write_json(Path(args.json), result)
     if args.track:
-        from wadgym.agents.tracking.runs import log_evaluation
+        from wadgym.agents.runs.tracking.runs import log_evaluation
 
         try:
             run_id = log_evaluation(Path(args.run), result, args.tracking_uri, args.video)

@@ -14,7 +14,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from wadgym.agents import export
+from wadgym.agents.policies import export
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

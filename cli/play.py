@@ -38,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wadgym.agents.play import play
+    from wadgym.agents.datasets.play import play
     from wadgym.envs.registration import score_name
 
     unit = "score"

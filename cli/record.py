@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wadgym.agents.record import record_dataset
+    from wadgym.agents.datasets.record import record_dataset
 
     try:
         result = record_dataset(args.env_id, args.policy, episodes=args.episodes, dataset_id=args.dataset,

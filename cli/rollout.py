@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from wadgym.agents import rollout
+from wadgym.agents.policies import rollout
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import gymnasium as gym
 
-    from wadgym.agents.selfplay import is_multi
+    from wadgym.agents.backends.selfplay import is_multi
 
     if args.map != "MAP01" and not args.wad:
         print("wadgym rollout: error: --map chooses a map of --wad; pass --wad too", file=sys.stderr)
@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
         if args.wad:
             print(f"wadgym rollout: error: --wad plays single-agent ids, not {args.env_id}", file=sys.stderr)
             return 2
-        from wadgym.agents.selfplay import rollout as selfplay_rollout
+        from wadgym.agents.backends.selfplay import rollout as selfplay_rollout
         from wadgym.envs.kwargs import parse_assignments
 
         try:

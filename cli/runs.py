@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from wadgym.agents import runs
+from wadgym.agents.runs import table
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -21,13 +21,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="list the runs of this MLflow store instead (http://HOST:5000, or "
                              "sqlite:///runs/mlflow.db for the local one)")
     parser.add_argument("--env", metavar="ID", help="only the runs of this env id")
-    parser.add_argument("--sort", choices=runs.SORT_KEYS, default="run",
+    parser.add_argument("--sort", choices=table.SORT_KEYS, default="run",
                         help="order of the rows: run (name, the default), date, score, steps or env")
 
 
 def run(args: argparse.Namespace) -> int:
     if args.tracking_uri:
-        from wadgym.agents.tracking.store import list_runs
+        from wadgym.agents.runs.tracking.store import list_runs
 
         try:
             rows = list_runs(args.tracking_uri, args.env)
@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
         if not rows:
             print(f"no runs in {args.tracking_uri}")
             return 0
-        print(runs.format_table(runs.sort_rows(rows, args.sort)))
+        print(table.format_table(table.sort_rows(rows, args.sort)))
         return 0
     root = Path(args.dir)
     if not root.is_dir():
@@ -47,12 +47,12 @@ def run(args: argparse.Namespace) -> int:
     for path in sorted(root.iterdir()):
         if (path / "config.yml").is_file():
             try:
-                rows.append(runs.describe(path))
+                rows.append(table.describe(path))
             except (ValueError, OSError, KeyError, TypeError, AttributeError) as exc:  # one broken run, not the list
                 print(f"wadgym runs: skipped {path.name}: {exc}", file=sys.stderr)
     rows = [row for row in rows if args.env is None or row["env"] == args.env]
     if not rows:
         print(f"no runs in {root}" + (f" of {args.env}" if args.env else ""))
         return 0
-    print(runs.format_table(runs.sort_rows(rows, args.sort)))
+    print(table.format_table(table.sort_rows(rows, args.sort)))
     return 0

@@ -23,8 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wadgym.agents.tracking.runs import register_model
-    from wadgym.agents.tracking.sync import sync
+    from wadgym.agents.runs.tracking.runs import register_model
+    from wadgym.agents.runs.tracking.sync import sync
 
     try:
         sync(args.run, args.tracking_uri)

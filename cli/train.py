@@ -91,7 +91,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_tracking_arguments(parser: argparse.ArgumentParser) -> None:
-    """`wadgym train`'s options for MLflow tracking and lineage (wadgym.agents.tracking)."""
+    """`wadgym train`'s options for MLflow tracking and lineage (wadgym.agents.runs.tracking)."""
     group = parser.add_argument_group("experiment tracking (MLflow; needs pip install 'wadgym[track]')")
     group.add_argument("--track", action="store_true",
                        help="log the run to MLflow: params, code diff, metrics, model (default store: "
@@ -112,7 +112,7 @@ def add_tracking_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_rllib_arguments(parser: argparse.ArgumentParser) -> None:
-    """`wadgym train`'s options for choosing and sizing the RLlib backend (wadgym.agents.rllib)."""
+    """`wadgym train`'s options for choosing and sizing the RLlib backend (wadgym.agents.backends.rllib)."""
     from wadgym.agents.backends import DEFAULT_OPTION, OPTIONS
 
     group = parser.add_argument_group("RLlib backend (--backend rllib; needs pip install 'wadgym[rllib]')")
@@ -192,8 +192,8 @@ def run(args: argparse.Namespace) -> int:
 
 def register(run_dir: Path, name: str) -> int:
     """`--register NAME`: the run's logged MLflow Model as a new version of NAME in the Model Registry."""
-    from wadgym.agents.tracking.runs import register_model
-    from wadgym.agents.tracking.store import TRACKING_FILE, read_tracking
+    from wadgym.agents.runs.tracking.runs import register_model
+    from wadgym.agents.runs.tracking.store import TRACKING_FILE, read_tracking
 
     if not (run_dir / TRACKING_FILE).is_file():
         print(f"wadgym train: --register {name}: {run_dir} is not tracked", file=sys.stderr)
@@ -217,7 +217,7 @@ def report(result: TrainResult) -> int:
         print(f"trained {result.timesteps} agent steps in {result.wall_time_s:.0f} s "
               f"({result.steps_per_second:.0f} steps/s); run folder: {run_dir}", flush=True)
         if result.evaluation is not None:
-            from wadgym.agents.selfplay import format_evaluation
+            from wadgym.agents.backends.selfplay import format_evaluation
 
             print(format_evaluation(result.evaluation))
         return 130 if result.interrupted else 0
@@ -229,7 +229,7 @@ def report(result: TrainResult) -> int:
           f"({result.steps_per_second:.0f} steps/s); run folder: {run_dir}")
     if result.evaluation is not None:
         from wadgym.agents.evaluate import format_comparison
-        from wadgym.agents.lifecycle import VIDEO_FILE
+        from wadgym.agents.runs.lifecycle import VIDEO_FILE
 
         print(format_comparison(result.evaluation))
         if (run_dir / VIDEO_FILE).is_file():
@@ -258,7 +258,7 @@ def reproduce(source: str, config: TrainConfig) -> TrainResult:
     --tracking-uri) trained anew into a new run folder, with this command's session options (run folder,
     tracking, evaluation); first, whether the code here differs from what RUN ran."""
     from wadgym.agents import train_resolved
-    from wadgym.agents.tracking import lineage
+    from wadgym.agents.runs.tracking import lineage
 
     settings, code = lineage.reproduce(source, config.tracking_uri)
     print(code, flush=True)

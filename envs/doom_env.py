@@ -283,7 +283,7 @@ class DoomEnv(gym.Env):
         """Whether `pressed` (as for human_action) is a pause no action of the set records: no button held,
         and the set has no action without buttons (e.g. "basic"), so that human_action's answer is a stand-in
         (the first action), not what the person did. A step of such tics has info["human_idle"] True, and
-        behaviour cloning (wadgym.agents.pretrain) leaves it out."""
+        behaviour cloning (wadgym.agents.datasets.pretrain) leaves it out."""
         return not any(bool(p) for p in pressed) and not any(not any(action) for action in self._actions)
 
     # -- levels and the engine -----------------------------------------------------------------

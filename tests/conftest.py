@@ -13,7 +13,7 @@ import psutil
 import pytest
 import vizdoom as vzd
 
-from wadgym.agents.tracking.store import apply_import_settings
+from wadgym.agents.runs.tracking.store import apply_import_settings
 from wadgym.envs.runtime import engine, watchdog
 
 # Before any test module imports mlflow (test_tracking.py does at collection): see tracking.store.IMPORT_SETTINGS.

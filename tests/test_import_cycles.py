@@ -152,7 +152,7 @@ def test_the_walk_sees_every_kind_of_import():
     assert len(MODULES) > 50
     assert "wadgym.envs.registration" in edges["wadgym"]  # module level, in the package's __init__
     assert "wadgym.agents.vec" in edges["wadgym.cli.train"]  # inside add_arguments()
-    assert "wadgym.agents.runfolder" in edges["wadgym.agents.sb3"]  # `from wadgym.agents import runfolder`
+    assert "wadgym.agents.runfolder" in edges["wadgym.agents.backends.sb3"]  # `from wadgym.agents import runfolder`
     assert "wadgym.envs.runtime.engine" in edges["wadgym.envs.doom_env"]  # `from .engine import ...`
 
 
@@ -242,6 +242,75 @@ def test_envs_has_its_rooms():
     stray = [m for m in MODULES if envs_room(m)[0] is not None and envs_room(m)[1] is None
              and envs_room(m)[0] not in top_level | set(ENVS_ORDER)]
     assert not stray, f"modules of envs/ in no room: {stray}"
+
+
+# Inside agents/, its rooms in one direction: the backends on top (a backend hands its Trainer to the session
+# skeleton of runs/, clones with datasets/, adds the exploration bonuses), then the life of a run folder (runs/)
+# and the demonstrations (datasets/) side by side, both playing the saved policies of policies/ below them. So
+# runs/, datasets/ and policies/ know no backend, and policies/ no run's life. The exploration bonuses are read
+# by the backends alone (and their setting by config).
+AGENTS_ORDER = {"backends": 3, "runs": 2, "datasets": 2, "policies": 1}
+EXPLORATION_READERS = {"backends", "config"}
+# What every room shares stays flat and imports no room, but for config, which reads the backends table (the
+# backends package's __init__, which imports none of its backends) and the exploration setting.
+AGENTS_SHARED = {"config", "runfolder", "restart", "vec", "evaluate", "episodes", "system", "doctor", "algos",
+                 "features"}
+SHARED_READS = {("config", "backends", None), ("config", "exploration", "explore")}
+
+
+def agents_room(module: str) -> tuple[str | None, str | None]:
+    """(room, module in it) of a module of agents/: ("backends", "sb3") for wadgym.agents.backends.sb3,
+    ("backends", "rllib") for wadgym.agents.backends.rllib.train, ("config", None) for a shared module, (None,
+    None) outside agents/ and for agents/__init__ (the public face, above every room)."""
+    parts = module.split(".")
+    if parts[1:2] != ["agents"] or len(parts) < 3:
+        return None, None
+    return parts[2], (parts[3] if len(parts) > 3 else None)
+
+
+def agents_wrong_imports(edges: dict[str, dict[str, int]]) -> list[str]:
+    wrong = []
+    for module, targets in edges.items():
+        here, _ = agents_room(module)
+        if here is None:
+            continue
+        for target, line in targets.items():
+            there, there_module = agents_room(target)
+            where = f"{MODULES[module].relative_to(ROOT) if module in MODULES else module}:{line}"
+            if there is None or there == here:
+                continue
+            if here in AGENTS_SHARED and there not in AGENTS_SHARED and (here, there, there_module) not in SHARED_READS:
+                wrong.append(f"{where}: the shared agents.{here} imports {target}")
+            elif there == "exploration" and here not in EXPLORATION_READERS:
+                wrong.append(f"{where}: agents.{here} imports the exploration bonuses")
+            elif here in AGENTS_ORDER and there in AGENTS_ORDER and AGENTS_ORDER[there] >= AGENTS_ORDER[here]:
+                wrong.append(f"{where}: agents.{here} imports {target}")
+    return wrong
+
+
+def test_agents_rooms_flow_one_way():
+    wrong = agents_wrong_imports(graph())
+    assert not wrong, "agents/ imports against its order:\n" + "\n".join(wrong)
+
+
+def test_the_agents_rule_finds_a_wrong_import():
+    """The rule above flags the imports it is meant to: a run's life or a policy importing a backend, a policy
+    the session skeleton, the shared vec a room, datasets/ the bonuses; and lets config read the table."""
+    edges = {"wadgym.agents.runs.lifecycle": {"wadgym.agents.backends.sb3": 1},
+             "wadgym.agents.policies.policy": {"wadgym.agents.backends.rllib.module": 2, "wadgym.agents.runs.plots": 3},
+             "wadgym.agents.vec": {"wadgym.agents.policies.policy": 4},
+             "wadgym.agents.datasets.pretrain": {"wadgym.agents.exploration.bonuses": 5},
+             "wadgym.agents.config": {"wadgym.agents.backends": 6, "wadgym.agents.exploration.explore": 7}}
+    wrong = agents_wrong_imports(edges)
+    assert [w.split(":")[1] for w in wrong] == ["1", "2", "3", "4", "5"], wrong
+
+
+def test_agents_has_its_rooms():
+    """Every module of agents/ is in a room or one of the shared modules: a new file says where it goes."""
+    rooms = set(AGENTS_ORDER) | {"exploration", "hyperparams"}
+    stray = [m for m in MODULES if agents_room(m)[0] is not None and agents_room(m)[0] not in rooms | AGENTS_SHARED]
+    assert not stray, f"modules of agents/ in no room: {stray}"
+    assert all(m in MODULES for m in (f"wadgym.agents.{name}" for name in AGENTS_SHARED)), "a shared module is gone"
 
 
 @pytest.mark.parametrize("folder", sorted(FORBIDDEN))

@@ -7,7 +7,7 @@ import torch
 from stable_baselines3 import PPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 
-from wadgym.agents.callbacks import CollectionThreads, RunCallback
+from wadgym.agents.backends.callbacks import CollectionThreads, RunCallback
 from wadgym.agents.features import SmallCNN
 from wadgym.agents.vec import close_vec_env, make_vec_env
 

@@ -15,7 +15,7 @@ SHIPPED = yaml.safe_load(config.DEFAULT_HYPERPARAMS.read_text())
 
 @pytest.mark.parametrize("env_id", sorted(SHIPPED))
 def test_shipped_entries_are_valid_for_registered_envs(env_id):
-    from wadgym.agents.selfplay import is_multi
+    from wadgym.agents.backends.selfplay import is_multi
 
     if is_multi(env_id):  # a PettingZoo env: its own table, not Gymnasium's registry
         from wadgym.envs.multi import MULTI_ENVS
@@ -128,10 +128,10 @@ CPU_LONG_FILE = config.DEFAULT_HYPERPARAMS.with_name("ppo_cpu_long.yml")
 @pytest.mark.parametrize("env_id", sorted(yaml.safe_load(CPU_LONG_FILE.read_text())))
 def test_cpu_long_entries_resolve_and_every_curriculum_stage_makes_the_env(env_id):
     """`bench/learn.py --budget cpu-long` trains with these: each entry is valid for its algorithm, and each
-    curriculum stage's env kwargs make an env that observes and acts as the id's own (agents.curriculum)."""
+    curriculum stage's env kwargs make an env that observes and acts as the id's own (agents.backends.curriculum)."""
     from wadgym.agents.algos import algo_class, algo_of, policy_name
-    from wadgym.agents.curriculum import check_stage_envs
-    from wadgym.agents.selfplay import check_stage_games, is_multi
+    from wadgym.agents.backends.curriculum import check_stage_envs
+    from wadgym.agents.backends.selfplay import check_stage_games, is_multi
 
     register_envs(env_id)
     hp = config.resolve(env_id, CPU_LONG_FILE)

@@ -8,7 +8,7 @@ import json
 import pytest
 import yaml
 
-from wadgym.agents.curriculum import check_schedule, env_kwargs_at, stage_at
+from wadgym.agents.backends.curriculum import check_schedule, env_kwargs_at, stage_at
 from wadgym.cli import main
 
 STAGES = [{"until": 100, "env_kwargs": {"n_items": 3}}, {"until": 300, "env_kwargs": {"n_items": 5}}]
@@ -47,7 +47,7 @@ def test_a_stage_that_changes_the_inputs_is_refused_before_the_run_starts(env_id
 def test_training_switches_the_envs_at_the_threshold_and_evaluates_on_the_entrys_own(env_id, tiny_settings,
                                                                                    tmp_path, capsys):
     from wadgym.agents import runfolder
-    from wadgym.agents.policy import SavedPolicy
+    from wadgym.agents.policies.policy import SavedPolicy
 
     conf = tmp_path / "c.yml"
     stages = [{"until": 128, "env_kwargs": {"n_items": 3}}]

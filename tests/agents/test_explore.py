@@ -1,4 +1,4 @@
-"""Exploration bonuses (`wadgym train --explore`; agents.explore, agents.bonuses): each bonus against a hand
+"""Exploration bonuses (`wadgym train --explore`; agents.exploration: explore, bonuses): each bonus against a hand
 computation on tiny inputs, the bonus in the rewards PPO stores, its state across a checkpoint and a resume, short
 real trainings with each kind (ppo and recurrent_ppo), and bad input refused before any engine starts."""
 
@@ -16,8 +16,8 @@ import torch
 import yaml
 
 from wadgym.agents import TrainConfig, resolve_config, train
-from wadgym.agents.bonuses import CountBonus, E3BBonus, ExploreCallback, RNDBonus, Step
-from wadgym.agents.explore import KINDS, describe, parse_explore
+from wadgym.agents.exploration.bonuses import CountBonus, E3BBonus, ExploreCallback, RNDBonus, Step
+from wadgym.agents.exploration.explore import KINDS, describe, parse_explore
 from wadgym.cli import main
 
 SPACE = gym.spaces.Box(0, 255, (2, 12, 16), np.uint8)
@@ -240,13 +240,13 @@ class Rewards:
 
 def test_the_counts_bonus_is_in_the_rewards_ppo_learns_from(tmp_path, tiny_settings, env_id):
     """PPO's rewards are the task's plus coef / sqrt(n) of the cell counts computed here from info['position']."""
-    from wadgym.agents import sb3
+    from wadgym.agents.backends import sb3
 
     conf = tmp_path / "tiny.yml"
     conf.write_text(yaml.safe_dump({env_id: {**tiny_settings, "n_timesteps": 128, "explore": "counts:0.5"}}))
     settings = resolve_config(TrainConfig(env=env_id, conf_file=str(conf), eval_episodes=0))
     run = tmp_path / "run"
-    from wadgym.agents import lifecycle
+    from wadgym.agents.runs import lifecycle
 
     lifecycle.prepare_run_dir(run, settings)
     before = Rewards()

@@ -12,7 +12,7 @@ from wadgym.cli import main
 @pytest.fixture(scope="module")
 def recorded_inputs(trained_run):
     """Network inputs (stacked, channel-first uint8) seen while the trained policy plays one episode."""
-    from wadgym.agents.policy import SavedPolicy
+    from wadgym.agents.policies.policy import SavedPolicy
 
     policy = SavedPolicy(trained_run, deterministic=True)
     return policy, policy.recorded_inputs(seed=11)
@@ -35,7 +35,7 @@ def torch_log_probs(policy, network_inputs: np.ndarray) -> np.ndarray:
 
 
 def test_onnxruntime_and_torch_choose_the_same_actions(trained_run, recorded_inputs, tmp_path):
-    from wadgym.agents.export import onnx_session
+    from wadgym.agents.policies.export import onnx_session
 
     path = tmp_path / "policy.onnx"
     assert main(["export", str(trained_run), "--onnx", str(path)]) == 0
@@ -53,7 +53,7 @@ def test_onnxruntime_and_torch_choose_the_same_actions(trained_run, recorded_inp
 
 
 def test_single_observation_batch(trained_run, recorded_inputs, tmp_path):
-    from wadgym.agents.export import export_onnx, onnx_session
+    from wadgym.agents.policies.export import export_onnx, onnx_session
 
     path = export_onnx(trained_run, tmp_path / "one.onnx")
     policy, inputs = recorded_inputs
@@ -64,8 +64,8 @@ def test_single_observation_batch(trained_run, recorded_inputs, tmp_path):
 def test_vecnormalize_statistics_are_inside_the_graph(tmp_path, tiny_hyperparams, env_id):
     """A run with normalize: true (observation statistics): ONNX still takes raw uint8 frames, and its
     logits are torch's on the normalised frames."""
-    from wadgym.agents.export import export_onnx, onnx_session
-    from wadgym.agents.policy import SavedPolicy
+    from wadgym.agents.policies.export import export_onnx, onnx_session
+    from wadgym.agents.policies.policy import SavedPolicy
 
     run = tmp_path / "normalized"
     assert main(["train", "--env", env_id, "--conf-file", str(tiny_hyperparams), "--run-dir", str(run),

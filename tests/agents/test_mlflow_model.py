@@ -1,4 +1,4 @@
-"""A tracked run's policy as an MLflow Model (agents.tracking.models.log_policy_model, agents/mlflow_policy.py):
+"""A tracked run's policy as an MLflow Model (runs.tracking.models.log_policy_model, policies/mlflow_policy.py):
 logged with each tracked run, registered with --register, loaded with mlflow.pyfunc.load_model and served
 by a real `mlflow models serve` on 127.0.0.1; every training is a tiny real one, into an embedded store."""
 
@@ -62,7 +62,7 @@ def registered_run(tmp_path_factory, tiny_hyperparams) -> tuple[Path, str]:
 def observations(registered_run):
     """Network inputs (uint8, stacked, channel-first) recorded while the run's policy plays, and the
     actions the policy (deterministic) gives them."""
-    from wadgym.agents.policy import SavedPolicy
+    from wadgym.agents.policies.policy import SavedPolicy
 
     policy = SavedPolicy(registered_run[0], deterministic=True)
     inputs = policy.recorded_inputs(seed=5)
@@ -208,7 +208,7 @@ def test_a_recurrent_policy_is_logged_over_sb3s_model(tmp_path):
     one episode's consecutive observations and gives the actions the policy gives them step by step."""
     import mlflow
 
-    from wadgym.agents.policy import SavedPolicy
+    from wadgym.agents.policies.policy import SavedPolicy
 
     conf = tmp_path / "recurrent.yml"
     conf.write_text(yaml.safe_dump({ENV_ID: {**TINY, "n_timesteps": 128, "policy_kwargs": TINY["policy_kwargs"]

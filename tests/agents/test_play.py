@@ -20,7 +20,7 @@ import pytest
 
 minari = pytest.importorskip("minari", reason="needs the demos extra: pip install 'wadgym[demos]'")
 
-from wadgym.agents.pretrain import load_demonstrations, pretrain_settings  # noqa: E402
+from wadgym.agents.datasets.pretrain import load_demonstrations, pretrain_settings  # noqa: E402
 from wadgym.cli import main  # noqa: E402
 from wadgym.envs.runtime.engine import SPECTATOR_KEYS, display_problem  # noqa: E402
 
@@ -174,7 +174,7 @@ def test_a_pause_with_no_action_for_it_is_flagged_and_cloning_leaves_it_out(xvfb
     assert dataset.storage.metadata["wadgym"]["step_infos"][-1] == "human_idle"
 
     walking = STEPS - first
-    assert pretrain_settings("wadgym/human-basic-v0", 1, ENV, {}, "bc", "sb3", False)["idle_steps"] == STEPS + first
+    assert pretrain_settings("wadgym/human-basic-v0", 1, ENV, {}, "bc", False)["idle_steps"] == STEPS + first
     demos = load_demonstrations("wadgym/human-basic-v0", 2)
     assert len(demos) == walking and demos.idle == STEPS + first and (demos.actions == 0).all()
     # Each kept step's stack is its own frame after the one before it, whether or not that one was kept.

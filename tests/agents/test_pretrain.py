@@ -1,4 +1,4 @@
-"""`wadgym train --pretrain DATASET` and `--algo bc` (agents.pretrain) on the real engine: the inputs rebuilt from a
+"""`wadgym train --pretrain DATASET` and `--algo bc` (datasets.pretrain) on the real engine: the inputs rebuilt from a
 dataset are those the run's VecEnv gives, cloning the scripted expert of DoomItems-v0 (one map) from 5 recorded
 episodes makes the network agree with the expert on held-out recorded steps and, with PPO after it, score above
 the untrained network on the same seeds, the run folder records the dataset; bad input is one message before any
@@ -16,8 +16,8 @@ import yaml
 
 minari = pytest.importorskip("minari", reason="needs the demos extra: pip install 'wadgym[demos]'")
 
-from wadgym.agents.pretrain import agreement, load_demonstrations  # noqa: E402
-from wadgym.agents.record import record_dataset  # noqa: E402
+from wadgym.agents.datasets.pretrain import agreement, load_demonstrations  # noqa: E402
+from wadgym.agents.datasets.record import record_dataset  # noqa: E402
 from wadgym.cli import main  # noqa: E402
 
 ENV = "DoomItems-v0"  # one map: a few episodes of the expert cover what held-out episodes show
@@ -74,7 +74,7 @@ def held_out_agreement(run: Path) -> float:
     """The share of the held-out expert steps where the run's policy's argmax is the expert's action."""
     import torch
 
-    from wadgym.agents.policy import SavedPolicy
+    from wadgym.agents.policies.policy import SavedPolicy
 
     policy = SavedPolicy(run).model.policy
     demos = load_demonstrations(HELD_OUT, policy.observation_space.shape[0])  # (C * frame_stack, H, W), C = 1
@@ -143,8 +143,8 @@ def test_pretrain_then_ppo_agrees_with_the_expert_far_more_than_the_untrained_ne
     meta = json.loads((run / "meta.json").read_text())
     assert meta["timesteps"] >= 128 and list((run / "tb").glob("PPO_*")) and list((run / "tb").glob("BC_*"))
     # what MLflow gets of it (--track: the config's params, pretrain.json; tests/agents/test_tracking.py the upload)
-    from wadgym.agents.tracking.content import run_params
-    from wadgym.agents.tracking.sync import ARTIFACTS
+    from wadgym.agents.runs.tracking.content import run_params
+    from wadgym.agents.runs.tracking.sync import ARTIFACTS
 
     params = run_params(config, "", {}, {})
     assert params["pretrain.dataset"] == EXPERT and params["pretrain.episodes"] == "5"

@@ -1,4 +1,4 @@
-"""`wadgym record` and agents.record.record_dataset: Minari datasets of real episodes, loaded back with Minari's
+"""`wadgym record` and datasets.record.record_dataset: Minari datasets of real episodes, loaded back with Minari's
 own API, replayed on the env Minari recovers, the same seed giving the same data, Ctrl-C keeping the finished
 episodes, and bad input refused before any engine starts. Every dataset goes under the test's own folder."""
 
@@ -19,8 +19,8 @@ import pytest
 
 minari = pytest.importorskip("minari", reason="needs the demos extra: pip install 'wadgym[demos]'")
 
+from wadgym.agents.datasets.record import record_dataset  # noqa: E402
 from wadgym.agents.evaluate import TEST_START_LEVEL  # noqa: E402
-from wadgym.agents.record import record_dataset  # noqa: E402
 from wadgym.cli import main  # noqa: E402
 
 ENV = "DoomItems-v1"  # its training levels: 0..199 (agents/hyperparams/ppo.yml)
@@ -167,7 +167,7 @@ def test_a_signal_mid_episode_keeps_exactly_the_finished_ones(datasets_path, tmp
     script.write_text(textwrap.dedent(f"""
         import os, signal
         import numpy as np
-        from wadgym.agents.record import record_dataset
+        from wadgym.agents.datasets.record import record_dataset
 
         class Policy:
             def reset(self, seed):

@@ -32,7 +32,7 @@ def recurrent_run(tmp_path_factory, env_id):
 
 
 def test_the_run_records_its_algorithm_and_trains_an_lstm_policy(recurrent_run):
-    from wadgym.agents.policy import SavedPolicy
+    from wadgym.agents.policies.policy import SavedPolicy
 
     config = yaml.safe_load((recurrent_run / "config.yml").read_text())
     assert config["algo"] == "recurrent_ppo" and config["hyperparams"]["algo"] == "recurrent_ppo"
@@ -47,7 +47,7 @@ def test_eval_plays_the_recurrent_policy_and_its_state_carries_between_steps(rec
     import numpy as np
 
     from wadgym.agents.evaluate import run_episodes
-    from wadgym.agents.policy import SavedPolicy
+    from wadgym.agents.policies.policy import SavedPolicy
 
     assert main(["eval", str(recurrent_run), "--episodes", "2", "--levels", "train"]) == 0
     assert "trained" in capsys.readouterr().out
@@ -68,7 +68,7 @@ def test_eval_plays_the_recurrent_policy_and_its_state_carries_between_steps(rec
 
 
 def test_the_onnx_export_refuses_a_recurrent_policy_by_name(recurrent_run, tmp_path, capsys):
-    from wadgym.agents.export import RecurrentPolicyNotExportable, export_onnx
+    from wadgym.agents.policies.export import RecurrentPolicyNotExportable, export_onnx
 
     with pytest.raises(RecurrentPolicyNotExportable, match="recurrent policy"):
         export_onnx(recurrent_run, tmp_path / "policy.onnx")

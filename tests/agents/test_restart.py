@@ -142,8 +142,8 @@ def test_restart_settings_are_checked():
 
 def test_a_self_play_game_whose_engine_dies_is_made_again():
     pytest.importorskip("pettingzoo")
+    from wadgym.agents.backends.selfplay import make_game_factory
     from wadgym.agents.restart import GameRestart
-    from wadgym.agents.selfplay import make_game_factory
     from wadgym.envs.runtime.watchdog import instance_id
 
     def engines() -> list[psutil.Process]:

@@ -88,7 +88,7 @@ def test_saved_policy_input_is_what_the_training_pipeline_gives(rgb_run, env_id)
     training, also across an episode's end (both VecEnvs reset on their own)."""
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from wadgym.agents.policy import SavedPolicy
+    from wadgym.agents.policies.policy import SavedPolicy
     from wadgym.agents.vec import make_env, observe
 
     kwargs = {**RUN_KWARGS, "max_episode_steps": 5}

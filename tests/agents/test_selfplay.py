@@ -91,7 +91,7 @@ def test_selfplay_starts_from_a_run_against_bots_and_refuses_weights_that_do_not
     frames against 3) ends the run with an error that says so."""
     import torch
 
-    from wadgym.agents.policy import SavedPolicy
+    from wadgym.agents.policies.policy import SavedPolicy
 
     tiny = {**tiny_settings, "n_envs": 1, "n_timesteps": 64}
     tiny["env_kwargs"].update(num_levels=2, max_steps=40)
@@ -122,7 +122,7 @@ def test_selfplay_starts_from_a_run_against_bots_and_refuses_weights_that_do_not
 
 
 def test_a_curriculum_stage_that_changes_the_players_is_refused_before_training():
-    from wadgym.agents.selfplay import check_stage_games
+    from wadgym.agents.backends.selfplay import check_stage_games
 
     hp = {"env_kwargs": {"num_levels": 2}, "curriculum": [{"until": 100, "env_kwargs": {"n_players": 3}}]}
     with pytest.raises(ValueError, match=r"curriculum\[0\] \(until 100\): .* 3 players; the entry's own .* 2"):

@@ -1,4 +1,4 @@
-"""Experiment tracking with MLflow (agents.tracking), against real stores: the embedded SQLite store beside the
+"""Experiment tracking with MLflow (agents.runs.tracking), against real stores: the embedded SQLite store beside the
 runs, and a real `mlflow server` started here on 127.0.0.1 (its own SQLite database and artifact folder),
 one for the module, killed in the middle of a run by one test and started again. Every training is a tiny
 real one; what was logged is read back through MLflow's own client."""
@@ -142,8 +142,8 @@ def check_tracked(run_dir: Path, uri: str, tmp_path: Path):
     """What a finished tracked run holds in MLflow, read back with MLflow's client: its params, its metrics
     against env steps, its code, its model; returns the MLflow run."""
     from wadgym.agents import runfolder
+    from wadgym.agents.runs.tracking.content import code_diff
     from wadgym.agents.system import code_root
-    from wadgym.agents.tracking.content import code_diff
 
     record, run = tracked_run(run_dir)
     assert record["tracking_uri"] == uri and record["synced"] is True
@@ -246,7 +246,7 @@ def test_init_from_an_mlflow_run_starts_from_its_weights_and_records_the_parent(
     """A learning rate of 1e-12 leaves the weights as loaded: the child's final policy is the parent's."""
     import torch
 
-    from wadgym.agents.policy import SavedPolicy
+    from wadgym.agents.policies.policy import SavedPolicy
 
     _, parent = tracked_run(server_run)
     run_dir = tmp_path / "child"
@@ -300,7 +300,7 @@ def test_selfplay_training_is_tracked_with_its_params_metrics_and_model(tmp_path
     steps on two-player games, then its head-to-head evaluation; read back through MLflow's client."""
     pytest.importorskip("pettingzoo")
     from wadgym.agents import runfolder
-    from wadgym.agents.tracking.store import list_runs
+    from wadgym.agents.runs.tracking.store import list_runs
 
     duel = "DoomItemsDuel-v0"
     conf = tmp_path / "duel.yml"
@@ -359,7 +359,7 @@ def test_mlflow_telemetry_is_off_unless_the_environment_turns_it_on(setting, dis
     env = {k: v for k, v in os.environ.items() if k != "MLFLOW_DISABLE_TELEMETRY"}
     if setting is not None:
         env["MLFLOW_DISABLE_TELEMETRY"] = setting
-    code = ("from wadgym.agents.tracking.store import require_mlflow\nrequire_mlflow()\n"
+    code = ("from wadgym.agents.runs.tracking.store import require_mlflow\nrequire_mlflow()\n"
             "from mlflow.environment_variables import MLFLOW_DISABLE_TELEMETRY\n"
             "from mlflow.telemetry.client import get_telemetry_client\n"
             "print(MLFLOW_DISABLE_TELEMETRY.get(), get_telemetry_client() is None)\n")
@@ -372,7 +372,7 @@ def test_mlflow_telemetry_is_off_unless_the_environment_turns_it_on(setting, dis
 
 
 def test_code_diff_restores_staged_unstaged_and_untracked_changes(tmp_path):
-    from wadgym.agents.tracking.content import code_diff
+    from wadgym.agents.runs.tracking.content import code_diff
 
     def git(folder, *args):
         subprocess.run(["git", "-C", str(folder), "-c", "user.name=t", "-c", "user.email=t@t", *args], check=True,

@@ -74,7 +74,7 @@ def test_final_evaluation_plays_a_test_split_only_where_levels_are_held_out(env_
 
 def test_reloaded_policy_replays_the_same_episode_for_the_same_seed(trained_run):
     from wadgym.agents.evaluate import run_episodes
-    from wadgym.agents.policy import SavedPolicy
+    from wadgym.agents.policies.policy import SavedPolicy
 
     policy = SavedPolicy(trained_run, deterministic=True)
     first = run_episodes(policy.env_id, policy.env_kwargs, [5], policy)

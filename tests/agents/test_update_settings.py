@@ -56,7 +56,7 @@ def test_the_segmented_lstm_computes_what_sb3_contrib_computes_with_fewer_calls(
 
 
 def test_bf16_features_keep_the_policy_close_and_its_outputs_float32(trained_run):
-    from wadgym.agents.policy import SavedPolicy
+    from wadgym.agents.policies.policy import SavedPolicy
 
     model = SavedPolicy(trained_run, deterministic=True).model
     observations = np.stack([model.observation_space.sample() for _ in range(8)])
@@ -77,7 +77,7 @@ def test_bf16_features_keep_the_policy_close_and_its_outputs_float32(trained_run
 
 
 def test_applied_settings_change_the_layout_not_the_policy(trained_run):
-    from wadgym.agents.policy import SavedPolicy
+    from wadgym.agents.policies.policy import SavedPolicy
 
     policy = SavedPolicy(trained_run, deterministic=True)
     model = policy.model

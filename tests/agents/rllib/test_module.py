@@ -11,8 +11,8 @@ def test_the_rllib_module_is_the_sb3_policy_network():
     from ray.rllib.core.columns import Columns
     from stable_baselines3 import PPO
 
+    from wadgym.agents.backends.rllib.module import SB3PolicyModule
     from wadgym.agents.config import parse_policy_kwargs, resolve
-    from wadgym.agents.rllib.module import SB3PolicyModule
 
     hp = resolve("DoomItems-v0")  # the default: SmallCNN, pi/vf heads of 64, 2 stacked 60x80 gray frames
     frames = gym.spaces.Box(0, 255, (60, 80, hp["frame_stack"]), np.uint8)  # what RLlib's frame stacking gives

@@ -96,8 +96,8 @@ def test_eval_runs_and_export_work_on_the_rllib_run(cluster_run, tmp_path, capsy
     row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith(cluster_run.name))
     assert row.split()[-2:] == ["done", "rllib"]
 
-    from wadgym.agents.export import export_onnx, onnx_session
-    from wadgym.agents.policy import SavedPolicy
+    from wadgym.agents.policies.export import export_onnx, onnx_session
+    from wadgym.agents.policies.policy import SavedPolicy
 
     policy = SavedPolicy(cluster_run, deterministic=True)
     inputs = policy.recorded_inputs(seed=5)  # the stacked frames the policy saw in a real episode

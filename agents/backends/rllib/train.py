@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from wadgym.agents.config import RLlibConfig, TrainConfig
-from wadgym.agents.lifecycle import SessionOptions, TrainResult
+from wadgym.agents.runs.lifecycle import SessionOptions, TrainResult
 
 # SB3 PPO hyperparameter -> RLlib PPO setting; what RLlib cannot do is refused (UNSUPPORTED).
 RENAMED = {"batch_size": "minibatch_size", "n_epochs": "num_epochs", "clip_range": "clip_param",
@@ -109,9 +109,9 @@ def algorithm_config(config: dict[str, Any], num_gpus: int, failure_log: str | N
     from ray.rllib.connectors.learner.frame_stacking import FrameStackingLearner
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
+    from wadgym.agents.backends.rllib.envs import RLLIB_ENV, EpisodeRecorder
+    from wadgym.agents.backends.rllib.module import SB3PolicyModule
     from wadgym.agents.restart import RestartPolicy, rllib_fault_tolerance
-    from wadgym.agents.rllib.envs import RLLIB_ENV, EpisodeRecorder
-    from wadgym.agents.rllib.module import SB3PolicyModule
 
     hp, rllib = config["hyperparams"], config["rllib"]
     frames = int(hp.get("frame_stack") or 0)
@@ -159,7 +159,7 @@ class AlgorithmActor:
             self.algo.restore_from_path(restore_from)
 
     def train(self) -> dict[str, Any]:
-        from wadgym.agents.rllib.envs import pop_episodes
+        from wadgym.agents.backends.rllib.envs import pop_episodes
 
         result = self.algo.train()
         batches = self.algo.env_runner_group.foreach_env_runner(pop_episodes, local_env_runner=False)
@@ -308,11 +308,11 @@ def train(run_dir: Path, config: dict[str, Any], resume: bool = False, save_freq
           progress: bool = True, address: str | None = None, tracker=None) -> TrainResult:
     """Train (or resume) the RLlib run in `run_dir` (its resolved configuration `config`) on the Ray
     cluster at `address` (None: a Ray instance of this process): the same files and result as the SB3
-    backend (agents.sb3.train); each iteration's scalars also go to `tracker` (an agents.tracking.runs.Tracker)
-    when given. Nothing stays running: the trainer, env runners, engines and a Ray instance started here
-    end with it."""
+    backend (agents.backends.sb3.train); each iteration's scalars also go to `tracker` (an
+    agents.runs.tracking.runs.Tracker) when given. Nothing stays running: the trainer, env runners, engines and
+    a Ray instance started here end with it."""
     from wadgym.agents.backends import BACKENDS
-    from wadgym.agents.lifecycle import train_session
+    from wadgym.agents.runs.lifecycle import train_session
 
     options = SessionOptions(save_freq, progress, address=address, tracker=tracker)
     return train_session(Path(run_dir), config, BACKENDS["rllib"], options, resume)
@@ -336,7 +336,7 @@ class RLlibTrainer:
     @classmethod
     def evaluate(cls, run_dir: Path, episodes: int, seed: int, video: bool) -> dict[str, Any]:
         """As an SB3 run's (lifecycle.evaluate_run): the network is loaded without Ray."""
-        from wadgym.agents.lifecycle import evaluate_run
+        from wadgym.agents.runs.lifecycle import evaluate_run
 
         return evaluate_run(run_dir, episodes, seed, video)["eval"]
 
@@ -489,7 +489,7 @@ class TrainingLoop:
         self.timesteps = self.last_checkpoint = ray.get(trainer.timesteps.remote())
         self.progress = progress
         self.stop_signal: int | None = None
-        self.tracker = tracker  # an agents.tracking.runs.Tracker: the scalars go to MLflow as well
+        self.tracker = tracker  # an agents.runs.tracking.runs.Tracker: the scalars go to MLflow as well
 
     def run(self) -> dict[str, str] | None:
         """None when training ended (done or stopped by a signal), else the failure."""
@@ -536,7 +536,7 @@ class TrainingLoop:
     def _record(self, result: dict[str, Any], writer, steps_per_second: float) -> None:
         """An iteration's episodes into the Monitor file, what RLlib restarted into the run's record of
         restarts (raises RestartLimitReached past the limit), then the scalars to TensorBoard and MLflow:
-        RLlib's, steps per second, the mean score and, as the SB3 path logs it (agents.callbacks), this
+        RLlib's, steps per second, the mean score and, as the SB3 path logs it (agents.backends.callbacks), this
         session's restarts as engine/restarts, the restart that went past the limit included."""
         import numpy as np
 
@@ -617,7 +617,7 @@ def start_failure_log():
 
     import ray
 
-    from wadgym.agents.rllib.envs import FailureLog
+    from wadgym.agents.backends.rllib.envs import FailureLog
 
     name = f"wadgym-failures-{uuid.uuid4().hex[:12]}"
     return ray.remote(FailureLog).options(name=name, num_cpus=0).remote(), name

@@ -12,7 +12,7 @@ def load_policy(spec: str):
     if spec == "random":
         return None
     if (Path(spec) / "config.yml").is_file():
-        from wadgym.agents.policy import SavedPolicy
+        from wadgym.agents.policies.policy import SavedPolicy
 
         return SavedPolicy(spec)
     raise ValueError(f"--policy {spec!r}: unknown policy; valid: 'random' or a run folder made by `wadgym train`")

@@ -1,5 +1,5 @@
-"""A training run's life in its folder, the same for every backend (agents.backends: agents.sb3,
-agents.rllib.train, agents.selfplay): one session of any of them is `train_session`:
+"""A training run's life in its folder, the same for every backend (agents.backends: agents.backends.sb3,
+agents.backends.rllib.train, agents.backends.selfplay): one session of any of them is `train_session`:
 
     train_session(run_dir, settings, backend, options, resume)
         saved = resume_point(run_dir)         the checkpoint (or final model) a --resume continues from
@@ -159,7 +159,7 @@ def failure_message(run_dir: Path, steps: int, error: str, resumable: bool = Tru
 class SessionOptions:
     """What a session is asked beside the run's configuration (TrainConfig's session fields): a checkpoint
     every `save_freq` env steps, a progress bar, the Ray cluster to join (`address`, the RLlib backend), an
-    MLflow tracker (agents.tracking.Tracker: its SB3 callback, or the RLlib iterations' scalars) and more SB3
+    MLflow tracker (agents.runs.tracking.Tracker: its SB3 callback, or the RLlib iterations' scalars) and more SB3
     callbacks for model.learn (the SB3 backends)."""
 
     save_freq: int = 25_000
@@ -218,7 +218,7 @@ def train_session(run_dir: Path, settings: dict[str, Any], backend: Backend, opt
     from scratch or (`resume`) from the run's latest checkpoint, as the module says: meta.json records it, a
     failure raises TrainingFailed once everything is closed, the learning curve is drawn."""
     from wadgym.agents import runfolder
-    from wadgym.agents.plots import plot_learning_curve
+    from wadgym.agents.runs.plots import plot_learning_curve
     from wadgym.envs.registration import score_name
 
     saved = resume_point(run_dir) if resume else None
@@ -257,8 +257,8 @@ def evaluate_run(run_dir: Path, episodes: int, seed: int, video: bool = True) ->
     failure to write it is a warning: the evaluation stands)."""
     from wadgym.agents import runfolder
     from wadgym.agents.evaluate import final_evaluation
-    from wadgym.agents.plots import plot_learning_curve
-    from wadgym.agents.policy import SavedPolicy
+    from wadgym.agents.policies.policy import SavedPolicy
+    from wadgym.agents.runs.plots import plot_learning_curve
 
     meta = runfolder.read_json(run_dir / "meta.json")
     policy = SavedPolicy(run_dir)

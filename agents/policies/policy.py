@@ -30,7 +30,7 @@ class SavedPolicy:
         self.model_file = Path(model_file) if model_file else runfolder.model_path(self.run)
         self.normalize_stats = None
         if self.config.get("backend") == "rllib":  # the same network, from an RLlib checkpoint
-            from wadgym.agents.rllib.policy import load_model
+            from wadgym.agents.policies.rllib import load_model
 
             self.model, self.vec_normalize = load_model(self.model_file, device), None
         else:

@@ -2,7 +2,7 @@
 backend of wadgym.agents.train.
 
 The configuration is resolved before (wadgym.agents.resolve_config: what config.yml stores); the session's
-life (command line, meta.json, resume point, failure message, learning curve) is wadgym.agents.lifecycle's
+life (command line, meta.json, resume point, failure message, learning curve) is wadgym.agents.runs.lifecycle's
 train_session, which drives `SB3Trainer` (its lifecycle.Trainer: the model, its envs and callbacks).
 Ctrl-C saves a checkpoint and a resumed run continues it; if an env fails, training stops, meta.json
 records the error and the latest checkpoint stays the point to resume from.
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from wadgym.agents.lifecycle import SessionOptions, TrainResult
+from wadgym.agents.runs.lifecycle import SessionOptions, TrainResult
 
 if TYPE_CHECKING:
     from wadgym.agents.config import TrainConfig
@@ -32,12 +32,12 @@ def train(run_dir: Path, config: dict[str, Any], resume: bool = False, save_freq
           progress: bool = True, callbacks: Sequence[Any] = ()) -> TrainResult:
     """Train (or resume) the run in `run_dir` (its resolved configuration `config`); writes model, meta,
     the session's Monitor file (every episode) and learning curve, a checkpoint every `save_freq` steps.
-    `callbacks`: more SB3 callbacks for model.learn (experiment tracking: agents.tracking.runs.Tracker.sb3_callback).
-    A new run whose configuration has init_from (agents.tracking.lineage.resolve_init_from) starts from that run's
-    weights; one with pretrain (agents.pretrain) first clones its dataset's actions (algo bc: and stops there).
+    `callbacks`: more SB3 callbacks for model.learn (experiment tracking: runs.tracking.runs.Tracker.sb3_callback).
+    A new run whose configuration has init_from (agents.runs.tracking.lineage.resolve_init_from) starts from that run's
+    weights; one with pretrain (agents.datasets.pretrain) first clones its dataset's actions (algo bc: and stops there).
     An error while training raises lifecycle.TrainingFailed once the envs are closed and meta.json says why."""
     from wadgym.agents.backends import BACKENDS
-    from wadgym.agents.lifecycle import train_session
+    from wadgym.agents.runs.lifecycle import train_session
 
     options = SessionOptions(save_freq, progress, callbacks=callbacks)
     return train_session(Path(run_dir), config, BACKENDS["sb3"], options, resume)
@@ -46,14 +46,14 @@ def train(run_dir: Path, config: dict[str, Any], resume: bool = False, save_freq
 class SB3Trainer:
     """The SB3 backend (agents.backends; a lifecycle.Trainer). A session: the model (new, or the checkpoint it
     resumes) on fresh vectorised envs, learning with RunCallback (checkpoints, signals, restarts), the
-    curriculum's callback and the session's own callbacks. agents.selfplay's trainer is this one on
+    curriculum's callback and the session's own callbacks. agents.backends.selfplay's trainer is this one on
     multi-agent games."""
 
     @classmethod
     def resolve(cls, config: TrainConfig, hyperparams: dict[str, Any]) -> dict[str, Any]:
         """config.yml's vec_env; the env made once and closed (bad env kwargs fail here, not in a worker), and
         each curriculum stage's."""
-        from wadgym.agents.curriculum import check_stage_envs
+        from wadgym.agents.backends.curriculum import check_stage_envs
         from wadgym.agents.vec import make_env
 
         make_env(config.env, hyperparams["env_kwargs"]).close()
@@ -64,7 +64,7 @@ class SB3Trainer:
     @classmethod
     def evaluate(cls, run_dir: Path, episodes: int, seed: int, video: bool) -> dict[str, Any]:
         """Trained, random and scripted on test and training levels (lifecycle.evaluate_run)."""
-        from wadgym.agents.lifecycle import evaluate_run
+        from wadgym.agents.runs.lifecycle import evaluate_run
 
         return evaluate_run(run_dir, episodes, seed, video)["eval"]
 
@@ -115,19 +115,19 @@ class SB3Trainer:
         return self.callback is not None and self.callback.stop_signal is not None
 
     def start(self, meta: dict[str, Any], session: dict[str, Any]) -> None:
-        """The model on its envs, behaviour cloning of a new run's dataset first (agents.pretrain), then the
+        """The model on its envs, behaviour cloning of a new run's dataset first (agents.datasets.pretrain), then the
         callbacks: RunCallback, the session's own, the tracker's, the exploration bonus's and the curriculum's."""
-        from wadgym.agents.callbacks import RunCallback
+        from wadgym.agents.backends.callbacks import RunCallback
         from wadgym.agents.restart import RestartPolicy
 
         self.model = self.make_model(session)
         if self.config.get("pretrain") and self.saved is None:
-            from wadgym.agents.pretrain import behaviour_clone
+            from wadgym.agents.datasets.pretrain import behaviour_clone
 
             session["pretrain"] = behaviour_clone(self.model, self.config, self.run_dir)
         self.callback = RunCallback(self.run_dir, self.options.save_freq,
                                     restarts=RestartPolicy.from_config(self.config.get("restart")))
-        explore = _explore_callback(self.config, self.saved)  # the exploration bonus (agents.bonuses), if any
+        explore = _explore_callback(self.config, self.saved)  # the exploration bonus (exploration.bonuses), if any
         self.callback.explore = explore  # its state is saved with each checkpoint
         self.callbacks = [*self.options.callbacks, *self.tracking_callbacks(), *([explore] if explore else []),
                           *self.curriculum_callbacks()]
@@ -141,7 +141,7 @@ class SB3Trainer:
         return model
 
     def curriculum_callbacks(self) -> list[Any]:
-        """The CurriculumCallback of a run whose hyperparameters hold a curriculum (agents.curriculum)."""
+        """The CurriculumCallback of a run whose hyperparameters hold a curriculum (agents.backends.curriculum)."""
         curriculum = _curriculum_callback(self.run_dir, self.config, self.failure_dir,
                                           _saved_steps(self.run_dir, self.saved, self.hp))
         return [curriculum] if curriculum is not None else []
@@ -187,11 +187,11 @@ def _learn(model, callback, steps: int, progress_bar: bool, failure_dir: str,
 def _make_model(run_dir: Path, config: dict[str, Any], device: str, saved: Path | None, failure_dir: str):
     """A new model (PPO, or the run's --algo) on fresh vectorised envs, or the saved one (with its VecNormalize
     statistics) to resume, and the update settings applied to it; either starts from the envs' first (seeded)
-    reset. With a curriculum, the envs are those of the stage the model's steps are in (agents.curriculum)."""
+    reset. With a curriculum, the envs are those of the stage the model's steps are in (agents.backends.curriculum)."""
     from wadgym.agents import runfolder
     from wadgym.agents.algos import algo_class, algo_of, apply_update_settings, policy_name
+    from wadgym.agents.backends.curriculum import env_kwargs_at
     from wadgym.agents.config import normalize_kwargs, ppo_kwargs
-    from wadgym.agents.curriculum import env_kwargs_at
     from wadgym.agents.restart import RestartPolicy
     from wadgym.agents.vec import make_vec_env
 
@@ -210,7 +210,7 @@ def _make_model(run_dir: Path, config: dict[str, Any], device: str, saved: Path 
     else:
         model = algo(policy_name(algo_of(config), hp["policy"]), venv, device=device, seed=config["seed"],
                      tensorboard_log=str(run_dir / "tb"), verbose=0, **ppo_kwargs(hp))
-        if config.get("init_from"):  # fine-tuning, curricula: another run's weights (agents.tracking)
+        if config.get("init_from"):  # fine-tuning, curricula: another run's weights (agents.runs.tracking)
             init_weights(model, config["init_from"], device)
     settings = apply_update_settings(model)  # CPU-only layout, optimizer and bf16 choices; other devices: defaults
     # What PPO.learn does when it has no observations (or is told to reset): a second reset would count
@@ -225,7 +225,7 @@ def _make_model(run_dir: Path, config: dict[str, Any], device: str, saved: Path 
 def init_weights(model, init_from: dict[str, Any], device: str, close_env: bool = True) -> None:
     """The policy (and optimizer state) of the run `init_from` names; a ValueError when they do not fit (the
     model's env closed first, unless `close_env` is False: its caller closes it)."""
-    from wadgym.agents.tracking.lineage import parent_model
+    from wadgym.agents.runs.tracking.lineage import parent_model
     from wadgym.agents.vec import close_vec_env
 
     try:
@@ -240,11 +240,11 @@ def init_weights(model, init_from: dict[str, Any], device: str, close_env: bool 
 
 def _explore_callback(config: dict[str, Any], saved: Path | None):
     """The ExploreCallback of a run whose hyperparameters hold `explore` (else None), continuing the state saved
-    with the checkpoint `saved` when there is one (agents.bonuses)."""
+    with the checkpoint `saved` when there is one (agents.exploration.bonuses)."""
     setting = config["hyperparams"].get("explore")
     if not setting:
         return None
-    from wadgym.agents.bonuses import ExploreCallback
+    from wadgym.agents.exploration.bonuses import ExploreCallback
     from wadgym.agents.runfolder import explore_path
 
     state = explore_path(saved) if saved is not None else None
@@ -271,8 +271,8 @@ def _curriculum_callback(run_dir: Path, config: dict[str, Any], failure_dir: str
     if not hp.get("curriculum"):
         return None
     from wadgym.agents import runfolder
+    from wadgym.agents.backends.curriculum import CurriculumCallback, stage_at
     from wadgym.agents.config import normalize_kwargs
-    from wadgym.agents.curriculum import CurriculumCallback, stage_at
     from wadgym.agents.vec import make_vec_env
 
     def make_envs(env_kwargs: dict[str, Any], stage: int):
@@ -285,7 +285,7 @@ def _curriculum_callback(run_dir: Path, config: dict[str, Any], failure_dir: str
 
 def _save_results(run_dir: Path, model, callback, final: bool) -> None:
     """A checkpoint always; the final model (and VecNormalize statistics) when training finished."""
-    from wadgym.agents.callbacks import save_model, save_vecnormalize
+    from wadgym.agents.backends.callbacks import save_model, save_vecnormalize
 
     callback.save_checkpoint()
     if final:

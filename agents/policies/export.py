@@ -23,7 +23,7 @@ class RecurrentPolicyNotExportable(ValueError):
         super().__init__(
             f"{run}: a recurrent policy (--algo recurrent_ppo, an LSTM) does not export to ONNX: the exported "
             f"graph maps one observation to actions and has no input or output for the LSTM state carried "
-            f"between steps. Play it with `wadgym eval {run}` or agents.policy.SavedPolicy instead")
+            f"between steps. Play it with `wadgym eval {run}` or agents.policies.policy.SavedPolicy instead")
 
 
 def onnx_module(saved_policy):
@@ -65,7 +65,7 @@ def export_onnx(run: str | Path, path: Path, opset: int = 17) -> Path:
     import onnx
     import torch
 
-    from wadgym.agents.policy import SavedPolicy
+    from wadgym.agents.policies.policy import SavedPolicy
     from wadgym.files import atomic_path
 
     saved = SavedPolicy(run, device="cpu", deterministic=True)

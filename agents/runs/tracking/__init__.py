@@ -8,7 +8,7 @@ untracked files included, empty when clean; a task family given as a file), metr
 (what SB3's or RLlib's logger records at each rollout or iteration, live; every episode's score, return and
 length and the final evaluation at the end), and artifacts (model, VecNormalize statistics, learning curve,
 videos, config.yml, meta.json, metrics.json, levels.json: the WAD digests of the levels trained on), and
-the policy as an MLflow Model (the pyfunc flavour of agents/mlflow_policy.py over the ONNX export, else
+the policy as an MLflow Model (the pyfunc flavour of agents/policies/mlflow_policy.py over the ONNX export, else
 SB3's model; --register puts it in the Model Registry). The run folder gains tracking.json: the store, the
 MLflow run id and whether the folder is fully uploaded.
 

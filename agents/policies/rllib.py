@@ -1,4 +1,4 @@
-"""A saved RLlib run's network for agents.policy.SavedPolicy (`wadgym eval`, `rollout --policy`,
+"""A saved RLlib run's network for agents.policies.policy.SavedPolicy (`wadgym eval`, `rollout --policy`,
 `export --onnx`): the SB3 policy inside the RLModule of an RLlib checkpoint, loaded without starting Ray."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Exploration bonuses for PPO and RecurrentPPO: what `wadgym train --explore KIND[:COEF]` and the `explore:`
 hyperparameter say, checked and resolved (this module imports nothing heavy; the bonuses themselves are
-wadgym.agents.bonuses, which needs torch).
+wadgym.agents.exploration.bonuses, which needs torch).
 
 A setting names one kind or several joined by `+`, each with an optional coefficient:
 
@@ -15,7 +15,7 @@ hyperparams.explore) is the mapping with every setting of every kind written out
 Each step of training, coef x bonus is added to the reward PPO learns from (before the advantages are
 computed); the episode's own return (Monitor, rollout/ep_rew_mean, evaluation) stays the task's. The policy
 sees only its observations; `counts` reads the player's position from the engine (info["position"]), the
-other kinds read the observations. A new kind is one entry of KINDS and one class in agents.bonuses.
+other kinds read the observations. A new kind is one entry of KINDS and one class in agents.exploration.bonuses.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ DEFAULT_COEF = 0.01
 
 @dataclass(frozen=True)
 class Kind:
-    """One exploration bonus: its class in wadgym.agents.bonuses, its settings with their defaults and
+    """One exploration bonus: its class in wadgym.agents.exploration.bonuses, its settings with their defaults and
     ranges (key -> (default, low, high, whole)), and what it reads."""
 
     name: str

@@ -11,8 +11,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from wadgym.agents.tracking.content import DIFF_FILE, code_diff
-from wadgym.agents.tracking.store import TrackingError, check_store, client, read_tracking, tracking_uri
+from wadgym.agents.runs.tracking.content import DIFF_FILE, code_diff
+from wadgym.agents.runs.tracking.store import TrackingError, check_store, client, read_tracking, tracking_uri
 
 
 def looks_like_run_id(text: str) -> bool:

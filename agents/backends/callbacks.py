@@ -55,7 +55,7 @@ class RunCallback(CheckpointCallback):
         self._last_checkpoint = 0
         self._rollout_start = (time.perf_counter(), 0)
         self._scores: list[float] = []
-        self.explore = None  # the run's ExploreCallback (agents.bonuses): its state is saved with each checkpoint
+        self.explore = None  # the run's ExploreCallback (exploration.bonuses): its state is saved with each checkpoint
 
     # --- signals ---------------------------------------------------------------------------
     def install_signal_handlers(self) -> None:

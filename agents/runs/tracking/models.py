@@ -1,7 +1,7 @@
 """A tracked run's final policy as an MLflow Model (log_policy_model: the pyfunc flavour of
-agents/mlflow_policy.py over the ONNX export, else over SB3's model), logged by sync with the run; and
+agents/policies/mlflow_policy.py over the ONNX export, else over SB3's model), logged by sync with the run; and
 MLflow's fluent API pointed at a store for a block (fluent_store), which logging and registering use.
-Registering the model (agents.tracking.runs.register_model) uploads the run first, so it stands above sync.
+Registering the model (agents.runs.tracking.runs.register_model) uploads the run first, so it stands above sync.
 """
 
 from __future__ import annotations
@@ -12,24 +12,24 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from wadgym.agents.tracking.store import client, require_mlflow
+from wadgym.agents.runs.tracking.store import client, require_mlflow
 
 MODEL_NAME = "policy"  # the logged model's name in its MLflow run
 # The pyfunc flavour's code (models from code), beside this package in agents/.
-POLICY_CODE = Path(__file__).parent.parent / "mlflow_policy.py"
+POLICY_CODE = Path(__file__).parents[2] / "policies" / "mlflow_policy.py"
 
 
 def log_policy_model(run_dir: Path, uri: str, run_id: str) -> dict[str, Any] | None:
     """Log the run folder's final policy to MLflow run `run_id` as an MLflow Model (the pyfunc flavour of
-    agents/mlflow_policy.py: observations -> actions) over its ONNX export, else (a policy that does not
+    agents/policies/mlflow_policy.py: observations -> actions) over its ONNX export, else (a policy that does not
     export) over SB3's model.zip; with its signature, a real observation as input example and the pip
     requirements of what loads it. Returns {"model_id", "uri", "over"} (None: no final model to log,
     or a self-play run's several players)."""
     import numpy as np
 
     from wadgym.agents import runfolder
-    from wadgym.agents.export import export_onnx
-    from wadgym.agents.policy import SavedPolicy
+    from wadgym.agents.policies.export import export_onnx
+    from wadgym.agents.policies.policy import SavedPolicy
     from wadgym.agents.system import installed_versions
 
     run_dir = Path(run_dir)

@@ -1,8 +1,12 @@
 """The backends a run trains with, as a table: a new backend is one entry of BACKENDS and its Trainer class.
 
-    sb3       Stable-Baselines3 on this machine (agents.sb3)                  --backend sb3, the default
-    rllib     Ray RLlib, here or on a cluster (agents.rllib.train)             --backend rllib
-    selfplay  one shared SB3 policy playing every player (agents.selfplay)    a multi-agent env
+    sb3       Stable-Baselines3 on this machine (agents.backends.sb3)                --backend sb3, the default
+    rllib     Ray RLlib, here or on a cluster (agents.backends.rllib.train)          --backend rllib
+    selfplay  one shared SB3 policy playing every player (agents.backends.selfplay)  a multi-agent env
+
+This package is the backends' room too: sb3.py (with its training callback, callbacks.py, and the curriculum
+callback, curriculum.py), selfplay.py (with slots.py, the multi-agent VecEnv) and rllib/. This module, the table,
+imports none of them (wadgym.agents.config reads it), only names them.
 
 A new run's backend is `backend_for(env_id, option)`: the entry that `--backend OPTION` picks for that kind of
 env; a run folder's is `backend_of(settings)`, read from the keys of config.yml that the entry's `record`
@@ -31,8 +35,8 @@ class Backend:
     record: what config.yml holds to say a run is this backend's (beside the backend's own entries).
     curve_title: how the learning curve's title names the training, e.g. "PPO, RLlib".
     resume, curriculum, init_from, pretrain, explore: whether it resumes runs, trains a hyperparameter entry's
-        curriculum, starts from another run's weights, clones a dataset first (agents.pretrain), adds an
-        exploration bonus to the rewards (agents.explore).
+        curriculum, starts from another run's weights, clones a dataset first (agents.datasets.pretrain), adds an
+        exploration bonus to the rewards (agents.exploration.explore).
     refusal: what it says of an option it cannot take: "{what}" is the option.
     """
 
@@ -60,13 +64,14 @@ class Backend:
 
 
 BACKENDS: dict[str, Backend] = {
-    "sb3": Backend("sb3", "wadgym.agents.sb3:SB3Trainer", option="sb3", curve_title="PPO",
+    "sb3": Backend("sb3", "wadgym.agents.backends.sb3:SB3Trainer", option="sb3", curve_title="PPO",
                    refusal="{what} is not supported by the sb3 backend"),
-    "rllib": Backend("rllib", "wadgym.agents.rllib.train:RLlibTrainer", option="rllib", curve_title="PPO, RLlib",
+    "rllib": Backend("rllib", "wadgym.agents.backends.rllib.train:RLlibTrainer", option="rllib",
+                     curve_title="PPO, RLlib",
                      record={"backend": "rllib"}, curriculum=False, init_from=False, pretrain=False,
                      explore=False,
                      refusal="{what} trains with the sb3 backend only, not --backend rllib"),
-    "selfplay": Backend("selfplay", "wadgym.agents.selfplay:SelfPlayTrainer", option="sb3", multi_agent=True,
+    "selfplay": Backend("selfplay", "wadgym.agents.backends.selfplay:SelfPlayTrainer", option="sb3", multi_agent=True,
                         curve_title="self-play PPO", record={"selfplay": True}, resume=False, pretrain=False,
                         explore=False,
                         refusal="{what} is not supported for multi-agent envs (self-play)"),

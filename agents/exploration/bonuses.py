@@ -1,4 +1,4 @@
-"""The exploration bonuses of `wadgym train --explore` (the setting: wadgym.agents.explore) and the SB3 callback
+"""The exploration bonuses of `wadgym train --explore` (the setting: exploration.explore) and the SB3 callback
 that adds them to the rewards PPO and RecurrentPPO learn from.
 
 Where the bonus goes in. SB3's rollout collection calls the callbacks' on_step after each vector step and before
@@ -7,7 +7,7 @@ end), so ExploreCallback adds coef x bonus to that step's `rewards` array in pla
 return every advantage is computed from, as in the papers (not added after GAE). The Monitor files, SB3's
 rollout/ep_rew_mean and the evaluation see the task's own reward only.
 
-The kinds (each a class here, named by agents.explore.KINDS):
+The kinds (each a class here, named by agents.exploration.explore.KINDS):
 
 - CountBonus (`counts`): the player's cell is (floor(x / cell), floor(y / cell)) of the engine's POSITION_X/Y
   after the step (info["position"]); the bonus is 1 / sqrt(n), n the visits to that cell this episode including
@@ -42,7 +42,7 @@ import torch.nn as nn
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.running_mean_std import RunningMeanStd
 
-from wadgym.agents.explore import KINDS
+from wadgym.agents.exploration.explore import KINDS
 
 
 @dataclass
@@ -320,7 +320,7 @@ CLASSES = {"CountBonus": CountBonus, "E3BBonus": E3BBonus, "RNDBonus": RNDBonus}
 
 def make_bonuses(setting: dict[str, dict[str, Any]], n_envs: int, observation_space, action_space, device,
                  seed: int = 0, frame_stack: int = 1) -> dict[str, Any]:
-    """kind -> its bonus object for the resolved `setting` (agents.explore.parse_explore)."""
+    """kind -> its bonus object for the resolved `setting` (agents.exploration.explore.parse_explore)."""
     bonuses = {}
     for index, (name, settings) in enumerate(setting.items()):
         cls = CLASSES[KINDS[name].bonus_class]
@@ -336,7 +336,7 @@ class ExploreCallback(BaseCallback):
     tracking callback): per kind the mean bonus a step and its network's loss, and the mean intrinsic and
     extrinsic (task) return of the episodes that ended in the rollout.
 
-    `setting`: the resolved setting (agents.explore.parse_explore); `state`: a saved state (a checkpoint's
+    `setting`: the resolved setting (agents.exploration.explore.parse_explore); `state`: a saved state (a checkpoint's
     explore file) to continue from. The bonuses are built at the training's start, from the model's spaces."""
 
     def __init__(self, setting: dict[str, dict[str, Any]], frame_stack: int = 1, seed: int = 0,

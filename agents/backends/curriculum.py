@@ -137,7 +137,7 @@ class CurriculumCallback(BaseCallback):
             close_vec_env(venv)
             raise
         close_vec_env(old)
-        # As agents.sb3 does for a new model: the stage's first observations, every env at an episode start.
+        # As agents.backends.sb3 does for a new model: the stage's first observations, every env at an episode start.
         self.model._last_obs = observations
         self.model._last_episode_starts = np.ones(venv.num_envs, dtype=bool)
         if new_norm is not None:

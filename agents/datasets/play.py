@@ -9,9 +9,9 @@ to (DoomEnv.human_action: the action with exactly those buttons, else the neares
 frequent), and that is the action the dataset records, so that every recorded action is one a policy can take.
 A pause (no key of the set held) is the set's action without buttons where it has one ("extended"); where it has
 none ("basic") the action recorded is a stand-in (the first) and the step is flagged: info["human_idle"], recorded
-as 1, which behaviour cloning (agents.pretrain) leaves out, so that a pause is not learnt as walking.
+as 1, which behaviour cloning (agents.datasets.pretrain) leaves out, so that a pause is not learnt as walking.
 
-A dataset is written as `wadgym record` writes one (agents.record: the same storage, infos and metadata), its
+A dataset is written as `wadgym record` writes one (agents.datasets.record: the same storage, infos and metadata), its
 env spec the plain env (no spectator mode: `recover_environment()` gives an env a policy plays), its policy
 `{"kind": "human"}`. Needs a display (an X server; Xvfb headless) and, to record, `pip install 'wadgym[demos]'`.
 """
@@ -27,7 +27,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-HUMAN_INFOS = ("human_matched", "human_idle")  # recorded per step beside agents.record.INFO_KEYS
+HUMAN_INFOS = ("human_matched", "human_idle")  # recorded per step beside agents.datasets.record.INFO_KEYS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,14 +62,14 @@ def play(
     `seed` + i. `level`: play that level seed only (else the levels the id trains on, drawn from the seed);
     `max_steps`: end (truncate) each episode after that many steps (else the id's own time limit); `action_set`:
     the env's action set (e.g. "extended", whose empty action records standing still as such); `dataset_id`:
-    record the episodes as that Minari dataset (agents.record's format; `overwrite` replaces one of that name).
+    record the episodes as that Minari dataset (agents.datasets.record's format; `overwrite` replaces one of that name).
 
     `on_start` gets {"env_id", "env_kwargs", "actions": [(index, buttons, keys of each button)], "frame_skip",
     "pause": the action a pause is recorded as, "pause_flagged": whether such steps are flagged idle (the set
     has no action without buttons)} before the first episode; `on_step` every step's {"episode", "step",
     "action", "reward", "score", "return"}; `on_episode` each finished episode's summary. Bad input, and a
     missing display, are a ValueError before any engine starts."""
-    from wadgym.agents.record import training_kwargs
+    from wadgym.agents.datasets.record import training_kwargs
 
     if isinstance(episodes, bool) or not isinstance(episodes, int) or episodes < 1:
         raise ValueError(f"episodes={episodes!r}: must be a whole number, at least 1")
@@ -80,7 +80,7 @@ def play(
     if level is not None and (isinstance(level, bool) or not isinstance(level, int) or level < 0):
         raise ValueError(f"level={level!r}: must be a level seed, a whole number, at least 0")
     if dataset_id is not None:
-        from wadgym.agents.record import check_dataset_id, require_demos
+        from wadgym.agents.datasets.record import check_dataset_id, require_demos
 
         require_demos()
         check_dataset_id(dataset_id, overwrite, example="wadgym/human-v0")
@@ -176,10 +176,10 @@ class _Session:
 # --- recording --------------------------------------------------------------------------------------------------
 
 def _human_collector(env: gym.Env):
-    """agents.record's DataCollector, recording info["human_action"] as each step's action (the env ignored the
+    """agents.datasets.record's DataCollector, recording info["human_action"] as each step's action (the env ignored the
     one step was given) and HUMAN_INFOS beside the infos it keeps; its env spec the plain env's (no spectator
     mode, which needs a display)."""
-    from wadgym.agents.record import collector
+    from wadgym.agents.datasets.record import collector
 
     def human_step(step: dict[str, Any], info: dict[str, Any]) -> None:
         if step["action"] is not None:  # a step, not the reset
@@ -190,8 +190,8 @@ def _human_collector(env: gym.Env):
 
 
 def _write(collector, env_id, env_kwargs, level, dataset_id, overwrite, seed, episodes, played, stopped) -> Path:
-    """The dataset of the finished episodes, with the metadata agents.record writes (its policy: a person)."""
-    from wadgym.agents.record import INFO_KEYS, write_dataset
+    """The dataset of the finished episodes, with the metadata agents.datasets.record writes (its policy: a person)."""
+    from wadgym.agents.datasets.record import INFO_KEYS, write_dataset
 
     kwargs = {k: v for k, v in env_kwargs.items() if k != "max_episode_steps"}
     where = "the training levels" if level is None else f"level {level}"

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from wadgym.agents.tracking.content import (
+from wadgym.agents.runs.tracking.content import (
     DIFF_FILE,
     LEVELS_FILE,
     create_run,
@@ -20,8 +20,8 @@ from wadgym.agents.tracking.content import (
     existing_run,
     experiment_name,
 )
-from wadgym.agents.tracking.models import log_policy_model
-from wadgym.agents.tracking.store import (
+from wadgym.agents.runs.tracking.models import log_policy_model
+from wadgym.agents.runs.tracking.store import (
     check_store,
     client,
     display,

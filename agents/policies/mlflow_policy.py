@@ -1,9 +1,9 @@
 """The MLflow Model of a wadgym policy: the code of its `pyfunc` flavour (MLflow's models from code).
 
-agents.tracking.models logs this file with each tracked run's final model (MLflow copies it into the model), so
+agents.runs.tracking.models logs this file with each tracked run's final model (MLflow copies it into the model), so
 MLflow loads the policy from readable code instead of a pickle. It imports neither wadgym nor torch:
 
-- over the ONNX export (agents.export; artifact "onnx"), loading needs only mlflow, numpy and onnxruntime,
+- over the ONNX export (agents.policies.export; artifact "onnx"), loading needs only mlflow, numpy and onnxruntime,
   and unpickles nothing: the graph is data, this file the only code;
 - else (a policy that does not export to ONNX: recurrent, a non-Discrete action space) over SB3's own
   model.zip (artifact "sb3_model"), which SB3 unpickles as it loads, with the observation statistics of

@@ -1,7 +1,7 @@
 """Behaviour cloning from a Minari dataset (`wadgym train --pretrain DATASET`, `--algo bc`): the run's own
 policy network trained on the dataset's (observation, action) pairs before PPO, or instead of it.
 
-A dataset written by `wadgym record` (agents.record) holds the env's own frames; the network sees them as
+A dataset written by `wadgym record` (agents.datasets.record) holds the env's own frames; the network sees them as
 the run's VecEnv gives them (agents.vec.observe). Each recorded step's input is rebuilt here exactly so:
 the run's `frame_stack` frames, oldest first along the channels and zeros before an episode's first frame
 (SB3's VecFrameStack, which starts each episode's stack afresh), made channel-first (VecTransposeImage). With

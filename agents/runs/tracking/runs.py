@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from wadgym.agents.tracking.content import (
+from wadgym.agents.runs.tracking.content import (
     DIFF_FILE,
     LEVELS_FILE,
     code_diff,
@@ -29,8 +29,8 @@ from wadgym.agents.tracking.content import (
     flatten,
     level_digests,
 )
-from wadgym.agents.tracking.models import fluent_store
-from wadgym.agents.tracking.store import (
+from wadgym.agents.runs.tracking.models import fluent_store
+from wadgym.agents.runs.tracking.store import (
     KIND_TAG,
     TrackingError,
     check_store,
@@ -46,7 +46,7 @@ from wadgym.agents.tracking.store import (
     tracking_uri,
     write_tracking,
 )
-from wadgym.agents.tracking.sync import sync
+from wadgym.agents.runs.tracking.sync import sync
 
 
 class Tracker:

@@ -2,9 +2,9 @@
 
 `wadgym train --env <multi-agent id>` trains with this backend (agents.backends picks it for a multi-agent
 env; the run takes the path every run takes, wadgym.agents.resolve_config to lifecycle.train_session):
-SelfPlayTrainer is agents.sb3's trainer with each agent of each game one slot of an SB3 vector env
+SelfPlayTrainer is agents.backends.sb3's trainer with each agent of each game one slot of an SB3 vector env
 (`AgentSlots`), so the policy learns from every player's stream (a hyperparameter entry's `curriculum`
-changes the training games' kwargs at step thresholds, as for single-agent envs: agents.curriculum).
+changes the training games' kwargs at step thresholds, as for single-agent envs: agents.backends.curriculum).
 Evaluation seats the trained policy against a random one (alternating seats) and against itself, and counts
 each agent's score (the env's info[agent]["score"], named by its score_name). `wadgym rollout <multi-agent
 id> --video out.mp4` writes the players' views side by side. Nothing here knows a family: ids and scores
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from wadgym.agents.sb3 import SB3Trainer
+from wadgym.agents.backends.sb3 import SB3Trainer
 
 if TYPE_CHECKING:
     from wadgym.agents.config import TrainConfig
@@ -44,9 +44,9 @@ def make_game_factory(env_id: str, env_kwargs: dict[str, Any]):
 
 
 def check_stage_games(env_id: str, hp: dict[str, Any]) -> None:
-    """agents.curriculum.check_stages for self-play: a game of the entry's kwargs and one of each stage's; a
+    """agents.backends.curriculum.check_stages for self-play: a game of the entry's kwargs and one of each stage's; a
     bad kwarg is a ValueError now, not mid-run, and so is a stage whose players observe, act or count otherwise."""
-    from wadgym.agents.curriculum import check_stages
+    from wadgym.agents.backends.curriculum import check_stages
 
     def interface(env_kwargs: dict[str, Any]) -> dict[str, Any]:
         game = make_game_factory(env_id, env_kwargs)()
@@ -61,7 +61,7 @@ def check_stage_games(env_id: str, hp: dict[str, Any]) -> None:
 
 
 class SelfPlayTrainer(SB3Trainer):
-    """The self-play backend (agents.backends; a lifecycle.Trainer): agents.sb3's trainer on the env's games,
+    """The self-play backend (agents.backends; a lifecycle.Trainer): agents.backends.sb3's trainer on the env's games,
     every player a slot of one VecEnv (AgentSlots), a Monitor file of their own; a curriculum stage's games
     made as the first stage's; with restarts, a game whose engines die is made again. A new run only."""
 
@@ -94,9 +94,9 @@ class SelfPlayTrainer(SB3Trainer):
         the parent's weights with init_from (which must fit exactly). No update settings are applied
         (agents.algos.apply_update_settings): self-play trains with SB3's and torch's defaults, as it always has."""
         from wadgym.agents.algos import algo_class, algo_of, policy_name
+        from wadgym.agents.backends.curriculum import env_kwargs_at
+        from wadgym.agents.backends.sb3 import init_weights
         from wadgym.agents.config import ppo_kwargs
-        from wadgym.agents.curriculum import env_kwargs_at
-        from wadgym.agents.sb3 import init_weights
 
         hp, config, algo = self.hp, self.config, algo_of(self.config)
         self.venv = self.make_envs(env_kwargs_at(hp, 0), 0)
@@ -107,7 +107,7 @@ class SelfPlayTrainer(SB3Trainer):
         return model
 
     def curriculum_callbacks(self) -> list[Any]:
-        from wadgym.agents.curriculum import CurriculumCallback
+        from wadgym.agents.backends.curriculum import CurriculumCallback
 
         return [CurriculumCallback(self.hp, self.make_stage, 0)] if self.hp.get("curriculum") else []
 
@@ -115,8 +115,8 @@ class SelfPlayTrainer(SB3Trainer):
         """The training games of a curriculum stage (the entry's own kwargs without one), each player a slot,
         a Monitor file of their own; with restarts, a game whose engines die is made again."""
         from wadgym.agents import runfolder
+        from wadgym.agents.backends.slots import AgentSlots
         from wadgym.agents.restart import GameRestart
-        from wadgym.agents.slots import AgentSlots
         from wadgym.agents.vec import monitored, observe
 
         games = make_game_factory(self.config["env"], env_kwargs)
@@ -141,7 +141,7 @@ class SelfPlayTrainer(SB3Trainer):
 def game_vec_env(env_id: str, env_kwargs: dict[str, Any], frame_stack: int):
     """One game as training steps it (AgentSlots, a slot per player, under VecMonitor) and observed as
     training observes it (agents.vec.observe): what evaluation and rollout seat the players on."""
-    from wadgym.agents.slots import AgentSlots
+    from wadgym.agents.backends.slots import AgentSlots
     from wadgym.agents.vec import monitored, observe
 
     return observe(monitored(AgentSlots(make_game_factory(env_id, env_kwargs), 1)), frame_stack, training=False)
@@ -150,7 +150,7 @@ def game_vec_env(env_id: str, env_kwargs: dict[str, Any], frame_stack: int):
 def seat(run: Path | None, space, deterministic: bool = False):
     """One player of an evaluation: a SavedPolicy or, for None, uniform random actions seeded per episode."""
     from wadgym.agents.episodes import RandomPolicy
-    from wadgym.agents.policy import SavedPolicy
+    from wadgym.agents.policies.policy import SavedPolicy
 
     return SavedPolicy(run, deterministic=deterministic) if run is not None else RandomPolicy(space)
 

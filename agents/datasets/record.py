@@ -256,7 +256,7 @@ def _saved_policy(policy, env_id: str, deterministic: bool):
         if runfolder.load_config(Path(policy)).get("selfplay"):
             raise ValueError(f"policy {str(policy)!r}: a self-play run plays a multi-agent env; datasets "
                              "record single-agent ids")
-        from wadgym.agents.policy import SavedPolicy
+        from wadgym.agents.policies.policy import SavedPolicy
 
         saved = SavedPolicy(policy, deterministic=deterministic)
     if saved.env_id != env_id:

@@ -15,7 +15,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from wadgym.agents.tracking.store import KIND_TAG, experiment_id, is_number, log_params
+from wadgym.agents.runs.tracking.store import KIND_TAG, experiment_id, is_number, log_params
 
 DIFF_FILE = "code.diff"
 LEVELS_FILE = "levels.json"
@@ -138,7 +138,7 @@ def create_run(mlflow_client, run_dir: Path, config: dict[str, Any], uri: str, c
             tags["wadgym.parent_run_id"] = parent["mlflow_run_id"]
     if config.get("reproduces"):
         tags["wadgym.reproduces"] = str(config["reproduces"])
-    if config.get("pretrain"):  # behaviour cloning's dataset (agents.pretrain); its size and source are params
+    if config.get("pretrain"):  # behaviour cloning's dataset (agents.datasets.pretrain); its size and source are params
         tags["wadgym.pretrain_dataset"] = str(config["pretrain"].get("dataset"))
     run = mlflow_client.create_run(experiment_id(mlflow_client, experiment_name(config), uri),
                                    run_name=run_dir.name, tags=tags)
