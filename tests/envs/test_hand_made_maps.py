@@ -157,7 +157,7 @@ def test_exit_goal_item_is_reached_when_taken(make_env, maps):
 def test_health_on_health_gathering_counts_steps_and_the_scenario_return(make_env):
     env = make_env("DoomHealth-v0", wad="vizdoom:health_gathering")
     _, info = env.reset(seed=3)
-    assert set(info) == {"score", "level_seed", "map", "health", "scenario_return"}
+    assert set(info) == {"score", "level_seed", "map", "health", "scenario_return", "position"}
     rng = np.random.default_rng(0)
     steps = 0
     while True:
@@ -206,8 +206,8 @@ def test_check_env_passes_on_a_hand_made_map(maps, env_id, wad, kwargs):
 @pytest.mark.parametrize("env_id", SINGLE_IDS)
 def test_every_id_plays_a_scenario_with_its_own_spaces(env_id):
     """wad= keeps the id's action set, observation and frame skip: a policy trained on the id plays the map."""
-    wad = {"DoomExit-v0": "vizdoom:my_way_home", "DoomExitHard-v0": "vizdoom:my_way_home"}.get(
-        env_id, "vizdoom:defend_the_center" if "Defend" in env_id else "vizdoom:health_gathering")
+    wad = "vizdoom:my_way_home" if env_id.startswith("DoomExit") else (
+        "vizdoom:defend_the_center" if "Defend" in env_id else "vizdoom:health_gathering")
     if "Items" in env_id:
         wad = "vizdoom:defend_the_center"  # scripts that may spawn items: accepted, scored by ITEMCOUNT
     plain, hand_made = gym.make(env_id), gym.make(env_id, wad=wad)
