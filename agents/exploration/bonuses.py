@@ -383,10 +383,14 @@ class ExploreCallback(BaseCallback):
         new_obs = self.locals["new_obs"]
         if not np.issubdtype(rewards.dtype, np.floating):
             raise TypeError(f"explore: the vector env's rewards are {rewards.dtype}; the bonus needs floats")
-        next_obs = np.array(new_obs, copy=True)
-        for i, info in enumerate(infos):
-            if dones[i] and info.get("terminal_observation") is not None:
-                next_obs[i] = info["terminal_observation"]
+        # The step's next observations, with an ended episode's last frame in place of its next episode's
+        # first. Copied only where a frame is swapped in or the step is stored for training: a frame-stacking
+        # wrapper hands out the same array each step and updates it in place.
+        swap = [i for i in np.flatnonzero(dones) if infos[i].get("terminal_observation") is not None]
+        stores = any(bonus.trains for bonus in self.bonuses.values())
+        next_obs = np.array(new_obs, copy=True) if swap or stores else np.asarray(new_obs)
+        for i in swap:
+            next_obs[i] = infos[i]["terminal_observation"]
         step = Step(np.asarray(self.model._last_obs), np.asarray(self.locals["actions"]).reshape(len(dones), -1)[:, 0],
                     next_obs, infos, dones)
         total = np.zeros(len(dones), np.float64)
@@ -406,7 +410,7 @@ class ExploreCallback(BaseCallback):
         if len(ended):
             for bonus in self.bonuses.values():
                 bonus.start_episodes(ended, np.asarray(new_obs))
-        if any(bonus.trains for bonus in self.bonuses.values()):
+        if stores:
             self._stored.append((step.obs.copy(), step.actions.copy(), next_obs))
         return True
 
