@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import statistics
-import sys
 import time
 
 import gymnasium as gym
@@ -31,9 +29,8 @@ from wadgym.envs.families.deathmatch import bot_name
 from wadgym.envs.multi import make
 from wadgym.envs.runtime.engine import make_game
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from env_speed import add_pin_arguments, pin  # noqa: E402  (bench/env_speed.py, beside this file)
-from multi_speed import time_multi, time_single  # noqa: E402  (bench/multi_speed.py, beside this file)
+from env_speed import add_pin_arguments, pin  # bench/env_speed.py, beside this script
+from multi_speed import time_multi, time_single  # bench/multi_speed.py, beside this script
 
 ENV_ID = "DoomDeathmatchBots-v0"
 FRAME_SKIP = 4

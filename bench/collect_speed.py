@@ -40,8 +40,7 @@ import vizdoom as vzd
 
 import wadgym  # noqa: F401  (registers the envs)
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from env_speed import FRAME_SKIP, bare_game, cpu_seconds  # noqa: E402  (the bare loop env_speed measures)
+from env_speed import FRAME_SKIP, bare_game, cpu_seconds  # bench/env_speed.py, beside this script
 
 ENV_ID = "DoomItems-v0"  # one map: the bare loop plays the env's very level
 EPISODE_STEPS = gym.spec(ENV_ID).max_episode_steps
