@@ -33,11 +33,14 @@ class RandomPolicy:
 
 
 def has_reference_policy(env) -> bool:
-    """Whether a wadgym env's family wrote a scripted reference policy (DoomEnv.reference_action)."""
+    """Whether a wadgym env's family wrote a scripted reference policy (DoomEnv.reference_action) that plays
+    the env's map: none on a hand-made map (wad=), since the families' references read the plan of the levels
+    they build."""
     from wadgym.envs.doom_env import DoomEnv
 
     env = env.unwrapped
-    return isinstance(env, DoomEnv) and type(env).reference_action is not DoomEnv.reference_action
+    return (isinstance(env, DoomEnv) and type(env).reference_action is not DoomEnv.reference_action
+            and env.hand_made is None)
 
 
 class ScriptedPolicy:

@@ -231,8 +231,10 @@ def final_splits(env_id: str, env_kwargs: dict[str, Any]) -> tuple[tuple[str, ..
     """The level splits training's final evaluation plays, the first its headline, and why there is one
     split only (None when there are two): ("test", "train") for a run trained on a range of levels that
     ends before the test levels; ("train",) for one whose training levels include the test levels (an
-    unlimited range: none is held out) or that trained on one map (num_levels=1: the "test levels" would be
-    new placements on that map, no separate split)."""
+    unlimited range: none is held out), that trained on one map (num_levels=1: the "test levels" would be
+    new placements on that map, no separate split) or on a hand-made map (wad=)."""
+    if env_kwargs.get("wad"):
+        return ("train",), f"no held-out split: trained on one hand-made map (wad={env_kwargs['wad']}), played on it"
     if default_split(env_id, env_kwargs) == "train":
         return ("train",), (f"no held-out test split: the training levels (an unlimited range, or one reaching "
                             f"level {TEST_START_LEVEL}) include the test levels")

@@ -29,3 +29,24 @@ def test_a_vizdoom_scenarios_own_return_is_summarised_beside_the_familys_score()
     assert original["scenario_return_mean"] == sum(e["scenario_return"] for e in original["episodes"]) / 2
     generated = summarize(run_episodes("DoomHealth-v0", {"num_levels": 1}, [0], "random"))
     assert "scenario_return_mean" not in generated and "scenario_return" not in generated["episodes"][0]
+
+
+def test_a_run_trained_on_a_hand_made_map_ends_with_an_evaluation_there(tmp_path):
+    """Training on `vizdoom:my_way_home` ends with its evaluation on that map: the trained and random policies
+    only (the exit family's scripted reference follows the rooms of buildings it builds), one split."""
+    import json
+
+    import yaml
+
+    from .conftest import TINY
+
+    conf = tmp_path / "mwh.yml"
+    conf.write_text(yaml.safe_dump({"DoomExit-v0": {**TINY, "n_timesteps": 128, "env_kwargs": {
+        "resolution": [30, 40], "wad": "vizdoom:my_way_home"}}}))
+    run = tmp_path / "run"
+    assert main(["train", "--env", "DoomExit-v0", "--conf-file", str(conf), "--run-dir", str(run),
+                 "--eval-episodes", "1", "--no-video", "--no-progress"]) == 0
+    evaluation = json.loads((run / "metrics.json").read_text())["eval"]
+    assert evaluation["levels"] == "train" and "hand-made map" in evaluation["split_note"]
+    assert {"trained", "random"} <= set(evaluation) and "scripted" not in evaluation
+    assert set(evaluation["splits"]) == {"train"}
