@@ -156,7 +156,8 @@ def play_players(policy, env_kwargs: dict[str, Any], seeds: list[int], players=P
 def map_kwargs(env_id: str, env_kwargs: dict[str, Any], wad: str, map_name: str = "MAP01") -> dict[str, Any]:
     """The env kwargs that play a hand-made map (wad=, map=) as a run's envs were made: its engine-facing
     kwargs (frames, actions, rewards), without what shapes built levels (scenario parameters, preset,
-    num_levels, start_level), which a hand-made map refuses or ignores."""
+    num_levels, start_level) or reads their plan (the family's level_only_kwargs, e.g. the exit family's
+    new_room_reward), which a hand-made map refuses or ignores."""
     import dataclasses
 
     import gymnasium as gym
@@ -169,7 +170,8 @@ def map_kwargs(env_id: str, env_kwargs: dict[str, Any], wad: str, map_name: str 
     entry_point = gym.spec(env_id_for(env_id)).entry_point
     creator = load_env_creator(entry_point) if isinstance(entry_point, str) else entry_point
     params = getattr(creator, "Params", None)
-    levels = {"preset", "num_levels", "start_level", *(f.name for f in dataclasses.fields(params) if params)}
+    levels = {"preset", "num_levels", "start_level", *getattr(creator, "level_only_kwargs", ()),
+              *(f.name for f in dataclasses.fields(params) if params)}
     return {**{k: v for k, v in env_kwargs.items() if k not in levels}, "wad": wad, "map": map_name}
 
 

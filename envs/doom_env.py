@@ -78,6 +78,9 @@ class DoomEnv(gym.Env):
     # False for a family that plays its own generated levels only: wad= is always refused (hand_made_problem
     # says why); tools and tests that play every id on hand-made maps skip it.
     plays_hand_made: ClassVar[bool] = True
+    # Env kwargs (reward bonuses) that read the plan of a level the family built: a hand-made map refuses them
+    # set (hand_made_problem), and tools that play a run on one (`wadgym eval --wad`) leave them out.
+    level_only_kwargs: ClassVar[tuple[str, ...]] = ()
 
     def __new__(cls, *args, **kwargs):
         env = super().__new__(cls)

@@ -462,6 +462,7 @@ class ExitEnv(DoomEnv):
     Params, PRESETS, build = Params, PRESETS, staticmethod(build)
     variables = ("ITEMCOUNT", user_variable(READY))
     score_name = "exits"
+    level_only_kwargs = ("shaping", "new_room_reward")
 
     def __init__(self, exit_reward: float = 1.0, step_penalty: float = 0.0, shaping: float = 0.0,
                  new_room_reward: float = 0.0, goal: str | None = None, **kwargs: Any):

@@ -50,3 +50,19 @@ def test_a_run_trained_on_a_hand_made_map_ends_with_an_evaluation_there(tmp_path
     assert evaluation["levels"] == "train" and "hand-made map" in evaluation["split_note"]
     assert {"trained", "random"} <= set(evaluation) and "scripted" not in evaluation
     assert set(evaluation["splits"]) == {"train"}
+
+
+def test_a_hand_made_map_is_played_without_the_bonuses_that_read_a_built_levels_plan():
+    """DoomExit-v0's entry trains with new_room_reward (the rooms of the buildings it builds); played on
+    my_way_home the run's kwargs leave it out, where the env itself refuses it."""
+    import pytest
+
+    from wadgym.agents.evaluate import map_kwargs
+    from wadgym.agents.vec import make_env
+
+    trained = {"new_room_reward": 0.1, "shaping": 0.5, "num_levels": 200, "frame_skip": 4}
+    kwargs = map_kwargs("DoomExit-v0", trained, "vizdoom:my_way_home")
+    assert kwargs == {"frame_skip": 4, "wad": "vizdoom:my_way_home", "map": "MAP01"}
+    make_env("DoomExit-v0", kwargs).close()
+    with pytest.raises(ValueError, match="new_room_reward follow the rooms of a building"):
+        make_env("DoomExit-v0", {"new_room_reward": 0.1, "wad": "vizdoom:my_way_home"})
