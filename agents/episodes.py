@@ -85,9 +85,10 @@ def play_episodes(venv, policy, seeds: list[int | None], frames: list | None = N
     `frames`, the env's RecordFrames wrapper (agents.vec) appends its render() after the reset and after
     every step. Returns per episode: seed, return, score (info["score"]: the task's own measure; the return
     for envs without one), level_seed, length, seconds (its wall time, resets included), scenario_return
-    (a ViZDoom scenario's own return, info["scenario_return"]; None elsewhere) and opponents_median (the
+    (a ViZDoom scenario's own return, info["scenario_return"]; None elsewhere), opponents_median (the
     median of info["opponent_scores"], the scores of opponents that are not agents, e.g. bots; None
-    without)."""
+    without) and match (a deathmatch's figures in the field's units, info["match"]: frags, deaths, K/D,
+    frags per minute, ...; None elsewhere)."""
     from stable_baselines3.common.evaluation import evaluate_policy
 
     end: dict[str, Any] = {}  # the info of the episode's last step
@@ -111,7 +112,8 @@ def play_episodes(venv, policy, seeds: list[int | None], frames: list | None = N
                          "level_seed": end.get("level_seed"), "length": int(lengths[0]),
                          "seconds": time.perf_counter() - start, "scenario_return": end.get("scenario_return"),
                          "opponents_median": float(np.median(end["opponent_scores"]))
-                         if end.get("opponent_scores") else None})
+                         if end.get("opponent_scores") else None,
+                         "match": dict(end["match"]) if end.get("match") else None})
     return episodes
 
 

@@ -46,14 +46,20 @@ def run_episodes(
         close_vec_env(venv)
     if video is not None:
         write_video(Path(video), frames, video_fps(venv.unwrapped.envs[0]))
-    keys = ("seed", "level_seed", "score", "return", "length", *OPTIONAL_KEYS)
-    return [{key: episode[key] for key in keys if key not in OPTIONAL_KEYS or episode[key] is not None}
+    keys = ("seed", "level_seed", "score", "return", "length", *OPTIONAL_KEYS, MATCH)
+    optional = {*OPTIONAL_KEYS, MATCH}
+    return [{key: episode[key] for key in keys if key not in optional or episode[key] is not None}
             for episode in episodes]
 
 
 # Per-episode figures only some envs have (kept where not None): a ViZDoom scenario's own return, and the
 # median score of opponents that are not agents (the engine's bots); their names in `wadgym eval`'s table
 OPTIONAL_KEYS = {"scenario_return": "scenario return", "opponents_median": "median opponent"}
+# A deathmatch's figures in the field's units (info["match"], wadgym.envs.match_figures): each episode keeps
+# them, the summary pools them (the ratios of the summed counts), and `wadgym eval`'s table shows frags per minute
+# and K/D beside the score
+MATCH = "match"
+MATCH_COLUMNS = {"frags_per_minute": "frags/min", "kd_ratio": "K/D"}
 
 
 def summarize(episodes: list[dict[str, Any]]) -> dict[str, Any]:
@@ -76,6 +82,11 @@ def summarize(episodes: list[dict[str, Any]]) -> dict[str, Any]:
     for key in OPTIONAL_KEYS:  # e.g. a ViZDoom scenario: its own return beside the family's score
         if any(key in e for e in episodes):
             summary[f"{key}_mean"], summary[f"{key}_std"] = stats(key)
+    matches = [e[MATCH] for e in episodes if e.get(MATCH)]
+    if matches:
+        from wadgym.envs.match_figures import pooled
+
+        summary[MATCH] = pooled(matches)
     return summary
 
 
@@ -155,9 +166,10 @@ def play_players(policy, env_kwargs: dict[str, Any], seeds: list[int], players=P
 
 def map_kwargs(env_id: str, env_kwargs: dict[str, Any], wad: str, map_name: str = "MAP01") -> dict[str, Any]:
     """The env kwargs that play a hand-made map (wad=, map=) as a run's envs were made: its engine-facing
-    kwargs (frames, actions, rewards), without what shapes built levels (scenario parameters, preset,
-    num_levels, start_level) or reads their plan (the family's level_only_kwargs, e.g. the exit family's
-    new_room_reward), which a hand-made map refuses or ignores."""
+    kwargs (frames, actions, rewards) and the scenario parameters that still apply there (the family's
+    hand_made_params, e.g. the deathmatch's bots), without what shapes built levels (the other scenario
+    parameters, preset, num_levels, start_level) or reads their plan (the family's level_only_kwargs, e.g. the
+    exit family's new_room_reward), which a hand-made map refuses or ignores."""
     import dataclasses
 
     import gymnasium as gym
@@ -172,6 +184,7 @@ def map_kwargs(env_id: str, env_kwargs: dict[str, Any], wad: str, map_name: str 
     params = getattr(creator, "Params", None)
     levels = {"preset", "num_levels", "start_level", *getattr(creator, "level_only_kwargs", ()),
               *(f.name for f in dataclasses.fields(params) if params)}
+    levels -= set(getattr(creator, "hand_made_params", ()))
     return {**{k: v for k, v in env_kwargs.items() if k not in levels}, "wad": wad, "map": map_name}
 
 
@@ -263,23 +276,31 @@ def final_evaluation(policy, episodes: int, seed: int) -> dict[str, Any]:
 def format_comparison(result: dict[str, Any]) -> str:
     def line(name, s):
         score = f"{s['score_mean']:6.2f} ± {s['score_std']:5.2f}"
+        beside = "".join(f" {s[MATCH][key]:9.2f}" for key in MATCH_COLUMNS) if match else ""
         extra = "".join(f" {s[f'{key}_mean']:9.2f} ± {s[f'{key}_std']:7.2f}" for key in columns)
-        return (f"{name:<8} {score:>16} {s['return_mean']:9.2f} ± {s['return_std']:7.2f} {s['length_mean']:9.1f}"
-                f"{extra}")
+        return (f"{name:<8} {score:>16}{beside} {s['return_mean']:9.2f} ± {s['return_std']:7.2f} "
+                f"{s['length_mean']:9.1f}{extra}")
 
     columns = [key for key in OPTIONAL_KEYS if all(f"{key}_mean" in result[n] for n in PLAYERS if n in result)]
+    match = all(MATCH in result[n] for n in PLAYERS if n in result)  # a deathmatch: its figures beside the score
 
     seeds = result["seeds"]
     where = f"{result['map']} of {result['wad']}" if result.get("wad") else f"{result['levels']} levels"
     lines = [
         f"{result['env']}: {result['episodes']} episodes on {where}, seeds {seeds[0]}..{seeds[1]}"
         f" ({'deterministic' if result['deterministic'] else 'sampled'} actions)",
-        f"{'policy':<8} {result['score_name'] + '/episode':>16} {'return':>19} {'length':>9}"
-        + "".join(f" {OPTIONAL_KEYS[key]:>19}" for key in columns),
+        f"{'policy':<8} {result['score_name'] + '/episode':>16}"
+        + ("".join(f" {title:>9}" for title in MATCH_COLUMNS.values()) if match else "")
+        + f" {'return':>19} {'length':>9}" + "".join(f" {OPTIONAL_KEYS[key]:>19}" for key in columns),
         *(line(name, result[name]) for name in PLAYERS if name in result),
     ]
     if result["score_ratio"] is not None:
         lines.append(f"{result['score_name']} trained/random: {result['score_ratio']:.2f}x")
+    if match:  # the counts behind the ratios, as the field reports a match
+        m = result["trained"][MATCH]
+        lines.append(f"trained, {m['episodes']} episodes ({m['minutes']:.1f} game minutes): {m['frags']} frags, "
+                     f"{m['deaths']} deaths, {m['suicides']} suicides, K/D {m['kd_ratio']:.2f} (kills / deaths), "
+                     f"damage dealt {m['damage_dealt']}, taken {m['damage_taken']}")
     for split, summaries in (result.get("splits") or {}).items():  # training's final evaluation: the other split
         if split != result["levels"]:
             scores = ", ".join(f"{name} {summaries[name]['score_mean']:.2f}" for name in PLAYERS if name in summaries)

@@ -8,8 +8,9 @@
 - how figures are decided: rliable's 95% stratified bootstrap confidence intervals over seeds x episodes of the
   mean (what the bars name, which decides) and of the interquartile mean (IQM, shown beside), its probability of
   improvement, and the verdict of an interval against a bar;
-- how they write: Markdown tables, the hand-written section a rewritten page keeps, figures, and a row's
-  command and paths as a user types them in a checkout.
+- how they write: Markdown tables (a deathmatch's frags per minute and K/D beside its score: match_cell), the
+  hand-written section a rewritten page keeps, figures, and a row's command and paths as a user types them in a
+  checkout.
 
 The scripts import it as `import harness`: run as `python bench/NAME.py`, a script's own folder (bench/) is the
 first entry of sys.path, so the module beside it is found without touching sys.path.
@@ -480,6 +481,19 @@ def mean_spread(values: Iterable[float | None]) -> str:
     if len(values) == 1:
         return f"{values[0]:.2f}"
     return f"{np.mean(values):.2f} ± {np.std(values):.2f}"
+
+
+def match_cell(summaries: Iterable[dict[str, Any] | None]) -> str:
+    """A deathmatch's figures in the field's units over the summaries' episodes (each summary's "match": the
+    evaluation's pooled info["match"], wadgym.envs.match_figures), pooled again: "frags/min F, K/D R"; "" where a
+    summary has none (an env that is no deathmatch, or a row evaluated before episodes kept them)."""
+    from wadgym.envs.match_figures import pooled
+
+    matches = [(summary or {}).get("match") for summary in summaries]
+    if not matches or not all(matches):
+        return ""
+    m = pooled(matches)
+    return f"{m['frags_per_minute']:.2f} frags/min, K/D {m['kd_ratio']:.2f}"
 
 
 def markdown_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:

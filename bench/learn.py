@@ -31,6 +31,13 @@ record_dataset; once per size, its recording time kept in the JSON's "datasets")
 policy (`wadgym train --pretrain`), then PPO trains for the entry's steps; `--budget demos-bc` clones alone
 (`--algo bc`: no PPO step), so the table shows what PPO adds. `--demo-episodes 10 100 1000` sweeps the
 dataset's size: a row per size, labelled "demos (N episodes)", the dataset's steps and recording time in it.
+
+Against the engine's bots the figures are also in the field's units: each evaluation episode keeps its
+info["match"] (frags, deaths, suicides, K/D, frags per minute of game time, damage dealt and taken), and the
+table shows frags per minute and K/D beside the trained policy's score. `--match` plays the recorded rows of the
+--env ids (their run folders) in the setting Sample Factory and doom-arena report, 4-minute matches against 7
+bots (`--match-bots`, `--match-minutes`), `--episodes` matches a policy on held-out levels, beside random and
+scripted, and the page's section "Deathmatch in the field's units" sets them beside those projects' figures.
 """
 
 from __future__ import annotations
@@ -477,7 +484,8 @@ def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
             readme_rows.setdefault(env_id, []).append(
                 (met.startswith(MEETS), t_mean, f"{t_mean:.2f} vs {r_mean:.2f} {rows[0]['score_name']}{long}", met))
         table.append([env_id, rows[0]["score_name"], budget_cell(budget, rows[0]), f"{wall:.0f} min", len(rows),
-                      mean_spread(random_test), mean_spread(trained_train), mean_spread(trained_test),
+                      mean_spread(random_test), mean_spread(trained_train),
+                      beside(mean_spread(trained_test), harness.match_cell(t["trained"] for t in test)),
                       trained.cell(), mean_spread(scripted_test), ratio, improvement_cell(rows), mean_spread(gaps),
                       met, shows(env_id, budget), f"{commits}{scripted_note(rows)}"])
     import yaml
@@ -509,6 +517,7 @@ def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
               "their curve, whose run folder is gone.*", ""]
     lines += ["Commands:", ""]
     lines += sorted({f"- `{r['command']}`" for r in data["runs"].values()})
+    lines += match_section(data["runs"], order)
     lines += [""] + how_decided()
     lines += attempt_lines(data.get("attempts") or {}, order)
     harness.write_page(md_path, lines, keep=KEPT_SECTION)
@@ -524,6 +533,123 @@ def write_table(json_path: Path, md_path: Path, curves_path: Path) -> None:
             from wadgym.agents.runfolder import write_text_atomic
 
             write_text_atomic(readme, head + start + readme_table(block, summary) + end + tail)
+
+
+def beside(score: str, match: str) -> str:
+    """A score cell with a deathmatch's figures in the field's units after it, where there are some."""
+    return f"{score} ({match})" if match else score
+
+
+# The field's deathmatch setting (Sample Factory's doom_deathmatch_bots, doom-arena): matches of 4 minutes of game
+# time against 7 bots. Their figures, with where they come from, for the page's section.
+MATCH_BOTS, MATCH_MINUTES = 7, 4.0
+MATCH_SECTION = "## Deathmatch in the field's units"
+FIELD_FIGURES = [
+    "- Sample Factory (APPO, Petrenko et al. 2020): its `doom_deathmatch_bots` env plays dwango5 against 7 bots in "
+    "matches of",
+    "  4 minutes (`num_bots=7` and `DoomSpec`'s default `timelimit=4.0`, passed to the engine as `+timelimit`, in",
+    "  [sf_examples/vizdoom/doom/doom_utils.py](https://github.com/alex-petrenko/sample-factory/blob/master/"
+    "sf_examples/vizdoom/doom/doom_utils.py)",
+    "  and [doom_multiagent.py](https://github.com/alex-petrenko/sample-factory/blob/master/sf_examples/vizdoom/"
+    "doom/multiplayer/doom_multiagent.py)).",
+    "  Its released models score 24.6, ~20 and ~21 frags per match as measured by doom-arena (below); its own page",
+    "  ([samplefactory.dev, VizDoom](https://www.samplefactory.dev/09-environment-integrations/vizdoom/)) gives",
+    "  the shaped reward instead (85.66 ± 28.53 for the Deathmatch-Bots model).",
+    "- [doom-arena](https://github.com/wendlerc/doom-arena#training-results) (Sample Factory's APPO on the same env, "
+    "one A6000):",
+    "  ~3 frags per match at 10M frames, 5.8 at 50M, ~15 at 100M, ~25 at 155M, ~63 at 500M; it lists the released",
+    "  models' figures above.",
+    "- Neither page gives a kill/death ratio; the K/D ~0.55 of issue 51 could not be traced to a page.",
+]
+
+
+def match_kwargs(env_id: str, env_kwargs: dict[str, Any], bots: int, minutes: float) -> dict[str, Any]:
+    """The env kwargs of a run's held-out levels as a match of `minutes` against `bots` bots: the match clock
+    (match_minutes) and a TimeLimit that lets it run (max_episode_steps = the match's steps)."""
+    from wadgym.agents.evaluate import split_kwargs
+    from wadgym.envs.match_figures import match_steps
+
+    kwargs = split_kwargs(env_id, env_kwargs, "test")
+    steps = match_steps(minutes, int(kwargs.get("frame_skip", 4)))
+    return {**kwargs, "bots": bots, "match_minutes": minutes, "max_episode_steps": steps}
+
+
+def play_matches(json_path: Path, env_ids: list[str], budget: str, episodes: int, runs: str,
+                 bots: int = MATCH_BOTS, minutes: float = MATCH_MINUTES) -> None:
+    """Play the recorded rows of `env_ids` for `budget` (their run folders: relative to the checkout as recorded,
+    else by name in `runs`) in `episodes` matches of `minutes` against `bots` bots on held-out levels (seeds
+    0..), the trained policy beside random and scripted on the same matches; each row keeps them under "match"
+    with the commit they were played at. A row whose run folder is gone is said and skipped."""
+    from wadgym.agents.evaluate import PLAYERS, has_scripted, run_episodes, summarize
+    from wadgym.agents.policies.policy import SavedPolicy
+
+    data = results(json_path).load()
+    rows = {key: row for key, row in data["runs"].items()
+            if row["env"] in env_ids and budget_of(row["budget"]) == budget}
+    if not rows:
+        raise SystemExit(f"no recorded rows of {', '.join(env_ids)} for budget {budget} in {json_path}")
+    for key, row in sorted(rows.items()):
+        found = [p for p in (ROOT / row["run_dir"], Path(runs) / Path(row["run_dir"]).name) if p.is_dir()]
+        if not found:
+            print(f"   {key}: run folder {row['run_dir']} is not here (nor in {runs}); not played", flush=True)
+            continue
+        policy = SavedPolicy(found[0], deterministic=False)
+        kwargs = match_kwargs(row["env"], policy.env_kwargs, bots, minutes)
+        seeds = list(range(episodes))
+        players = PLAYERS if has_scripted(row["env"], kwargs) else PLAYERS[:2]
+        played = {"trained": policy, "random": "random", "scripted": "scripted"}
+        print(f"== {key}: {episodes} matches of {minutes:g} minutes against {bots} bots", flush=True)
+        row["match"] = {"bots": bots, "minutes": minutes, "episodes": episodes, "levels": "test",
+                        "commit": git_commit(),
+                        **{name: summarize(run_episodes(row["env"], kwargs, seeds, played[name])) for name in players}}
+        record(json_path, key, row)
+        m = row["match"]["trained"]["match"]
+        print(f"   trained {row['match']['trained']['score_mean']:.2f} frags a match, {m['frags_per_minute']:.2f} "
+              f"frags/min, K/D {m['kd_ratio']:.2f}", flush=True)
+
+
+def match_section(runs: dict[str, dict[str, Any]], order: dict[str, int]) -> list[str]:
+    """The page's section on the deathmatch ids in the field's units: the rows played in its matches (--match),
+    beside the figures of Sample Factory and doom-arena with their sources."""
+    from wadgym.envs.registration import ENVS
+
+    bots_ids = [env_id for env_id, (entry, _, _) in ENVS.items() if entry.endswith(":DeathmatchBotsEnv")]
+    lines = ["", MATCH_SECTION, "",
+             "The field reports deathmatch as frags per match of stated length and kill/death ratio. `--match` plays "
+             "a row's trained",
+             f"policy in that setting, {MATCH_MINUTES:g}-minute matches (of game time) against {MATCH_BOTS} bots "
+             f"(env kwargs `bots={MATCH_BOTS}, match_minutes={MATCH_MINUTES:g}`),",
+             "on held-out levels, random and scripted on the same matches; frags/min is frags over game minutes, K/D "
+             "kills (frags +",
+             "suicides) over deaths, both of the matches' summed counts. The bots keep the id's skill level (2 for "
+             "DoomDeathmatchBots-v0,",
+             "4 for the Hard id), and wadgym's arenas, weapons and 8 actions are not dwango5's or Sample Factory's "
+             "39: the figures",
+             "stand beside theirs in the same units, not as the same task.", ""]
+    played = [row for row in runs.values() if row.get("match")]
+    table = []
+    for row in sorted(played, key=lambda r: (order.get(r["env"], 1e9), r["budget"], r["seed"])):
+        m = row["match"]
+        trained, random = m["trained"], m["random"]
+        figures, scripted = trained["match"], m.get("scripted")
+        per = max(figures["episodes"], 1)
+        table.append([row["env"], row["budget"], row["seed"], f"{m['episodes']} x {m['minutes']:g} min, "
+                      f"{m['bots']} bots", f"{trained['score_mean']:.2f}", f"{random['score_mean']:.2f}",
+                      f"{scripted['score_mean']:.2f}" if scripted else "-", f"{figures['frags_per_minute']:.2f}",
+                      f"{figures['kd_ratio']:.2f}", f"{figures['deaths'] / per:.1f}",
+                      f"{figures['suicides'] / per:.1f}",
+                      f"{figures['damage_dealt'] / per:.0f} / {figures['damage_taken'] / per:.0f}",
+                      mean_spread([trained.get("opponents_median_mean")]), m["commit"]])
+    if table:
+        lines += harness.markdown_table(
+            ["env", "budget", "seed", "matches", "frags/match trained", "random", "scripted", "frags/min trained",
+             "K/D trained", "deaths/match", "suicides/match", "damage dealt / taken a match", "median bot's frags",
+             "played at"], table)
+    else:
+        lines += [f"No row has been played in it yet (the bots rows' run folders are gone): `python bench/learn.py "
+                  f"--env {' '.join(bots_ids)} --budget BUDGET --match --episodes 10` plays those whose run folders "
+                  f"are here."]
+    return lines + ["", "Their figures, and where they come from:", "", *FIELD_FIGURES]
 
 
 def cloning(run_dir: Path) -> dict[str, Any]:
@@ -714,6 +840,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--demo-episodes", nargs="+", type=int, metavar="N",
                         help="--budget demos/demos-bc: record datasets of N episodes each (a row per size; default: "
                              "the entry's demos episodes)")
+    parser.add_argument("--match", action="store_true",
+                        help="play the recorded rows of the --env ids (their run folders) in the field's deathmatch "
+                             "setting: --episodes matches of --match-minutes against --match-bots bots (no training)")
+    parser.add_argument("--match-bots", type=int, default=MATCH_BOTS, help=f"--match: bots (default {MATCH_BOTS})")
+    parser.add_argument("--match-minutes", type=float, default=MATCH_MINUTES,
+                        help=f"--match: minutes of game time a match (default {MATCH_MINUTES:g})")
     parser.add_argument("--attempt", action="store_true",
                         help="record the runs trained or adopted as attempts (listed below the table as they came "
                              "out), leaving the table's rows as they are")
@@ -725,6 +857,10 @@ def main(argv: list[str] | None = None) -> int:
         if not args.env:
             parser.error("--rescript needs --env ID ...")
         rescript(out.json, args.env, args.budget)
+    elif args.match:
+        if not args.env:
+            parser.error("--match needs --env ID ... (DoomDeathmatchBots-v0, DoomDeathmatchBotsHard-v0)")
+        play_matches(out.json, args.env, args.budget, args.episodes, args.runs, args.match_bots, args.match_minutes)
     elif args.adopt:
         for run in args.adopt:
             key, row = adopted_row(Path(run), args.budget, args.episodes)

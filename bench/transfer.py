@@ -56,6 +56,9 @@ PAIRS: dict[str, tuple[str, str]] = {
     "exit": ("DoomExit-v0", "vizdoom:my_way_home"),
     "defend": ("DoomDefend-v0", "vizdoom:defend_the_center"),
     "exit-mixed": ("DoomExit-v0", "vizdoom:my_way_home"),
+    # Combat: the bots' generated arenas and ViZDoom's AI-competition map (its MAP01: rocket launchers only), the
+    # same bots on both (the id's 3 of level 2), scored in frags.
+    "combat": ("DoomDeathmatchBots-v0", "vizdoom:cig"),
 }
 # A pair's scenario parameters over the entry's on its generated levels (in training and in the held-out play): the
 # preset that covers what the original has and the id's own levels lack. "exit-mixed": my_way_home's goal is the

@@ -81,6 +81,12 @@ class DoomEnv(gym.Env):
     # Env kwargs (reward bonuses) that read the plan of a level the family built: a hand-made map refuses them
     # set (hand_made_problem), and tools that play a run on one (`wadgym eval --wad`) leave them out.
     level_only_kwargs: ClassVar[tuple[str, ...]] = ()
+    # Where the family's game spawns players on a hand-made map (wadgym.envs.runtime.handmade.STARTS): "player"
+    # (a player-1 start), or "deathmatch" (DeathmatchStarts); a map without them is refused before an engine starts.
+    hand_made_starts: ClassVar[str] = "player"
+    # Scenario parameters that still apply on a hand-made map (e.g. the deathmatch's bots): the others shape the
+    # levels the family builds, and wad= refuses them.
+    hand_made_params: ClassVar[tuple[str, ...]] = ()
 
     def __new__(cls, *args, **kwargs):
         env = super().__new__(cls)
@@ -168,10 +174,12 @@ class DoomEnv(gym.Env):
 
         if start_level:
             raise ValueError(f"start_level={start_level} chooses generated levels; with wad= no level is built")
-        if params:
-            raise ValueError(f"{', '.join(params)}: scenario parameters shape generated levels; with wad= no level "
-                             f"is built (num_levels and preset are ignored)")
-        hand_made = hand_made_map(wad, map_name, **settings)
+        shaping = [name for name in params if name not in self.hand_made_params]
+        if shaping:
+            kept = f"; {', '.join(self.hand_made_params)} still apply" if self.hand_made_params else ""
+            raise ValueError(f"{', '.join(shaping)}: scenario parameters shape generated levels; with wad= no level "
+                             f"is built (num_levels and preset are ignored{kept})")
+        hand_made = hand_made_map(wad, map_name, **settings, starts=self.hand_made_starts)
         problem = self.hand_made_problem(hand_made)
         if problem:
             raise ValueError(f"{type(self).__name__} cannot score {hand_made.where}: {problem}")

@@ -24,6 +24,7 @@ DOOM_LUMPS = ("THINGS", "LINEDEFS", "SIDEDEFS", "VERTEXES", "SEGS", "SSECTORS", 
 DOOM_EXITS = frozenset({11, 51, 52, 124, 197, 198})
 HEXEN_EXITS = frozenset({74, 75, 243, 244})
 PLAYER_START = 1  # editor number of Player1Start
+DEATHMATCH_START = 11  # editor number of DeathmatchStart: where a deathmatch spawns (and respawns) its players
 SKILLS = (1, 2, 3, 4, 5)  # ViZDoom's doom_skill numbers
 
 
@@ -54,6 +55,12 @@ class MapSummary:
         return sum(t.ednum == PLAYER_START for t in self.things)
 
     @property
+    def deathmatch_starts(self) -> int:
+        """DeathmatchStart things (editor number 11): a deathmatch spawns its players, bots included, at them, in
+        any mode and skill (the engine collects them before it reads a thing's flags)."""
+        return sum(t.ednum == DEATHMATCH_START for t in self.things)
+
+    @property
     def exits(self) -> int:
         """Lines and things whose special ends the map."""
         specials = HEXEN_EXITS if self.hexen_numbering else DOOM_EXITS
@@ -67,7 +74,7 @@ class MapSummary:
                  **{ednum: name for name, (_, ednum, _) in self.decorate.items() if ednum is not None}}
         counts: dict[str, int] = {}
         for t in self.things:
-            if t.single and (skill is None or skill in t.skills) and t.ednum != PLAYER_START:
+            if t.single and (skill is None or skill in t.skills) and t.ednum not in (PLAYER_START, DEATHMATCH_START):
                 name = names.get(t.ednum, f"editor number {t.ednum}")
                 counts[name] = counts.get(name, 0) + 1
         return counts

@@ -157,7 +157,8 @@ def seat(run: Path | None, space, deterministic: bool = False):
 
 def play(venv, seats: list, seed: int | None, frames: list | None = None) -> dict[str, Any]:
     """One episode of the game in `venv` (game_vec_env) from reset(seed=seed), player i played by seats[i]
-    (each predicts on every slot's observations and plays its own); the score per player and the length. With
+    (each predicts on every slot's observations and plays its own); the score per player, each player's
+    deathmatch figures where the family reports them (info["match"], else None) and the length. With
     `frames`, the game's render() after the reset and after every step but the last (the game is reset
     at its end, as VecEnvs do)."""
     if seed is not None:
@@ -177,7 +178,8 @@ def play(venv, seats: list, seed: int | None, frames: list | None = None) -> dic
         observations, _, dones, infos = venv.step(np.array(actions))
         length += 1
         if dones.all():
-            return {"seed": seed, "scores": [float(info["score"]) for info in infos], "length": length}
+            return {"seed": seed, "scores": [float(info["score"]) for info in infos],
+                    "matches": [info.get("match") for info in infos], "length": length}
         if frames is not None:
             frames.append(game.render())
 
@@ -201,21 +203,29 @@ def evaluate(run: Path, episodes: int, seed: int, levels: str = "test") -> dict[
         players = len(venv.unwrapped.agents)
         trained = [seat(run, venv.action_space) for _ in range(players)]
         random = [seat(None, venv.action_space) for _ in range(players)]
-        head, selfplay = [], []
+        head, selfplay, matches = [], [], {"trained": [], "random": []}
         for i in range(episodes):
             mine = i % players  # the trained policy's seat this episode
             seats = [trained[k] if k == mine else random[k] for k in range(players)]
             result = play(venv, seats, seed + i)
             head.append({"seed": seed + i, "trained": result["scores"][mine],
                          "random": float(np.mean([x for k, x in enumerate(result["scores"]) if k != mine]))})
+            for k, figures in enumerate(result["matches"]):
+                if figures:
+                    matches["trained" if k == mine else "random"].append(figures)
             selfplay.append(play(venv, trained, seed + i)["scores"])
         name = venv.unwrapped.games[0].score_name
     finally:
         venv.close()
     t, r = float(np.mean([h["trained"] for h in head])), float(np.mean([h["random"] for h in head]))
-    # "trained"/"random" score_mean and score_name as the single-agent evaluation has them (`wadgym runs`)
+    # "trained"/"random" score_mean and score_name as the single-agent evaluation has them (`wadgym runs`); a
+    # deathmatch's figures pooled over the seats each played in the matches against each other (match_figures)
+    from wadgym.envs.match_figures import pooled
+
+    summaries = {who: {"score_mean": value, **({"match": pooled(matches[who])} if matches[who] else {})}
+                 for who, value in (("trained", t), ("random", r))}
     return {"env": config["env"], "episodes": episodes, "seeds": [seed, seed + episodes - 1], "levels": levels,
-            "score_name": name, "trained": {"score_mean": t}, "random": {"score_mean": r},
+            "score_name": name, **summaries,
             "vs_random": {"trained_score": t, "random_score": r, "ratio": t / r if r else None, "episodes": head},
             "vs_self": {"score_per_player": np.mean(selfplay, axis=0).tolist(), "episodes": selfplay}}
 
@@ -223,12 +233,17 @@ def evaluate(run: Path, episodes: int, seed: int, levels: str = "test") -> dict[
 def format_evaluation(result: dict[str, Any]) -> str:
     h, s, name = result["vs_random"], result["vs_self"], result["score_name"]
     ratio = f"n/a (random scored {h['random_score']:g})" if h["ratio"] is None else f"{h['ratio']:.2f}x"
+    figures = [f"{who} {m['frags_per_minute']:.2f} frags/min, K/D {m['kd_ratio']:.2f} ({m['frags']} frags, "
+               f"{m['deaths']} deaths, {m['suicides']} suicides in {m['minutes']:.1f} game minutes)"
+               for who in ("trained", "random") if (m := result.get(who, {}).get("match"))]
+    beside = ([f"trained vs random, in the field's units: {'; '.join(figures)}"] if figures else [])
     return "\n".join([
         f"{result['env']}: {result['episodes']} episodes per match on {result.get('levels', 'train')} levels, "
         f"seeds {result['seeds'][0]}..{result['seeds'][1]}",
         f"trained vs random (seats alternate): {name}/episode trained {h['trained_score']:.2f}, "
         f"random {h['random_score']:.2f}: {ratio}",
         f"trained vs trained: {name}/episode per player " + ", ".join(f"{x:.2f}" for x in s["score_per_player"]),
+        *beside,
     ])
 
 

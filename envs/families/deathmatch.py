@@ -23,6 +23,7 @@ from wadgym.envs.actions import ATTACK_ACTION_SETS
 from wadgym.envs.aiming import bearing, on_aim
 from wadgym.envs.checks import check_number
 from wadgym.envs.doom_env import DoomEnv, user_variable
+from wadgym.envs.match_figures import figures, match_steps
 from wadgym.envs.params import check_fields
 from wadgym.envs.runtime.netgame import PLAYER_NAME
 from wadgym.envs.scenarios.acs_template import acs_list, fill
@@ -50,6 +51,10 @@ MAX_TRIES = 400              # spot draws per player or pickup
 FOG_TICS = 75                # the seeded start's wait for the spawns' teleport fogs to fade
 WEAPONS = ("Shotgun", "Chaingun", "SuperShotgun", "RocketLauncher", "PlasmaRifle")
 AMMO = ("Clip", "ClipBox", "Shell", "ShellBox", "RocketAmmo", "Cell")
+
+# The counts the task tracks (start-relative in info), and the frags of seats 2..8 (the bots', after the players).
+COUNTS = ("FRAGCOUNT", "DEATHCOUNT", "DAMAGECOUNT", "DAMAGE_TAKEN", "HEALTH")
+SEAT_FRAGS = tuple(f"PLAYER{k}_FRAGCOUNT" for k in range(2, MAX_SEATS + 1))
 
 BOT_FIELDS = ("aiming", "perfection", "reaction", "isp")  # bots.cfg's skill fields, each 0 to 100
 # bot_skill level -> (aiming, perfection, reaction, isp)
@@ -239,7 +244,12 @@ class DeathmatchEnv(DoomEnv):
     `score` and `frags` (this episode's frag count, suicides subtracted), `deaths`, `damage_dealt`,
     `health`, `pickups_placed`, `pickup_positions` ((n, 2) float), `bot_frags` (each bot's frags this
     episode, () without bots; also as `opponent_scores`), `rank` (1 + the number of bots with more
-    frags), `level_seed` and `map`.
+    frags), `level_seed` and `map`; and `match`, the episode so far in the units the field reports
+    (wadgym.envs.match_figures; at the episode's end, the episode's): `frags`, `deaths`, `suicides` (the
+    drops of the frag count: a frag and a suicide within one step cancel, neither counted), `kills` (frags +
+    suicides), `kd_ratio` (kills / deaths; with no death, the kills), `frags_per_minute` (of game time),
+    `damage_dealt` and `damage_taken` (ViZDoom's DAMAGECOUNT and DAMAGE_TAKEN) and `minutes` (the game
+    time played: steps x frame_skip tics at 35 a second).
 
     ## Seeding
     The starts and pickups are drawn by the map's own generator from a seed the env sends
@@ -265,9 +275,9 @@ class DeathmatchEnv(DoomEnv):
 
     Params, PRESETS, build = Params, PRESETS, staticmethod(build)
     # The counts, the placement's USER57 and USER58, the pickups' positions, and the frags of seats 2..8 (bots').
-    variables = ("FRAGCOUNT", "DEATHCOUNT", "DAMAGECOUNT", "HEALTH", user_variable(PLACED_VARIABLE),
-                 user_variable(NONCE_VARIABLE), *(user_variable(k) for k in range(1, 2 * MAX_PICKUPS + 1)),
-                 *(f"PLAYER{k}_FRAGCOUNT" for k in range(2, MAX_SEATS + 1)))
+    variables = (*COUNTS, user_variable(PLACED_VARIABLE), user_variable(NONCE_VARIABLE),
+                 *(user_variable(k) for k in range(1, 2 * MAX_PICKUPS + 1)), *SEAT_FRAGS)
+    map_variables = (*COUNTS, *SEAT_FRAGS)  # on a hand-made map (DoomDeathmatchBots-v0's wad=): engine counts only
     score_name = "frags"
     max_players: ClassVar[int] = MAX_PLAYERS  # declares multiplayer support (wadgym.envs.multi)
     # The netgame: deathmatch rules, a killed player respawns by itself 1 s later, no aiming help.
@@ -292,12 +302,14 @@ class DeathmatchEnv(DoomEnv):
         self._start: dict[str, int] = {}
         self._now: dict[str, int] = {}
         self._positions = np.zeros((0, 2))
+        self._suicides = 0  # this episode's: the drops of the frag count
+        self._tics = 0      # game tics played this episode
         self._bots_file = None
         # each bot's name and the variable of its frags (the bots sit after the players: bot i is player
         # n_players + i + 1, counting from 1 as the engine's PLAYERn variables do)
         self._bot_variables = [(bot_name(i), f"PLAYER{self.params.n_players + i + 1}_FRAGCOUNT")
                                for i in range(self.params.bots)]
-        if self.params.bots and self.hand_made is None:
+        if self.params.bots:
             self.bots_file()  # written now: a cache folder the engine's arguments cannot name is refused here
 
     def reset(self, *, seed=None, options=None):
@@ -355,21 +367,24 @@ class DeathmatchEnv(DoomEnv):
 
     def _counts(self, v) -> dict[str, int]:
         counts = {"frags": int(v["FRAGCOUNT"]), "deaths": int(v["DEATHCOUNT"]), "damage": int(v["DAMAGECOUNT"]),
-                  "health": int(v["HEALTH"])}
+                  "taken": int(v["DAMAGE_TAKEN"]), "health": int(v["HEALTH"])}
         for name, variable in self._bot_variables:
             counts[name] = int(v[variable])
         return counts
 
     def on_reset(self, v) -> None:
         self._start = self._now = self._counts(v)
-        placed = int(v[user_variable(PLACED_VARIABLE)])
+        self._suicides = self._tics = 0
+        placed = 0 if self.hand_made else int(v[user_variable(PLACED_VARIABLE)])
         self._positions = np.array([(v[user_variable(2 * i + 1)], v[user_variable(2 * i + 2)]) for i in range(placed)],
                                    dtype=float).reshape(-1, 2)
 
     def on_step(self, v) -> tuple[float, bool]:
         now, before = self._counts(v), self._now
         self._now = now
+        self._tics += self.frame_skip
         change = now["frags"] - before["frags"]
+        self._suicides += max(-change, 0)  # the engine takes a frag away for a suicide (and gives none back)
         reward = max(change, 0) * self.frag_reward - max(-change, 0) * self.suicide_penalty
         reward += (now["damage"] - before["damage"]) * self.damage_reward
         reward -= (now["deaths"] - before["deaths"]) * self.death_penalty
@@ -382,11 +397,15 @@ class DeathmatchEnv(DoomEnv):
     def task_info(self) -> dict[str, Any]:
         now, start = self._now, self._start
         bot_frags = tuple(now[n] - start[n] for n, _ in self._bot_variables) if now else (0,) * self.params.bots
-        return {"frags": self.score, "deaths": now.get("deaths", 0) - start.get("deaths", 0),
-                "damage_dealt": now.get("damage", 0) - start.get("damage", 0), "health": now.get("health", 0),
-                "pickups_placed": len(self._positions), "pickup_positions": self._positions.copy(),
-                "bot_frags": bot_frags, "opponent_scores": bot_frags,
-                "rank": 1 + sum(f > self.score for f in bot_frags)}
+        gained = {key: now.get(key, 0) - start.get(key, 0) for key in ("deaths", "damage", "taken")}
+        info = {"frags": self.score, "deaths": gained["deaths"], "damage_dealt": gained["damage"],
+                "health": now.get("health", 0), "bot_frags": bot_frags, "opponent_scores": bot_frags,
+                "rank": 1 + sum(f > self.score for f in bot_frags),
+                "match": figures(self.score, gained["deaths"], self._suicides, gained["damage"], gained["taken"],
+                                 self._tics)}
+        if not self.hand_made:  # what the family's own levels publish
+            info.update(pickups_placed=len(self._positions), pickup_positions=self._positions.copy())
+        return info
 
 
 # -- one agent against the engine's bots ---------------------------------------------------------------
@@ -444,6 +463,16 @@ class DeathmatchBotsEnv(DeathmatchEnv):
     and attack the agent and one another. The episode's seeded start (the map's ACS) moves the agent and
     every bot to random free spots.
 
+    With `wad=` it plays a hand-made deathmatch map instead, against the same bots: one with
+    DeathmatchStarts (things of editor number 11), where the engine spawns the agent and every bot; e.g.
+    ViZDoom's own arenas `wad="vizdoom:cig"` (the ViZDoom AI competition's map, 25 starts, no player-1 start)
+    and `wad="vizdoom:multi_deathmatch"` (2 starts: with more players than starts a spawn can telefrag, and
+    the engine counts a telefrag after the map's first tic as a frag), read from the installed vizdoom package.
+    A map without DeathmatchStarts is refused before any engine starts (a one-player deathmatch host on such a
+    map crashes the ViZDoom client in init). There the weapons and ammo are the map's own, the players start
+    where the engine spawns them, and `info` leaves out what only the family's arenas publish (the pickups);
+    `bots` and `bot_skill` (and the Hard id's preset) still choose the bots.
+
     The bots are defined by wadgym, not by the wheel's bots.cfg: the env writes a bots.cfg of its own
     (`bots_cfg`, in the WAD cache, named by its contents) and points the engine at it (`+viz_bots_path`),
     so a level's opponents are a pure function of the env's arguments and seed. Each bot's skill level
@@ -474,14 +503,29 @@ class DeathmatchBotsEnv(DeathmatchEnv):
     `aim_reward` in size.
 
     ## Episode End
-    Never terminated (the agent respawns); truncated at `max_episode_steps` (500 steps, 2000 tics).
+    Never terminated on the family's arenas (the agent respawns; on a hand-made map, terminated when the map
+    ends, e.g. when multi_deathmatch's ACS ends it at a death); truncated at `max_episode_steps` (500 steps,
+    2000 tics) or, with `match_minutes`, when the match's game time is up. A match of `match_minutes=4`
+    against `bots=7` is the setting Sample Factory's and doom-arena's figures are for (their 4-minute
+    matches end by ZDoom's `timelimit`, which ends a deathmatch level once its time since the map's start
+    reaches that many minutes, and ViZDoom then reports the episode's timeout); wadgym counts the minutes
+    from the agent's first step (the seeded start's tics before it are not the agent's) and ends the episode
+    as a truncation after `match_steps` steps: ceil(minutes x 2100 tics / frame_skip), 2100 at frame skip 4.
+    The TimeLimit of the registration (500 steps) still applies: make the env with `max_episode_steps` at
+    least `match_steps`, e.g. `gym.make("DoomDeathmatchBots-v0", bots=7, match_minutes=4, max_episode_steps=2100)`.
 
     ## Info
     `score` and `frags` (the agent's frags this episode, suicides subtracted), `bot_frags` (each bot's
     frags this episode, in the order they joined: the engine's PLAYERn_FRAGCOUNT; also as `opponent_scores`,
     which the evaluation's "median opponent" reads), `rank` (1 + the
     number of bots with more frags than the agent), `deaths`, `damage_dealt`, `health`, `pickups_placed`,
-    `pickup_positions`, `level_seed` and `map`.
+    `pickup_positions` (not on a hand-made map), `level_seed` and `map`; and `match`, the episode so far in
+    the units the field reports (as DoomDeathmatch-v0's; wadgym.envs.match_figures): `frags`, `deaths`,
+    `suicides` (the drops of the frag count: a frag and a suicide within one step cancel, neither counted),
+    `kills` (frags + suicides), `kd_ratio` (kills / deaths; with no death, the kills), `frags_per_minute`
+    (frags over the game minutes played), `damage_dealt`, `damage_taken` and `minutes` (steps x frame_skip
+    tics at 35 a second). `wadgym eval` and the learning benchmark show frags per minute and K/D beside
+    the score.
 
     ## Seeding
     `reset(seed=s)` seeds np_random, which draws the level, the engine's seed (the bots' decisions and the
@@ -497,6 +541,10 @@ class DeathmatchBotsEnv(DeathmatchEnv):
     - the deathmatch scenario parameters (see `Params`; `n_players` stays 1): `size`, `shape`,
       `n_obstacles`, `obstacle_size`, `weapons`, `ammo`, `n_weapons`, `n_ammo`, `player_spacing`,
       `pickup_spacing`, `player_health`, `light_low`, `light_high`;
+    - `match_minutes` (default None: no match clock): end each episode after that many minutes of game
+      time, as a truncation (see Episode End);
+    - `wad=` (a WAD with DeathmatchStarts, or "vizdoom:NAME") and `map=`: play that hand-made map (see
+      Description; not with aim_reward, which needs the family's arenas' ACS);
     - num_levels, start_level, frame_skip, resolution, render_resolution, downsample, color,
       game_variables, buffers, action_set, cache_dir, render_mode, visit_reward: as in every wadgym env;
     - frag_reward, death_penalty, suicide_penalty, damage_reward, aim_reward (see Rewards).
@@ -512,26 +560,46 @@ class DeathmatchBotsEnv(DeathmatchEnv):
     Params, PRESETS = BotsParams, BOTS_PRESETS
     # The counts, the placement's USER57 and USER58, and the bots' frags; the pickups' positions are read once
     # a reset (on_reset), not every step.
-    variables = (*DeathmatchEnv.variables[:6], *DeathmatchEnv.variables[-MAX_BOTS:],
+    variables = (*COUNTS, user_variable(PLACED_VARIABLE), user_variable(NONCE_VARIABLE), *SEAT_FRAGS,
                  user_variable(TARGET_X_VARIABLE), user_variable(TARGET_Y_VARIABLE))
     max_players: ClassVar[int] = 1  # not a multiplayer family: the opponents are the engine's
-    plays_hand_made: ClassVar[bool] = False  # see hand_made_problem
+    # A one-player deathmatch host on a map without DeathmatchStarts (e.g. vizdoom:health_gathering) crashes the
+    # ViZDoom client (vizdoom 1.3.2: a segmentation fault in DoomGame.init): wad= takes maps that have them.
+    hand_made_starts: ClassVar[str] = "deathmatch"
+    hand_made_params: ClassVar[tuple[str, ...]] = ("bots", "bot_skill")
+    level_only_kwargs = ("aim_reward",)   # the arenas' ACS points at the nearest bot
     reset = DoomEnv.reset  # a Gymnasium env of its own (DeathmatchEnv's reset refuses)
 
     def __init__(self, frag_reward: float = 1.0, death_penalty: float = 1.0, suicide_penalty: float = 0.0,
-                 damage_reward: float = 0.0, aim_reward: float = 0.0, **kwargs: Any):
+                 damage_reward: float = 0.0, aim_reward: float = 0.0, match_minutes: float | None = None,
+                 **kwargs: Any):
         self.aim_reward = check_number("aim_reward", aim_reward, 0)
+        self.match_minutes = None if match_minutes is None else check_number("match_minutes", match_minutes, 0)
+        if self.match_minutes == 0:
+            raise ValueError("match_minutes=0 is not valid: a match of more than 0 minutes, or None (no match clock)")
         super().__init__(frag_reward=frag_reward, suicide_penalty=suicide_penalty, damage_reward=damage_reward,
                          death_penalty=death_penalty, **kwargs)
         self._aim = 0.0  # the aim shaping's potential after the last step (see Rewards)
         self._nonce = 0
         self._target = (NO_TARGET, NO_TARGET)  # the nearest live bot in sight (x, y), from the map's ACS
 
+    @property
+    def match_steps(self) -> int | None:
+        """The steps of a match of `match_minutes` (None without one): its game tics over frame_skip, rounded up."""
+        return None if self.match_minutes is None else match_steps(self.match_minutes, self.frame_skip)
+
     def hand_made_problem(self, hand_made) -> str | None:
-        # A one-player deathmatch host on a map without DeathmatchStarts (e.g. vizdoom:health_gathering) crashes
-        # the ViZDoom client (vizdoom 1.3.2: a segmentation fault in DoomGame.init); the bots and the scoreboard
-        # are set up for the family's arenas.
-        return "it plays the family's generated arenas only (drop wad= to play them)"
+        if self.aim_reward:
+            return ("aim_reward follows the nearest bot that the family's arenas' ACS points at, which a hand-made "
+                    "map does not publish; leave it 0")
+        return None
+
+    def step(self, action):
+        observation, reward, terminated, truncated, info = super().step(action)
+        steps = self.match_steps
+        if steps is not None and self._tics >= steps * self.frame_skip and not terminated:
+            truncated = True  # the match clock: the game time is up
+        return observation, reward, terminated, truncated, info
 
     def configure_game(self, game) -> None:
         game.add_game_args(f"-host 1 {self.netgame_args} {self.bot_arguments()} +name {PLAYER_NAME}")
@@ -553,11 +621,19 @@ class DeathmatchBotsEnv(DeathmatchEnv):
 
     def _start_bots(self, game) -> None:
         """Add the bots (by name: the same players in the same seats every episode), then run the map's
-        seeded placement and wait until it shows (the nonce in USER58). A joining bot can telefrag a player
-        at its DeathmatchStart: the placement then waits for that player's respawn, and the episode's counts
-        start after it (start-relative, as every count in info)."""
+        seeded placement and wait until it shows (the nonce in USER58); on a hand-made map, which has no such
+        placement, wait until every bot is in the game. A joining bot can telefrag a player at its
+        DeathmatchStart: the placement then waits for that player's respawn, and the episode's counts start
+        after it (start-relative, as every count in info)."""
         for command in self.host_commands():
             game.send_game_command(command)
+        if self.hand_made:
+            players = self.params.players
+            for _ in range(SETTLE_TICS):
+                if int(game.get_game_variable(vzd.GameVariable.PLAYER_COUNT)) == players:
+                    return
+                game.advance_action(1, True)
+            raise RuntimeError(f"{players - 1} bots did not all join within {SETTLE_TICS} tics of the `addbot`s")
         self._nonce = self._nonce % (2**30) + 1
         command = self.episode_command(int(self.np_random.integers(0, 2**31 - 1)), self._nonce)
         game.send_game_command(command)
@@ -576,6 +652,9 @@ class DeathmatchBotsEnv(DeathmatchEnv):
         the pistol until it happens on one. Needs the "deathmatch" action set."""
         if self._action_set != "deathmatch":
             raise ValueError(f"reference_action needs action_set 'deathmatch', not {self._action_set!r}")
+        if self.hand_made:
+            raise ValueError(f"the scripted reference is told where the bots are by the family's arenas' ACS, which "
+                             f"{self.hand_made.where} does not have: it plays the generated arenas only")
         if self._target[0] == NO_TARGET:
             return 4  # forward + turn left
         off, distance = bearing(self.player_pose(), self._target)
@@ -588,7 +667,8 @@ class DeathmatchBotsEnv(DeathmatchEnv):
         return 1 if off > 0 else 2
 
     def _see_target(self, v) -> None:
-        self._target = (v[user_variable(TARGET_X_VARIABLE)], v[user_variable(TARGET_Y_VARIABLE)])
+        if not self.hand_made:  # a hand-made map publishes no target
+            self._target = (v[user_variable(TARGET_X_VARIABLE)], v[user_variable(TARGET_Y_VARIABLE)])
 
     def _aim_potential(self) -> float:
         if not self.aim_reward or self._target[0] == NO_TARGET:
@@ -605,7 +685,7 @@ class DeathmatchBotsEnv(DeathmatchEnv):
     def on_reset(self, v) -> None:
         self._see_target(v)
         self._aim = self._aim_potential()
-        placed = int(v[user_variable(PLACED_VARIABLE)])
+        placed = 0 if self.hand_made else int(v[user_variable(PLACED_VARIABLE)])
         names = [user_variable(k) for k in range(1, 2 * placed + 1)]
         positions = {n: self.game.get_game_variable(getattr(vzd.GameVariable, n)) for n in names}
         super().on_reset({**v, **positions})

@@ -1,6 +1,7 @@
 """A hand-made map for an env to play instead of the levels it builds: the WAD (a user's file, or a scenario
-shipped with ViZDoom as "vizdoom:NAME"), the map, what the map holds (read by wadgym.wads.mapread) and the
-engine settings it starts with (a ViZDoom scenario's as its .cfg says; else the env's, overridable).
+shipped with ViZDoom as "vizdoom:NAME": any WAD in the installed package's scenarios folder), the map, what
+the map holds (read by wadgym.wads.mapread) and the engine settings it starts with (a ViZDoom scenario's as
+its .cfg says; else the env's, overridable).
 
 Every check runs before an engine starts, and each refusal is one line naming what is wrong and what is valid.
 """
@@ -15,7 +16,7 @@ from pathlib import Path
 import vizdoom as vzd
 
 from wadgym.envs.checks import check_number
-from wadgym.wads.mapread import MapSummary, read_maps
+from wadgym.wads.mapread import DEATHMATCH_START, PLAYER_START, MapSummary, read_maps
 
 SCENARIO_PREFIX = "vizdoom:"
 SKILLS = (1, 2, 3, 4, 5)
@@ -32,7 +33,16 @@ def scenarios_dir() -> Path:
 
 
 def scenario_names() -> list[str]:
-    return sorted(p.stem for p in scenarios_dir().glob("*.cfg") if p.with_suffix(".wad").is_file())
+    """The WADs ViZDoom ships, by name: each with its .cfg of the same name where it has one (a WAD without,
+    e.g. multi_deathmatch, whose multi.cfg is an example's, starts with the env's own settings)."""
+    return sorted(p.stem for p in scenarios_dir().glob("*.wad"))
+
+
+# Where a map must place its players: the kind of start a family's game spawns them at -> (editor number, the
+# thing's name, what needs it). A deathmatch spawns every player at DeathmatchStarts, so a map made for one
+# (e.g. ViZDoom's cig.wad) may have no player-1 start.
+STARTS = {"player": (PLAYER_START, "player start", "Player1Start"),
+          "deathmatch": (DEATHMATCH_START, "deathmatch start", "DeathmatchStart")}
 
 
 def read_cfg(path: Path) -> dict[str, str]:
@@ -88,10 +98,11 @@ class HandMadeMap:
 
 
 def hand_made_map(wad, map_name="MAP01", doom_skill=None, episode_start_time=None,
-                  episode_timeout=None) -> HandMadeMap:
+                  episode_timeout=None, starts="player") -> HandMadeMap:
     """The checked HandMadeMap of `wad` (a path, or "vizdoom:NAME") and `map_name`, with the scenario's .cfg
     settings under any given here; a ValueError for a missing file, a file that is not a WAD, a map not in
-    it (listing those that are) or a map without a player start."""
+    it (listing those that are) or a map without the `starts` its game spawns players at (STARTS: a player-1
+    start, or for a deathmatch DeathmatchStarts)."""
     if not isinstance(wad, (str, os.PathLike)) or not os.fspath(wad):
         raise ValueError(f"wad={wad!r} must be a WAD file's path or 'vizdoom:NAME' (a scenario shipped with ViZDoom)")
     wad = os.fspath(wad)
@@ -101,7 +112,8 @@ def hand_made_map(wad, map_name="MAP01", doom_skill=None, episode_start_time=Non
         if scenario not in scenario_names():
             raise ValueError(f"wad={wad!r}: ViZDoom ships no scenario {scenario!r}; valid: "
                              + ", ".join(SCENARIO_PREFIX + n for n in scenario_names()))
-        cfg = read_cfg(scenarios_dir() / f"{scenario}.cfg")
+        cfg_path = scenarios_dir() / f"{scenario}.cfg"
+        cfg = read_cfg(cfg_path) if cfg_path.is_file() else {}
         path = scenarios_dir() / f"{scenario}.wad"
     else:
         path = Path(wad).expanduser()
@@ -109,9 +121,12 @@ def hand_made_map(wad, map_name="MAP01", doom_skill=None, episode_start_time=Non
     if not isinstance(map_name, str) or map_name.upper() not in maps:
         raise ValueError(f"map={map_name!r} is not in {wad}; its maps: {', '.join(maps) or 'none'}")
     summary = maps[map_name.upper()]
-    if not summary.player_starts:
-        raise ValueError(f"map {summary.name} of {wad} has no player start (a thing of editor number 1, "
-                         f"Player1Start); add one in the map editor")
+    ednum, what, thing = STARTS[starts]
+    if not any(t.ednum == ednum for t in summary.things):
+        valid = ("; valid: a map made for deathmatch, e.g. vizdoom:cig or vizdoom:multi_deathmatch, or add them in "
+                 "the map editor" if starts == "deathmatch" else "; add one in the map editor")
+        raise ValueError(f"map {summary.name} of {wad} has no {what} (a thing of editor number {ednum}, {thing}), "
+                         f"where its game spawns the players{valid}")
     given = {"doom_skill": doom_skill, "episode_start_time": episode_start_time, "episode_timeout": episode_timeout}
     settings = {k: int(cfg[k]) for k in CFG_SETTINGS if cfg.get(k, "").lstrip("-").isdigit()}
     for key, value in given.items():

@@ -80,6 +80,7 @@ def test_a_curriculum_from_bots_to_self_play_trains_the_deathmatch(tmp_path, pro
                         str(run_dir), "--eval-episodes", "1", "--no-progress", "--seed", "0"), process_session)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "curriculum: stage 1 from step 128" in result.stdout and "'bots'" not in result.stdout.split("stage 1")[1]
+    assert "trained vs random, in the field's units: trained " in result.stdout   # frags/min, K/D beside the score
     assert json.loads((run_dir / "meta.json").read_text())["timesteps"] >= 256
     assert sorted(p.name for p in run_dir.glob("*.monitor.csv")) == ["train_1.monitor.csv", "train_2.monitor.csv"]
 

@@ -273,3 +273,41 @@ def test_the_bar_is_decided_on_the_trained_policys_interval(learn, tmp_path):
     assert "- DoomDefend-v0: 1.5x random [" in below and "DoomHealth-v0" not in below
     assert "- DoomHealth-v0: 3.0x random [" in undecided and "DoomDefend-v0" not in undecided
     assert "## How figures are decided" in table
+
+
+def test_match_plays_a_bots_run_in_the_fields_setting_and_the_page_sets_it_beside_theirs(learn, tmp_path):
+    """--match on a tiny real DoomDeathmatchBots-v0 run (here 1 match of 0.05 minutes against 2 bots; the field's
+    is 4 minutes against 7): the row keeps each policy's matches in the field's units, and the page shows them
+    beside Sample Factory's and doom-arena's figures, with their sources; the score cell has frags/min and K/D."""
+    import yaml
+
+    from wadgym.agents import TrainConfig, train
+    from wadgym.envs.match_figures import pooled
+
+    conf = tmp_path / "tiny.yml"
+    tiny = {**TINY, "n_envs": 1, "n_timesteps": 64, "env_kwargs": {"resolution": [30, 40], "num_levels": 2}}
+    conf.write_text(yaml.safe_dump({"DoomDeathmatchBots-v0": tiny}))
+    run_dir = tmp_path / "runs" / "bots"
+    train(TrainConfig(env="DoomDeathmatchBots-v0", conf_file=conf, run_dir=run_dir, eval_episodes=0, progress=False))
+    made = row("DoomDeathmatchBots-v0", 1.0)
+    made["run_dir"], made["score_name"] = "runs/bots", "frags"   # by name in --runs, as a recorded row names it
+    figures = {"frags": 2, "deaths": 4, "suicides": 0, "kills": 2, "damage_dealt": 200, "damage_taken": 400,
+               "minutes": 1.0, "episodes": 2}
+    for split in ("test", "train"):
+        made["eval"][split]["trained"]["match"] = pooled([figures])
+    json_path, docs = tmp_path / "docs" / "benchmark.json", tmp_path / "docs"
+    docs.mkdir()
+    json_path.write_text(json.dumps({"runs": {"DoomDeathmatchBots-v0/cpu/seed0": made}}))
+    assert learn.main(["--env", "DoomDeathmatchBots-v0", "--match", "--match-bots", "2", "--match-minutes", "0.05",
+                       "--episodes", "1", "--runs", str(tmp_path / "runs"), "--docs", str(docs)]) == 0
+    played = json.loads(json_path.read_text())["runs"]["DoomDeathmatchBots-v0/cpu/seed0"]["match"]
+    assert (played["bots"], played["minutes"], played["episodes"]) == (2, 0.05, 1)
+    for player in ("trained", "random", "scripted"):
+        m = played[player]["match"]
+        assert m["minutes"] == pytest.approx(27 * 4 / 2100) and m["episodes"] == 1   # the match clock: 27 steps
+        assert played[player]["episodes"][0]["length"] == 27 and m["frags"] == played[player]["score_mean"]
+    table = (docs / "benchmark.md").read_text()
+    assert "(2.00 frags/min, K/D 0.50) |" in table   # the row's own evaluation: frags/min and K/D beside the score
+    section = table.partition(learn.MATCH_SECTION)[2]
+    assert "| DoomDeathmatchBots-v0 | cpu | 0 | 1 x 0.05 min, 2 bots |" in section
+    assert "https://github.com/wendlerc/doom-arena" in section and "sample-factory" in section

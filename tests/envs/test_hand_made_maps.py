@@ -210,6 +210,8 @@ def test_every_id_plays_a_scenario_with_its_own_spaces(env_id):
         "vizdoom:defend_the_center" if "Defend" in env_id else "vizdoom:health_gathering")
     if "Items" in env_id:
         wad = "vizdoom:defend_the_center"  # scripts that may spawn items: accepted, scored by ITEMCOUNT
+    if "Deathmatch" in env_id:
+        wad = "vizdoom:cig"  # a map with deathmatch starts, where the bots play
     plain, hand_made = gym.make(env_id), gym.make(env_id, wad=wad)
     try:
         assert hand_made.action_space == plain.action_space

@@ -1,7 +1,7 @@
 """DoomDeathmatch-v0 on the real engine: a player who aims and fires frags the other, who respawns; a
-suicide costs its penalty; the same seed gives the same starts and pickups; the engine's bots take seats beside
-the players, are placed by the seeded start and fight (their frags the engine's count); bad parameters name
-what is valid."""
+suicide costs its penalty and each player's figures in the field's units count it apart from the kills; the
+same seed gives the same starts and pickups; the engine's bots take seats beside the players, are placed by
+the seeded start and fight (their frags the engine's count); bad parameters name what is valid."""
 
 from __future__ import annotations
 
@@ -42,8 +42,14 @@ def test_an_aiming_player_frags_the_other_who_respawns_and_a_suicide_costs_its_p
         assert infos["player_1"]["deaths"] >= 1 and infos["player_1"]["frags"] == 0
         assert observations["player_1"]["gamevariables"][3] == 20  # respawned with the level's health
         env.game.console(1, "kill")  # a suicide: the engine takes a frag away
-        _, rewards, *_ = env.step({"player_0": 1, "player_1": 1})
+        _, rewards, _, _, after = env.step({"player_0": 1, "player_1": 1})
         assert rewards["player_1"] == -0.25
+        # Each player's figures in the field's units: the victim's deaths, the suicide counted apart from kills.
+        mine, theirs = after["player_0"]["match"], after["player_1"]["match"]
+        assert (mine["frags"], mine["kills"], mine["suicides"]) == (infos["player_0"]["frags"],) * 2 + (0,)
+        assert (theirs["frags"], theirs["kills"], theirs["suicides"]) == (-1, 0, 1)
+        assert theirs["deaths"] == infos["player_1"]["deaths"] + 1 and mine["minutes"] == theirs["minutes"] > 0
+        assert mine["kd_ratio"] == mine["kills"] / max(mine["deaths"], 1)
     finally:
         env.close()
 

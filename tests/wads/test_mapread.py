@@ -52,3 +52,17 @@ def test_refuses_what_is_not_a_wad(tmp_path):
         read_maps(tmp_path / "a.wad")
     with pytest.raises(ValueError, match="no such file"):
         read_maps(tmp_path / "b.wad")
+
+
+def test_deathmatch_starts_count_in_any_mode_and_are_no_class(tmp_path):
+    # The engine collects DeathmatchStarts (editor number 11) before it reads a thing's flags: one without
+    # `single` or any skill counts; a deathmatch spawns its players there, so they are not things met in play.
+    text = ('namespace = "zdoom";\n'
+            'thing { x = 0; y = 0; type = 11; }\nthing { x = 64; y = 0; type = 11; dm = true; skill3 = true; }\n'
+            'thing { x = 128; y = 0; type = 11; single = true; skill3 = true; }\n'
+            'thing { x = 8; y = 8; type = 2012; single = true; skill3 = true; }\n')
+    path = tmp_path / "arena.wad"
+    path.write_bytes(pack_wad([("MAP01", b""), ("TEXTMAP", text.encode()), ("ENDMAP", b"")]))
+    summary = read_maps(path)["MAP01"]
+    assert (summary.deathmatch_starts, summary.player_starts) == (3, 0)
+    assert summary.classes() == {"Medikit": 1}

@@ -1,8 +1,10 @@
 """DoomDeathmatchBots on the real engine: the bots join and fight in one engine with no socket open, the
 scoreboard is the engine's own count, the same seed and actions play the same episode (bots included), the
 bots' definitions are wadgym's own file, the scripted reference aims at live bots (the map's ACS tells it
-where) and outscores random play, the aim shaping pays the change of its potential, and bad arguments are
-refused before any engine starts. (The contracts every id keeps are in test_registry.py.)"""
+where) and outscores random play, the aim shaping pays the change of its potential, the bots play ViZDoom's
+own deathmatch maps (wad=), every episode reports its figures in the field's units (info["match"]) and a
+match clock ends it, and bad arguments are refused before any engine starts. (The contracts every id keeps
+are in test_registry.py.)"""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from wadgym.envs.families.deathmatch import (
     DeathmatchBotsEnv,
     bots_cfg,
 )
+from wadgym.envs.match_figures import TICS_PER_MINUTE
 from wadgym.envs.runtime.engine import child_engines
 
 STEPS = 300
@@ -175,7 +178,12 @@ def test_bots_file_is_wadgyms_own_and_a_function_of_the_arguments(make_bots):
     ({"bots": 3, "bot_skill": (1, 2)}, "bot_skill=(1, 2) is not valid: one level per bot (3)"),
     ({"n_players": 2}, "n_players=2 is not valid: DeathmatchBotsEnv has one agent"),
     ({"aim_reward": -0.5}, "aim_reward=-0.5 is out of range; valid: 0 or more"),
-    ({"wad": "vizdoom:health_gathering"}, "DeathmatchBotsEnv cannot score"),  # the client would crash in init
+    ({"wad": "vizdoom:health_gathering"}, "has no deathmatch start (a thing of editor number 11"),  # init would crash
+    ({"wad": "vizdoom:basic"}, "valid: a map made for deathmatch, e.g. vizdoom:cig or vizdoom:multi_deathmatch"),
+    ({"wad": "vizdoom:cig", "aim_reward": 0.5}, "aim_reward follows the nearest bot that the family's arenas' ACS"),
+    ({"wad": "vizdoom:cig", "n_obstacles": 2}, "n_obstacles: scenario parameters shape generated levels"),
+    ({"match_minutes": 0}, "match_minutes=0 is not valid"),
+    ({"match_minutes": -4}, "match_minutes=-4 is out of range"),
     ({"cache_dir": "a folder"}, "would have a space in its path"),
 ])
 def test_bad_arguments_are_refused_before_any_engine_starts(kwargs, words, wad_cache, tmp_path, monkeypatch):
@@ -186,3 +194,76 @@ def test_bad_arguments_are_refused_before_any_engine_starts(kwargs, words, wad_c
     message = str(caught.value)
     assert words in message and "\n" not in message
     assert set(child_engines()) == before
+
+
+def engine_count(env, name: str) -> int:
+    return int(env.game.get_game_variable(getattr(vzd.GameVariable, name)))
+
+
+def check_figures(env, info, start: dict[str, int], steps: int) -> None:
+    """info["match"] against the engine's own counts since the reset, and its ratios against its counts."""
+    m = info["match"]
+    assert m["frags"] == info["frags"] == engine_count(env, "FRAGCOUNT") - start["FRAGCOUNT"]
+    assert m["deaths"] == info["deaths"] == engine_count(env, "DEATHCOUNT") - start["DEATHCOUNT"]
+    assert m["damage_dealt"] == info["damage_dealt"] == engine_count(env, "DAMAGECOUNT") - start["DAMAGECOUNT"]
+    assert m["damage_taken"] == engine_count(env, "DAMAGE_TAKEN") - start["DAMAGE_TAKEN"]
+    assert m["minutes"] == pytest.approx(steps * env.frame_skip / TICS_PER_MINUTE)
+    assert m["kills"] == m["frags"] + m["suicides"]
+    assert m["kd_ratio"] == pytest.approx(m["kills"] / max(m["deaths"], 1))   # no death: the kills
+    assert m["frags_per_minute"] == pytest.approx(m["frags"] / m["minutes"])
+
+
+COUNTED = ("FRAGCOUNT", "DEATHCOUNT", "DAMAGECOUNT", "DAMAGE_TAKEN")
+
+
+@pytest.mark.parametrize("wad", ["vizdoom:cig", "vizdoom:multi_deathmatch"])
+def test_bots_play_vizdooms_own_deathmatch_maps(make_bots, wad):
+    # cig.wad (the AI competition's map: 25 deathmatch starts, no player-1 start; MAP01 gives everyone a rocket
+    # launcher) and multi_deathmatch.wad (ViZDoom's two-player example: its ACS sets health 15 and ends the map
+    # when player 1 or 2 dies), read from the installed vizdoom package.
+    bots = 3
+    env = make_bots(wad=wad, bots=bots)
+    _, info = env.reset(seed=0)
+    assert engine_count(env, "PLAYER_COUNT") == 1 + bots and info["level_seed"] is None
+    assert "pickups_placed" not in info and "pickup_positions" not in info   # the family's arenas' facts only
+    assert info["match"]["minutes"] == 0 and info["bot_frags"] == (0,) * bots
+    start = {name: engine_count(env, name) for name in COUNTED}
+    rng = np.random.default_rng(0)
+    for steps in range(1, STEPS + 1):
+        _, _, terminated, truncated, info = env.step(int(rng.integers(env.action_space.n)))
+        check_figures(env, info, start, steps)
+        if terminated:
+            break
+    if wad == "vizdoom:cig":   # this seed's episode: random rockets at close walls kill the agent itself
+        assert not terminated and info["match"]["suicides"] > 0 and info["match"]["damage_taken"] > 0
+    else:                      # the map's own rule: a death of player 1 or 2 ends it
+        assert terminated and steps < STEPS
+    with pytest.raises(ValueError, match="the scripted reference is told where the bots are"):
+        env.reference_action()
+
+
+def test_a_suicide_costs_a_frag_and_counts_as_a_death_not_a_kill(make_bots):
+    env = make_bots(bots=1, bot_skill=1)
+    env.reset(seed=0)
+    start = {name: engine_count(env, name) for name in COUNTED}
+    env.step(1)   # turn: no shot, so no frag beside the suicide
+    env.game.send_game_command("kill")   # the console's suicide: the engine takes a frag away
+    _, reward, _, _, info = env.step(1)
+    assert (info["match"]["suicides"], info["match"]["kills"], info["frags"], info["deaths"]) == (1, 0, -1, 1)
+    assert reward == -1.0   # the death's penalty (suicide_penalty 0 adds nothing)
+    check_figures(env, info, start, 2)
+
+
+def test_a_match_clock_ends_the_episode_as_a_truncation(make_bots):
+    env = make_bots(bots=1, match_minutes=0.05)   # 105 tics: 27 steps of 4 tics
+    assert env.match_steps == 27
+    env.reset(seed=0)
+    for steps in range(1, 40):
+        _, _, terminated, truncated, info = env.step(1)
+        assert truncated == (steps == 27) and not terminated
+        if truncated:
+            break
+    assert info["match"]["minutes"] == pytest.approx(27 * 4 / TICS_PER_MINUTE)
+    seven = DeathmatchBotsEnv(cache_dir=env.cache_dir, num_levels=1, bots=7, match_minutes=4)
+    assert seven.match_steps == 2100 and seven.params.bots == 7   # the field's match: 4 minutes against 7 bots
+    seven.close()
