@@ -4,7 +4,7 @@ DoomCorridorHard-v0): ViZDoom's deadly_corridor, generated.
 One module: the scenario (`Params`, `PRESETS`, `build`, and the plan it draws: `corridor_plan`) and the task
 (`CorridorEnv`). The corridor is a chain of straight legs joined by square corners; the monsters stand in bays
 cut into its side walls; the ACS template envs/families/corridor.acs arms the player and sets the monsters'
-health and speed; the looks come from wadgym.envs.scenarios.styles, the weapons' table from the defend family.
+health and speed; the looks come from wadgym.envs.scenarios.styles, the weapons from wadgym.envs.scenarios.weapons.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from wadgym.envs.actions import ATTACK_ACTION_SETS
 from wadgym.envs.aiming import aim_action, bearing
 from wadgym.envs.checks import check_number
 from wadgym.envs.doom_env import DoomEnv, user_variable
-from wadgym.envs.families.defend import WEAPONS
 from wadgym.envs.params import check_fields
 from wadgym.envs.scenarios.acs_template import acs_fixed, fill
 from wadgym.envs.scenarios.styles import TEXTURE_POOLS, draw_style
+from wadgym.envs.scenarios.weapons import WEAPONS
 from wadgym.wads import Actor, Level, MapBuilder
 
 # Stock monsters that attack from afar and fit a bay 64 units deep (radius 31 at most; Doom 2 classes of
@@ -499,7 +499,7 @@ def _clear_line(a, b, spaces, blocks, step: float = 4.0, margin: float = 1.0) ->
 
 
 class CorridorEnv(DoomEnv):
-    """Reach the end of a corridor while monsters in bays on both sides shoot: deadly_corridor, generated.
+    """Reach the end of a corridor past monsters that shoot from bays on both sides (deadly_corridor, generated).
 
     ## Description
     The player starts at one end of a corridor, facing along it, armed; a goal (the green armour, as
@@ -570,7 +570,7 @@ class CorridorEnv(DoomEnv):
       scenario parameters override the preset's: `length_min`, `length_max`, `width_min`, `width_max`,
       `turns`, `bay_length`, `bay_depth`, `n_monsters_min`, `n_monsters_max`, `monsters` (a tuple of names
       from MONSTERS), `placement` ("pairs", "staggered", "random"), `monster_health`, `monster_speed`,
-      `cover`, `cover_size`, `skill`, `damage_factor`, `weapon` (a name from the defend family's WEAPONS),
+      `cover`, `cover_size`, `skill`, `damage_factor`, `weapon` (a name from WEAPONS),
       `ammo`, `player_health`, `textures` ("v0", "my_way_home", "all"), `light_low`, `light_high` (see `Params`).
     - num_levels, start_level: the level range (see above).
     - progress_reward (default 1.0), goal_reward (default 1.0), death_penalty (default 0.1), kill_reward
