@@ -59,14 +59,18 @@ PAIRS: dict[str, tuple[str, str]] = {
     # Combat: the bots' generated arenas and ViZDoom's AI-competition map (its MAP01: rocket launchers only), the
     # same bots on both (the id's 3 of level 2), scored in frags.
     "combat": ("DoomDeathmatchBots-v0", "vizdoom:cig"),
+    "defend-dtc": ("DoomDefend-v0", "vizdoom:defend_the_center"),
+    "corridor": ("DoomCorridor-v0", "vizdoom:deadly_corridor"),
 }
 # A pair's scenario parameters over the entry's on its generated levels (in training and in the held-out play): the
 # preset that covers what the original has and the id's own levels lack. "exit-mixed": my_way_home's goal is the
 # green armour, which DoomExit-v0's levels (a white lamp) never show; half its levels show the armour instead.
-PAIR_KWARGS: dict[str, dict[str, Any]] = {"exit-mixed": {"exit_look": "mixed"}}
+# "defend-dtc": DoomDefend-v0's preset that covers defend_the_center (26 bullets, full-speed melee monsters of one
+# bullet, a round room; envs/families/defend.py's "center").
+PAIR_KWARGS: dict[str, dict[str, Any]] = {"exit-mixed": {"exit_look": "mixed"}, "defend-dtc": {"preset": "center"}}
 # A pair whose original-trained runs are another pair's (the same id, original and entry: the same training),
 # played again on this pair's generated levels.
-SHARED_ORIGINAL: dict[str, str] = {"exit-mixed": "exit"}
+SHARED_ORIGINAL: dict[str, str] = {"exit-mixed": "exit", "defend-dtc": "defend"}
 # Env kwargs of the ids' entries that need the generator's facts (the rooms of a building wadgym built), which a
 # hand-made map does not give: left out on the original, in training and in play (each is a reward bonus; the
 # score is the same). DoomExit-v0's entry trains with new_room_reward 0.1, so its original-trained runs learn

@@ -9,7 +9,8 @@ The package has four rooms (each name below says which it comes from):
   references); `multi.py` (the PettingZoo base and `make`), `registration.py` (the table of ids): the bases
   and the registry;
 - `families/`: one module per task family, each the scenario (`Params`, `PRESETS`, `build`) and the task
-  (a DoomEnv subclass), with its ACS template beside it (items, health, exit, defend, race, deathmatch);
+  (a DoomEnv subclass), with its ACS template beside it (items, health, exit, defend, corridor, race,
+  deathmatch);
 - `scenarios/`: the pieces families share (arenas, buildings of rooms, item placement and its ACS, styles,
   ACS templates) and the scenario loader that `wadgym build` uses;
 - `runtime/`: the engines (start, watchdog, killed engines' queue locks, netgames) and the WAD cache;
@@ -31,8 +32,8 @@ _EXPORTS: dict[str, str] = {
     "ACTION_SETS": "actions", "ATTACK_ACTION_SETS": "actions", "steer_towards": "aiming",
     # the task families' envs
     "ItemsEnv": "families.items", "HealthEnv": "families.health", "ExitEnv": "families.exit",
-    "DefendEnv": "families.defend", "ItemsRaceEnv": "families.race", "DeathmatchEnv": "families.deathmatch",
-    "DeathmatchBotsEnv": "families.deathmatch",
+    "DefendEnv": "families.defend", "CorridorEnv": "families.corridor", "ItemsRaceEnv": "families.race",
+    "DeathmatchEnv": "families.deathmatch", "DeathmatchBotsEnv": "families.deathmatch",
     # multi-agent ids (PettingZoo parallel envs; `pip install 'wadgym[multi]'`)
     "make": "multi", "MultiplayerEnv": "multi",
     # vector envs
@@ -76,6 +77,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; never run
     from .aiming import steer_towards
     from .checks import check_number
     from .doom_env import DoomEnv, user_variable
+    from .families.corridor import CorridorEnv
     from .families.deathmatch import DeathmatchBotsEnv, DeathmatchEnv
     from .families.defend import DefendEnv
     from .families.exit import ExitEnv

@@ -18,6 +18,7 @@ ITEMS = "wadgym.envs.families.items:ItemsEnv"
 HEALTH = "wadgym.envs.families.health:HealthEnv"
 EXIT = "wadgym.envs.families.exit:ExitEnv"
 DEFEND = "wadgym.envs.families.defend:DefendEnv"
+CORRIDOR = "wadgym.envs.families.corridor:CorridorEnv"
 RACE = "wadgym.envs.families.race:ItemsRaceEnv"
 DEATHMATCH = "wadgym.envs.families.deathmatch:DeathmatchEnv"
 DEATHMATCH_BOTS = "wadgym.envs.families.deathmatch:DeathmatchBotsEnv"
@@ -55,6 +56,11 @@ ENVS: dict[str, tuple[str, dict, int]] = {
     # from one pistol bullet, 200 bullets; Hard: four kinds at full speed and health, a shotgun, pillars.
     "DoomDefend-v0": (DEFEND, {}, 500),
     "DoomDefendHard-v0": (DEFEND, {"preset": "hard"}, 1000),
+    # Reach the end of a corridor past monsters in bays on both sides (ViZDoom's deadly_corridor, generated), every
+    # level different; 525 steps, deadly_corridor's 2100 tics. v0: up to one turn, zombies and shotgun guys of one
+    # bullet in pairs, cover, skill 3; Hard: longer, narrower, two turns, chaingun guys, skill 5, double damage.
+    "DoomCorridor-v0": (CORRIDOR, {}, 525),
+    "DoomCorridorHard-v0": (CORRIDOR, {"preset": "hard"}, 525),
     # One agent against the engine's bots (one engine, no network) in DoomDeathmatch-v0's arenas, frags as
     # score: 3 bots of skill level 2; Hard: 5 bots of level 4.
     "DoomDeathmatchBots-v0": (DEATHMATCH_BOTS, {}, 500),

@@ -20,22 +20,15 @@ from wadgym.envs.checks import check_number
 from wadgym.envs.doom_env import DoomEnv, user_variable
 from wadgym.envs.params import check_fields
 from wadgym.envs.scenarios.acs_template import acs_bool, acs_fixed, acs_list, fill
-from wadgym.envs.scenarios.polygon import SHAPES, Layout, arena, smallest_diameter
+from wadgym.envs.scenarios.polygon import OUTLINES, Layout, arena, smallest_diameter
 from wadgym.envs.scenarios.styles import draw_style
+from wadgym.envs.scenarios.weapons import WEAPONS  # the player's weapon: weapon -> (ammo class, most carried)
 from wadgym.wads import Level, MapBuilder
 
 # Stock monsters a wave may hold (Doom 2 classes of vizdoom.pk3; Freedoom gives their sprites). Left out:
 # those that spawn other monsters (PainElemental), raise the dead (Archvile) or fill the arena (bosses).
 MONSTERS = ("ZombieMan", "ShotgunGuy", "ChaingunGuy", "DoomImp", "Demon", "Spectre", "Cacodemon", "HellKnight",
             "BaronOfHell", "Revenant", "Arachnotron", "Fatso")
-# Weapons the player may hold: weapon -> (its ammo class, the most of it the player can carry).
-WEAPONS: dict[str, tuple[str, int]] = {
-    "Pistol": ("Clip", 200),
-    "Chaingun": ("Clip", 200),
-    "Shotgun": ("Shell", 50),
-    "SuperShotgun": ("Shell", 50),
-    "PlasmaRifle": ("Cell", 300),
-}
 PLAYER_TID = 900
 MONSTER_TID = 1000            # monster k (counting from 0 in spawn order) has tid MONSTER_TID + k
 SPAWN_CLEARANCE = 64          # between a monster's spawn point and any wall (the widest monster has radius 64)
@@ -82,7 +75,7 @@ class Params:
                             "wave_growth": (0, 32), "max_wave": (1, 32), "spawn_interval": (0, 350),
                             "wave_delay": (0, 1050), "spawn_distance": (64, 4096), "player_health": (1, 10000),
                             "light_low": (0, 255), "light_high": (0, 255)},
-                     {"shape": ("random", *SHAPES), "weapon": tuple(WEAPONS), "random_start_angle": (True, False)})
+                     {"shape": ("random", *OUTLINES), "weapon": tuple(WEAPONS), "random_start_angle": (True, False)})
         object.__setattr__(self, "monsters", check_monsters(self.monsters))
         ammo_type, most = WEAPONS[self.weapon]
         check_number("ammo", self.ammo, 1, most, whole=True)
@@ -123,6 +116,14 @@ PRESETS: dict[str, Params] = {
     "hard": Params(size=1536, n_obstacles=4, obstacle_size=96, monsters=("ZombieMan", "ShotgunGuy", "DoomImp", "Demon"),
                    monster_speed=1.0, monster_health=0, wave_size=4, wave_growth=2, max_wave=16, spawn_interval=18,
                    spawn_distance=384, weapon="Shotgun", ammo=40, light_low=112, light_high=176),
+    # ViZDoom's defend_the_center, covered (docs/transfer.md): a round room 1,200 to 1,600 across (the original:
+    # an 18-sided room 1,600 across), 26 bullets, melee monsters of one bullet at full speed, five at a time
+    # coming from afar (the original spawns them at its wall; its chainsaw marines are no Doom 2 class, so
+    # demons stand in for them), the next five 90 tics after the last died (the original: each 90 tics after
+    # its own death), light as the original's 210.
+    "center": Params(size=1600, shape="round", monsters=("Demon",), monster_speed=1.0, monster_health=1, wave_size=5,
+                     wave_growth=0, max_wave=5, spawn_interval=0, wave_delay=90, spawn_distance=512, ammo=26,
+                     light_low=176, light_high=240),
 }
 
 
@@ -242,8 +243,10 @@ class DefendEnv(DoomEnv):
     places): the same seed and actions give the same episode.
 
     ## Arguments
-    - preset: "default" or "hard"; scenario parameters override the preset's: `size`, `shape` ("random",
-      "square", "pentagon", "hexagon", "octagon"), `n_obstacles`, `obstacle_size`, `monsters` (a tuple of
+    - preset: "default", "hard" or "center" (what ViZDoom's defend_the_center has: a round room, 26
+      bullets, demons of one bullet at full speed, five at a time from afar); scenario parameters override
+      the preset's: `size`, `shape` ("random": one of the four polygons, "square", "pentagon", "hexagon",
+      "octagon", "round": 18 sides), `n_obstacles`, `obstacle_size`, `monsters` (a tuple of
       names from MONSTERS), `monster_speed`, `monster_health`, `wave_size`, `wave_growth`, `max_wave`,
       `spawn_interval`, `wave_delay`, `spawn_distance`, `weapon` (a name from WEAPONS), `ammo`,
       `player_health`, `random_start_angle`, `light_low`, `light_high` (see `Params`).

@@ -13,6 +13,9 @@ from typing import Any
 import numpy as np
 
 SHAPES = {"square": 4, "pentagon": 5, "hexagon": 6, "octagon": 8}  # arena outlines: regular polygons
+# Every outline a family may name: SHAPES (the ones "random" draws from) and "round", 18 sides as ViZDoom's
+# defend_the_center's room (never drawn by "random", so the levels of "random" stay as they were).
+OUTLINES = {**SHAPES, "round": 18}
 PILLAR_GAP = 96               # the player (radius 16) and most monsters pass between pillars and around each
 START_CLEARANCE = 128         # between the player start and any pillar
 
@@ -34,7 +37,7 @@ class Layout:
 
 def arena(rng: np.random.Generator, p: Any) -> Layout:
     """The level's arena: shape, inner diameter, rotation, then pillars, drawn from `rng` in that order."""
-    sides = SHAPES[p.shape] if p.shape != "random" else list(SHAPES.values())[int(rng.integers(len(SHAPES)))]
+    sides = OUTLINES[p.shape] if p.shape != "random" else list(SHAPES.values())[int(rng.integers(len(SHAPES)))]
     diameter = 32 * int(rng.integers(smallest_diameter(p) // 32, p.size // 32 + 1))
     radius = diameter // 2
     turn = float(rng.uniform(0, 2 * math.pi / sides))

@@ -154,6 +154,22 @@ def test_exit_goal_item_is_reached_when_taken(make_env, maps):
     assert info["score"] == 1.0 and engine(env, "ARMOR") == 100
 
 
+def test_corridor_goal_item_is_reached_when_taken_with_the_way_paid(make_env, maps):
+    """DoomCorridor-v0 on a map with a goal item ahead: the progress reward follows the straight line to it and
+    sums to progress_reward; taking it gives goal_reward and ends the episode."""
+    env = make_env("DoomCorridor-v0", wad=maps["goal"], goal="GreenArmor", goal_reward=2.0)
+    _, info = env.reset(seed=0)
+    assert info["way_to_goal"] == 128 and "monsters_alive" not in info
+    total = 0.0
+    for _ in range(100):
+        _, reward, terminated, _, info = env.step(5)  # the "attack_move" set's forward
+        total += reward
+        if terminated:
+            break
+    assert terminated and info["goal_reached"] and info["score"] == 1.0 and engine(env, "ARMOR") == 100
+    assert total == pytest.approx(1.0 + 2.0) and info["progress"] == 1.0
+
+
 def test_health_on_health_gathering_counts_steps_and_the_scenario_return(make_env):
     env = make_env("DoomHealth-v0", wad="vizdoom:health_gathering")
     _, info = env.reset(seed=3)
@@ -193,6 +209,7 @@ def test_defend_on_defend_the_line_counts_the_engines_killcount(make_env):
     ("DoomHealthSupreme-v0", "vizdoom:health_gathering_supreme", {}),
     ("DoomExit-v0", "vizdoom:my_way_home", {}),
     ("DoomDefend-v0", "vizdoom:defend_the_center", {}),
+    ("DoomCorridor-v0", "vizdoom:deadly_corridor", {}),
     ("DoomItems-v0", "items", {}),
 ])
 def test_check_env_passes_on_a_hand_made_map(maps, env_id, wad, kwargs):
@@ -207,7 +224,8 @@ def test_check_env_passes_on_a_hand_made_map(maps, env_id, wad, kwargs):
 def test_every_id_plays_a_scenario_with_its_own_spaces(env_id):
     """wad= keeps the id's action set, observation and frame skip: a policy trained on the id plays the map."""
     wad = "vizdoom:my_way_home" if env_id.startswith("DoomExit") else (
-        "vizdoom:defend_the_center" if "Defend" in env_id else "vizdoom:health_gathering")
+        "vizdoom:defend_the_center" if "Defend" in env_id else
+        "vizdoom:deadly_corridor" if "Corridor" in env_id else "vizdoom:health_gathering")
     if "Items" in env_id:
         wad = "vizdoom:defend_the_center"  # scripts that may spawn items: accepted, scored by ITEMCOUNT
     if "Deathmatch" in env_id:
@@ -253,6 +271,8 @@ BAD = [
     ("DoomExit-v0", {"wad": "items", "goal": "GreenArmor"}, "places no 'GreenArmor' .*; its things: Soulsphere"),
     ("DoomItems-v1", {"wad": "exit"}, "places no item that counts"),
     ("DoomDefend-v0", {"wad": "items"}, "places no monster that counts"),
+    ("DoomCorridor-v0", {"wad": "items"}, "no exit .* and no goal named; pass goal="),
+    ("DoomCorridor-v0", {"wad": "exit", "goal": "GreenArmor"}, "places no 'GreenArmor'"),
     ("DoomHealth-v0", {"wad": "vizdoom:no_such"}, "ViZDoom ships no scenario 'no_such'; valid: .*vizdoom:basic"),
     ("DoomHealth-v0", {"wad": "items", "start_level": 5}, "start_level=5 chooses generated levels"),
     ("DoomHealth-v0", {"wad": "items", "n_medikits": 5}, "n_medikits: scenario parameters"),

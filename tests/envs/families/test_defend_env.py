@@ -134,6 +134,28 @@ def test_levels_differ_in_shape_size_pillars_and_look():
     assert "${" not in scripts and '"Shotgun"' in scripts and "global int 2:wave;" in scripts
 
 
+def test_center_preset_covers_defend_the_center(make_defend):
+    """preset="center" (docs/transfer.md): a round room (18 sides, as the original's), 26 bullets, five demons of
+    one bullet at full speed, appearing 512 or more from the player; the random outlines do not include "round"."""
+    p = defend.PRESETS["center"]
+    assert all(len(arena(np.random.default_rng(s), p).outline) == 18 for s in range(3))
+    assert {len(arena(np.random.default_rng(s), defend.PRESETS["default"]).outline) for s in range(40)} == {4, 5, 6, 8}
+    assert (p.monster_speed, p.monster_health, p.ammo) == (1.0, 1, 26)
+    slow = make_defend(preset="center", start_level=10_000, monster_speed=0.1)  # near where they appeared:
+    slow.reset(seed=0)                                                         # 18 start tics at a tenth
+    x, y, _ = slow.player_pose()                                               # of their speed
+    positions = slow.monster_positions()
+    assert len(positions) == 5 and np.hypot(positions[:, 0] - x, positions[:, 1] - y).min() >= 512 - 16
+    env = make_defend(preset="center", start_level=10_000)
+    _, info = env.reset(seed=0)
+    assert (info["ammo"], info["monsters_alive"], info["wave"]) == (26, 5, 1)
+    assert {o.name for o in env.game.get_state().objects if o.name != "DoomPlayer"} == {"Demon"}
+    while info["kills"] == 0:  # one bullet each
+        _, _, terminated, _, info = env.step(env.reference_action())
+        assert not terminated
+    assert info["ammo"] >= 26 - 3
+
+
 def test_hard_monsters_keep_clear_of_pillars(make_defend):
     env = make_defend(preset="hard", wave_size=8, spawn_interval=0, monster_speed=0.1)
     env.reset(seed=0)
