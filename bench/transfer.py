@@ -71,11 +71,10 @@ PAIR_KWARGS: dict[str, dict[str, Any]] = {"exit-mixed": {"exit_look": "mixed"}, 
 # A pair whose original-trained runs are another pair's (the same id, original and entry: the same training),
 # played again on this pair's generated levels.
 SHARED_ORIGINAL: dict[str, str] = {"exit-mixed": "exit", "defend-dtc": "defend"}
-# Env kwargs of the ids' entries that need the generator's facts (the rooms of a building wadgym built), which a
-# hand-made map does not give: left out on the original, in training and in play (each is a reward bonus; the
-# score is the same). DoomExit-v0's entry trains with new_room_reward 0.1, so its original-trained runs learn
-# from the sparse exit alone: the table says so.
-GENERATOR_KWARGS = ("shaping", "new_room_reward")
+# Env kwargs of the ids' entries that need the generator's facts (the rooms of a building wadgym built, the ACS of
+# its arenas), which a hand-made map does not give: each family's `level_only_kwargs` (reward bonuses; the score is
+# the same), left out on the original, in training and in play. DoomExit-v0's entry trains with new_room_reward
+# 0.1, so its original-trained runs learn from the sparse exit alone: the table says so.
 TRAINED_ON = ("generated", "original")
 PLAYED_ON = ("original", "generated")
 GOAL_SHARE = 0.8
@@ -87,21 +86,34 @@ def run_key(pair: str, trained_on: str, seed: int) -> str:
     return harness.run_key(pair, trained_on, seed)
 
 
-def scenario_fields(env_id: str) -> set[str]:
-    """The scenario parameters of the id's family (its Params' fields), which a hand-made map does not take."""
-    import dataclasses
+def family(env_id: str):
+    """The id's env class (its family's)."""
     import importlib
 
     from wadgym.envs.registration import ENVS
 
     module, _, name = ENVS[env_id][0].partition(":")
-    return {f.name for f in dataclasses.fields(getattr(importlib.import_module(module), name).Params)}
+    return getattr(importlib.import_module(module), name)
 
 
-def original_kwargs(env_kwargs: dict[str, Any], wad: str, env_id: str | None = None) -> dict[str, Any]:
-    """Env kwargs that play the original map: the run's, without a level range, the generator's bonuses and
-    (given `env_id`) the family's scenario parameters, with `wad`."""
-    dropped = {*LEVEL_KWARGS, *GENERATOR_KWARGS, *(scenario_fields(env_id) if env_id else ())}
+def scenario_fields(env_id: str) -> set[str]:
+    """The scenario parameters of the id's family (its Params' fields) that a hand-made map does not take (all
+    but its hand_made_params, e.g. the bots)."""
+    import dataclasses
+
+    cls = family(env_id)
+    return {f.name for f in dataclasses.fields(cls.Params)} - set(cls.hand_made_params)
+
+
+def generator_kwargs(env_id: str) -> tuple[str, ...]:
+    """The id's env kwargs that read the plan of a level its family built (its level_only_kwargs)."""
+    return tuple(family(env_id).level_only_kwargs)
+
+
+def original_kwargs(env_kwargs: dict[str, Any], wad: str, env_id: str) -> dict[str, Any]:
+    """Env kwargs that play the original map: the run's, without a level range, the generator's bonuses
+    (generator_kwargs) and the family's scenario parameters, with `wad`."""
+    dropped = {*LEVEL_KWARGS, *generator_kwargs(env_id), *scenario_fields(env_id)}
     return {**{k: v for k, v in env_kwargs.items() if k not in dropped}, "wad": wad}
 
 
@@ -131,11 +143,11 @@ def generated_conf(env_id: str, conf: Path, pair: str, folder: Path) -> Path:
 
 
 def left_out(env_id: str, conf: Path) -> list[str]:
-    """The entry's env kwargs that the original cannot take (GENERATOR_KWARGS it sets)."""
+    """The entry's env kwargs that the original cannot take (the generator_kwargs it sets)."""
     from wadgym.agents.config import load_hyperparams
 
     entry = load_hyperparams(env_id, conf)
-    return sorted(set(entry.get("env_kwargs") or {}) & set(GENERATOR_KWARGS))
+    return sorted(set(entry.get("env_kwargs") or {}) & set(generator_kwargs(env_id)))
 
 
 def generated_test_kwargs(env_kwargs: dict[str, Any]) -> dict[str, Any]:

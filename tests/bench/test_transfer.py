@@ -53,8 +53,12 @@ def test_both_trainings_play_both_maps_beside_random_and_scripted(transfer, tmp_
 
 def test_the_generator_bonuses_are_left_out_on_the_original(transfer):
     kwargs = transfer.original_kwargs({"num_levels": 200, "start_level": 3, "new_room_reward": 0.1, "gamma": 1},
-                                      "vizdoom:my_way_home")
+                                      "vizdoom:my_way_home", "DoomExit-v0")
     assert kwargs == {"gamma": 1, "wad": "vizdoom:my_way_home"}
+    # the bots' arenas: aim_reward reads their ACS; the bots themselves still play on cig
+    kwargs = transfer.original_kwargs({"aim_reward": 0.2, "bots": 3, "bot_skill": 2, "shape": "round"},
+                                      "vizdoom:cig", "DoomDeathmatchBots-v0")
+    assert kwargs == {"bots": 3, "bot_skill": 2, "wad": "vizdoom:cig"}
     test = transfer.generated_test_kwargs({"wad": "x.wad", "map": "MAP02", "num_levels": 200, "living_reward": 0.5})
     assert test == {"living_reward": 0.5, "start_level": 10_000, "num_levels": 0}
     assert transfer.left_out("DoomExit-v0", transfer.hyperparams_file("cpu")) == ["new_room_reward"]
