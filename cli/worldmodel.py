@@ -16,6 +16,7 @@ Needs `pip install 'wadgym[data]'`; a run's policy needs the training extras too
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 RESOLUTIONS = ("160x120", "320x240", "640x480")  # agents.datasets.worldmodel.config.RESOLUTIONS, for --help
@@ -49,6 +50,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a shard is closed after the episode that takes it past this many MB (default 64)")
     parser.add_argument("--deterministic", action="store_true",
                         help="a run's policy: argmax actions instead of sampling (sampling is seeded per episode)")
+    parser.add_argument("--env-kwargs", type=json.loads, default=None, metavar="JSON",
+                        help="the env's kwargs before the split, as JSON, e.g. '{\"num_levels\": 50}' (default: "
+                             "those the policy trains with: the shipped hyperparameters' or the run's)")
     parser.add_argument("--resume", action="store_true", help="continue the unfinished recording in --out")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -67,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
             episodes=args.episodes, test_episodes=args.test_episodes, resolution=args.resolution,
             buffers=names(args.buffers), variables=names(args.variables), seed=args.seed, n_envs=args.n_envs,
             chunk=args.chunk, shard_mb=args.shard_mb, deterministic=args.deterministic, resume=args.resume,
-            progress=not args.no_progress)
+            progress=not args.no_progress, env_kwargs=args.env_kwargs)
         result = record_world_model(config)
     except (ValueError, OSError) as error:
         print(f"wadgym worldmodel: error: {error}", file=sys.stderr)

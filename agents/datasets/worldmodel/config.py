@@ -33,7 +33,9 @@ class WorldModelConfig:
     buffers: any of "depth", "labels", and one of "automap", "automap_seen"; variables: GameVariable names
     recorded per step. seed: episode i of a split is reset with seed + i. n_envs: engines stepped at once (the
     data does not depend on it). chunk: steps per stored chunk; shard_mb: a shard is closed after the episode
-    that takes it past this many MB. resume: continue the unfinished recording in `out`."""
+    that takes it past this many MB. resume: continue the unfinished recording in `out` (or re-record the damaged
+    shards of a finished one). env_kwargs: the env kwargs before the split, instead of those the policy trains
+    with (the shipped hyperparameters' or the run's)."""
 
     env: str
     out: str | os.PathLike
@@ -51,6 +53,7 @@ class WorldModelConfig:
     deterministic: bool = False
     resume: bool = False
     progress: bool = False
+    env_kwargs: dict[str, Any] | None = None
 
 
 @dataclasses.dataclass
@@ -88,6 +91,10 @@ def resolve(config: WorldModelConfig) -> Plan:
         infos.append(info)
     if base_kwargs is None:
         base_kwargs = training_kwargs(config.env)
+    if config.env_kwargs is not None:
+        if not isinstance(config.env_kwargs, dict):
+            raise ValueError(f"env_kwargs={config.env_kwargs!r}: give a dict of the env's keyword arguments")
+        base_kwargs = dict(config.env_kwargs)
     buffers = _check_buffers(config.buffers)
     variables = _check_variables(config.variables)
     episodes = {"train": config.episodes, "test": config.test_episodes}
@@ -259,9 +266,13 @@ def _saved_policy(policy, env_id: str, deterministic: bool):
                              f"made by `wadgym train` (one with config.yml)")
         from wadgym.agents import runfolder
 
-        if runfolder.load_config(Path(policy)).get("selfplay"):
+        trained = runfolder.load_config(Path(policy))
+        if trained.get("selfplay"):
             raise ValueError(f"policy {str(policy)!r}: a self-play run plays a multi-agent env; world-model "
                              f"datasets record single-agent ids")
+        if trained["env"] != env_id:  # before its model loads
+            raise ValueError(f"policy {str(policy)!r} trained on {trained['env']}, not {env_id}; record "
+                             f"{trained['env']} with it")
         from wadgym.agents.policies.policy import SavedPolicy
 
         saved = SavedPolicy(policy, deterministic=deterministic)
@@ -328,11 +339,11 @@ def _check_out(out: Path, settings: dict[str, Any], resume: bool) -> dict[str, A
     if index.get("settings") != settings:
         differing = sorted(k for k in set(settings) | set(index.get("settings") or {})
                            if settings.get(k) != (index.get("settings") or {}).get(k))
-        raise ValueError(f"{out} holds another dataset (its {', '.join(differing)} differ from this command's); "
-                         f"choose another folder")
-    if index.get("complete"):
-        raise ValueError(f"{out} holds this dataset already, complete ({len(index.get('shards', []))} shards); "
-                         f"nothing to record")
+        raise ValueError(f"{out} holds another dataset (settings that differ from this command's: "
+                         f"{', '.join(differing)}); choose another folder")
+    if index.get("complete") and not (resume and shards.damaged_shards(out, index)):
+        raise ValueError(f"{out} holds this dataset already, complete ({len(index.get('shards', []))} shards, "
+                         f"none damaged); nothing to record")
     if not resume:
         raise ValueError(f"{out} holds an unfinished recording of this command: add --resume to continue it")
     return index

@@ -30,12 +30,13 @@ FIELDS = {
     "pose": "the player's x, y, z (map units), angle and pitch (degrees) after the step",
     "velocity": "the player's velocity x, y, z (map units per tic)",
     "variables": "the asked-for game variables, in the order of index.json's settings.variables",
-    "label_table": "the labels buffer's table: [value, object id, class name, x, y, width, height] per object",
+    "label_table": "the labels buffer's objects: [value, object id, class name, category, x, y, width, height] each",
 }
 IMAGE_FIELDS = {
     "rgb": "the frame, RGB (H, W, 3)",
     "depth": "the depth buffer (H, W), 0 near .. 255 far",
-    "labels": "the labels buffer (H, W): each pixel the value of its object in the step's label_table, 0 none",
+    "labels": "the labels buffer (H, W): an object's pixels hold its value in the step's label_table; the "
+              "map's own are 0 (walls) and 1 (floors, ceilings)",
     "automap": "the automap (H, W, 3)",
 }
 # The image field -> its member's extension in a shard, and the engine buffer it is read from.
@@ -98,8 +99,9 @@ class EpisodeBuffer:
         values["velocity"].append([game.get_game_variable(v) for v in _VELOCITY])
         values["variables"].append([game.get_game_variable(v) for v in self.variables])
         values["label_table"].append([] if state is None or "labels" not in self.images else
-                                [[label.value, label.object_id, label.object_name, label.x, label.y, label.width,
-                                  label.height] for label in state.labels])
+                                [[label.value, label.object_id, label.object_name,
+                                  getattr(label, "object_category", ""), label.x, label.y, label.width, label.height]
+                                 for label in state.labels])
         self.length += 1
         self._row += 1
         if self._row == self.chunk:

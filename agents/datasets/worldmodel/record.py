@@ -110,6 +110,7 @@ def _start_index(plan: Plan) -> dict[str, Any]:
             continue
         kept.append(entry)
     index["shards"] = kept
+    index["complete"] = False
     shards.write_index(plan.out, index)
     return index
 
@@ -156,6 +157,7 @@ def _record_split(plan: Plan, index: dict[str, Any], split: str, stop: _StopOnSi
     if first >= total:
         return
     n_envs = min(plan.config.n_envs, total - first)
+    torch_threads = None
     writer = _Shards(plan, index, split, len(done), first, finished)
     with group_signals_shielded():
         envs = [_make_env(plan, split) for _ in range(n_envs)]
@@ -163,6 +165,7 @@ def _record_split(plan: Plan, index: dict[str, Any], split: str, stop: _StopOnSi
     try:
         slots = [_Slot(plan, split, env, i) for i, env in enumerate(envs)]
         actors = [_RunActor(policy, n_envs) if not isinstance(policy, str) else None for policy in plan.policies]
+        torch_threads = _one_torch_thread() if any(actors) else None
         queue = iter(range(first, total))
         with group_signals_shielded():  # engines start at their first reset
             _hand_out(threads, slots, range(n_envs), queue, actors)
@@ -183,6 +186,20 @@ def _record_split(plan: Plan, index: dict[str, Any], split: str, stop: _StopOnSi
         raise
     finally:
         threads.close()
+        if torch_threads is not None:
+            import torch
+
+            torch.set_num_threads(torch_threads)
+
+
+def _one_torch_thread() -> int:
+    """Run a policy's network on one thread while the engines play (their threads keep every CPU busy: torch's
+    own threads would wait on them, tens of times slower on 2 cores); returns the count to restore."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    return threads
 
 
 def _make_env(plan: Plan, split: str):
@@ -331,7 +348,8 @@ class _Shards:
         entry = self.writer.finish()
         self.writer = None
         self.number += 1
-        self.index["shards"].append(entry)
+        self.index["shards"] = sorted([*self.index["shards"], entry],  # split by split (a resume may redo train's)
+                                      key=lambda s: (shards.SPLITS.index(s["split"]), s["name"]))
         shards.write_index(self.plan.out, self.index)
 
     def close(self, complete: bool) -> None:
