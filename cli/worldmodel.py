@@ -48,6 +48,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--chunk", type=int, default=32, help="steps per stored chunk (default 32)")
     parser.add_argument("--shard-mb", type=float, default=64.0,
                         help="a shard is closed after the episode that takes it past this many MB (default 64)")
+    parser.add_argument("--png-level", type=int, default=1,
+                        help="the images' deflate level: 1 (default) the fastest that compresses, 0 stores them "
+                             "(about 5x the bytes, the least CPU), up to 9")
     parser.add_argument("--deterministic", action="store_true",
                         help="a run's policy: argmax actions instead of sampling (sampling is seeded per episode)")
     parser.add_argument("--env-kwargs", type=json.loads, default=None, metavar="JSON",
@@ -70,8 +73,8 @@ def run(args: argparse.Namespace) -> int:
             env=args.env_id, out=args.out, policies=mixture(args.policy), epsilon=args.epsilon,
             episodes=args.episodes, test_episodes=args.test_episodes, resolution=args.resolution,
             buffers=names(args.buffers), variables=names(args.variables), seed=args.seed, n_envs=args.n_envs,
-            chunk=args.chunk, shard_mb=args.shard_mb, deterministic=args.deterministic, resume=args.resume,
-            progress=not args.no_progress, env_kwargs=args.env_kwargs)
+            chunk=args.chunk, shard_mb=args.shard_mb, png_level=args.png_level, deterministic=args.deterministic,
+            resume=args.resume, progress=not args.no_progress, env_kwargs=args.env_kwargs)
         result = record_world_model(config)
     except (ValueError, OSError) as error:
         print(f"wadgym worldmodel: error: {error}", file=sys.stderr)

@@ -33,9 +33,10 @@ class WorldModelConfig:
     buffers: any of "depth", "labels", and one of "automap", "automap_seen"; variables: GameVariable names
     recorded per step. seed: episode i of a split is reset with seed + i. n_envs: engines stepped at once (the
     data does not depend on it). chunk: steps per stored chunk; shard_mb: a shard is closed after the episode
-    that takes it past this many MB. resume: continue the unfinished recording in `out` (or re-record the damaged
-    shards of a finished one). env_kwargs: the env kwargs before the split, instead of those the policy trains
-    with (the shipped hyperparameters' or the run's)."""
+    that takes it past this many MB; png_level: the images' deflate level (1, default: the fastest that
+    compresses; 0 stores them, about 5x the bytes for the least CPU; up to 9). resume: continue the unfinished
+    recording in `out` (or re-record the damaged shards of a finished one). env_kwargs: the env kwargs before
+    the split, instead of those the policy trains with (the shipped hyperparameters' or the run's)."""
 
     env: str
     out: str | os.PathLike
@@ -50,6 +51,7 @@ class WorldModelConfig:
     n_envs: int = 2
     chunk: int = 32
     shard_mb: float = 64.0
+    png_level: int = 1
     deterministic: bool = False
     resume: bool = False
     progress: bool = False
@@ -110,6 +112,7 @@ def resolve(config: WorldModelConfig) -> Plan:
         "policies": [{**info, "weight": weight} for info, weight in zip(infos, weights)], "epsilon": config.epsilon,
         "deterministic": bool(config.deterministic), "resolution": config.resolution, "buffers": list(buffers),
         "variables": list(variables), "chunk": config.chunk, "shard_mb": config.shard_mb,
+        "png_level": config.png_level,
     }
     out = Path(config.out).expanduser()
     index = _check_out(out, settings, config.resume)
@@ -165,6 +168,8 @@ def _check_numbers(config: WorldModelConfig) -> None:
     _whole("seed", config.seed, 0)
     _whole("n_envs", config.n_envs, 1, MAX_ENVS)
     _whole("chunk", config.chunk, 1, 4096)
+    if isinstance(config.png_level, bool) or not isinstance(config.png_level, int) or not 0 <= config.png_level <= 9:
+        raise ValueError(f"png_level={config.png_level!r}: must be a whole number from 0 (stored) to 9")
     if isinstance(config.shard_mb, bool) or not isinstance(config.shard_mb, (int, float)) or \
             not math.isfinite(config.shard_mb) or config.shard_mb <= 0:
         raise ValueError(f"shard_mb={config.shard_mb!r}: must be a number above 0 (MB a shard reaches)")

@@ -55,8 +55,9 @@ def image_fields(buffers) -> list[str]:
 class EpisodeBuffer:
     """The steps of one episode: `add(...)` per step, `finish(metadata)` at its end gives (metadata, chunks)."""
 
-    def __init__(self, height: int, width: int, chunk: int, fields: list[str], variables: list[Any]):
-        self.chunk, self.fields, self.variables = chunk, fields, variables
+    def __init__(self, height: int, width: int, chunk: int, fields: list[str], variables: list[Any],
+                 png_level: int = 1):
+        self.chunk, self.fields, self.variables, self.png_level = chunk, fields, variables, png_level
         shapes = {"rgb": (height, width, 3), "depth": (height, width), "labels": (height, width),
                   "automap": (height, width, 3)}
         self.images = {f: np.zeros((chunk, *shapes[f]), np.uint8) for f in fields}
@@ -113,7 +114,7 @@ class EpisodeBuffer:
         members = {}
         for field, array in self.images.items():
             strip = array[:rows].reshape(rows * array.shape[1], *array.shape[2:])
-            members[IMAGE_MEMBERS[field]] = encode_png(strip)
+            members[IMAGE_MEMBERS[field]] = encode_png(strip, self.png_level)
         members["steps.json"] = self._values
         self.chunks.append(members)
         self._values, self._row = {}, 0

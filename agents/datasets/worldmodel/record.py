@@ -7,9 +7,9 @@ Determinism: episode i of a split is reset with seed `seed` + i, which draws its
 policy is drawn from the mixture, and every random choice of the episode (a random policy's actions, epsilon,
 a run's sampled actions) from a generator of its own, np.random.default_rng([seed, split, i]). So an episode is
 the same whichever engine plays it and whatever else runs beside it, shards hold whole episodes in order, and
-the same command writes the same bytes (n_envs only changes the speed). A run's network sees a batch of every
-engine's observation at each step (of constant size, so that its arithmetic does not change with how many
-engines play it).
+the same command writes the same bytes (n_envs only changes the speed). Each engine's thread plays whole
+episodes, its policy included (a run's network on that engine's observation alone), so no engine waits for
+another.
 """
 
 from __future__ import annotations
@@ -147,7 +147,9 @@ def _progress_bar(plan: Plan, index: dict[str, Any]):
 # --- one split --------------------------------------------------------------------------------------------------
 
 def _record_split(plan: Plan, index: dict[str, Any], split: str, stop: _StopOnSignal, finished) -> None:
-    """Record the split's episodes not yet in a finished shard, on min(n_envs, episodes left) engines."""
+    """Record the split's episodes not yet in a finished shard, on min(n_envs, episodes left) engines: each
+    engine's thread takes the next episode, plays it through and hands it to the shard writer, until none is
+    left or a signal came (the engines never wait for one another)."""
     from wadgym.agents.vec import group_signals_shielded
     from wadgym.envs.vector.threads import EnvThreads
 
@@ -157,35 +159,29 @@ def _record_split(plan: Plan, index: dict[str, Any], split: str, stop: _StopOnSi
     if first >= total:
         return
     n_envs = min(plan.config.n_envs, total - first)
-    torch_threads = None
     writer = _Shards(plan, index, split, len(done), first, finished)
-    with group_signals_shielded():
-        envs = [_make_env(plan, split) for _ in range(n_envs)]
-        threads = EnvThreads(envs)
+    queue = _Episodes(first, total)
+    torch_threads = _one_torch_thread() if any(not isinstance(p, str) for p in plan.policies) else None
+    threads = None
     try:
-        slots = [_Slot(plan, split, env, i) for i, env in enumerate(envs)]
-        actors = [_RunActor(policy, n_envs) if not isinstance(policy, str) else None for policy in plan.policies]
-        torch_threads = _one_torch_thread() if any(actors) else None
-        queue = iter(range(first, total))
-        with group_signals_shielded():  # engines start at their first reset
-            _hand_out(threads, slots, range(n_envs), queue, actors)
-        while stop.signum is None:
-            active = [i for i, s in enumerate(slots) if s.episode is not None]
-            if not active:
-                break
-            actions = _run_actions(slots, actors, active)
-            threads.run("step", _step_job(slots, actors), [(actions[i],) for i in active], active)
-            ended = [i for i in active if slots[i].ended]
-            for i in ended:
-                writer.add(*slots[i].take())
-            if ended:
-                _hand_out(threads, slots, ended, queue, actors)
+        with group_signals_shielded():
+            envs = [_make_env(plan, split) for _ in range(n_envs)]
+            threads = EnvThreads(envs)
+        slots = [_Slot(plan, split, env) for env in envs]
+
+        def play(i: int) -> None:
+            while stop.signum is None and (episode := queue.next()) is not None:
+                if slots[i].play(episode, stop):
+                    writer.add(*slots[i].take())
+
+        threads.run("record", play, [() for _ in slots])
         writer.close(complete=stop.signum is None)
     except BaseException:
         writer.close(complete=False)
         raise
     finally:
-        threads.close()
+        if threads is not None:
+            threads.close()
         if torch_threads is not None:
             import torch
 
@@ -202,58 +198,30 @@ def _one_torch_thread() -> int:
     return threads
 
 
+class _Episodes:
+    """The split's episode numbers left, handed out one at a time to whichever engine asks."""
+
+    def __init__(self, first: int, total: int):
+        self._numbers = iter(range(first, total))
+        self._lock = threading.Lock()
+
+    def next(self) -> int | None:
+        with self._lock:
+            return next(self._numbers, None)
+
+
 def _make_env(plan: Plan, split: str):
     from wadgym.agents.vec import gym_make
 
     return gym_make(plan.config.env, plan.split_kwargs[split])
 
 
-def _hand_out(threads, slots, indices, queue, actors) -> None:
-    """Give each slot of `indices` the next episode of `queue` and reset it (on the engines' threads); a slot
-    with none left goes idle."""
-    resets = []
-    for i in indices:
-        episode = next(queue, None)
-        slots[i].episode = episode
-        if episode is not None:
-            resets.append(i)
-    if resets:
-        threads.run("reset", _reset_job(slots, actors), [() for _ in resets], resets)
-
-
-def _reset_job(slots, actors):
-    def job(i: int) -> None:
-        slots[i].reset(actors)
-    return job
-
-
-def _step_job(slots, actors):
-    def job(i: int, action) -> None:
-        slots[i].step(action, actors)
-    return job
-
-
-def _run_actions(slots, actors, active) -> dict[int, int | None]:
-    """The actions of the slots whose episode a run plays (its network on every slot's observation at once);
-    None for the others (scripted and random actions are chosen on the engines' threads)."""
-    actions: dict[int, int | None] = {i: None for i in active}
-    for index, actor in enumerate(actors):
-        playing = [i for i in active if slots[i].policy_index == index]
-        if actor is None or not playing:
-            continue
-        probabilities = actor.probabilities()
-        for i in playing:
-            actions[i] = actor.choose(probabilities[i], slots[i].rng)
-    return actions
-
-
 class _Slot:
     """One engine and the episode it plays: its generator, its policy, its EpisodeBuffer."""
 
-    def __init__(self, plan: Plan, split: str, env, row: int):
-        self.plan, self.split, self.env, self.base, self.row = plan, split, env, env.unwrapped, row
+    def __init__(self, plan: Plan, split: str, env):
+        self.plan, self.split, self.env, self.base = plan, split, env, env.unwrapped
         self.episode: int | None = None
-        self.ended = False
         width, height = (int(v) for v in plan.config.resolution.lower().split("x"))
         self.shape = (height, width)
         self.fields = image_fields(plan.settings["buffers"])
@@ -261,41 +229,45 @@ class _Slot:
 
         self.variables = [getattr(vzd.GameVariable, name) for name in plan.settings["variables"]]
         self.n_actions = int(env.action_space.n)
+        # a run's policy: the observation pipeline its training built, one per run of the mixture
+        self.actors = [_RunActor(policy) if not isinstance(policy, str) else None for policy in plan.policies]
 
-    def reset(self, actors) -> None:
-        plan, episode = self.plan, self.episode
-        self.rng = np.random.default_rng([plan.config.seed, SPLIT_NUMBERS[self.split], episode])
-        self.policy_index = int(self.rng.choice(len(plan.weights), p=plan.weights)) if len(plan.weights) > 1 else 0
-        self.policy = plan.policies[self.policy_index]
-        observation, info = self.env.reset(seed=plan.config.seed + episode)
-        self.start_info, self.engine_seed = info, self.base.engine_seed
-        self.level = level_plan(self.base, info.get("level_seed"))
-        self.buffer = EpisodeBuffer(*self.shape, plan.config.chunk, self.fields, self.variables)
-        self.buffer.add(self.base.game, self.base.last_state, self.env.render(), -1, False, 0.0, False, False)
-        self.total, self.ended = 0.0, False
-        actor = actors[self.policy_index]
+    def play(self, episode: int, stop: _StopOnSignal) -> bool:
+        """Play episode `episode` through (False when a signal stopped it first: it is dropped)."""
+        plan, env, base = self.plan, self.env, self.base
+        self.episode = episode
+        rng = np.random.default_rng([plan.config.seed, SPLIT_NUMBERS[self.split], episode])
+        self.policy_index = int(rng.choice(len(plan.weights), p=plan.weights)) if len(plan.weights) > 1 else 0
+        policy, actor = plan.policies[self.policy_index], self.actors[self.policy_index]
+        observation, info = env.reset(seed=plan.config.seed + episode)
+        self.start_info, self.engine_seed = info, base.engine_seed
+        self.level = level_plan(base, info.get("level_seed"))
+        self.buffer = buffer = EpisodeBuffer(*self.shape, plan.config.chunk, self.fields, self.variables,
+                                             plan.config.png_level)
+        buffer.add(base.game, base.last_state, env.render(), -1, False, 0.0, False, False)
         if actor is not None:
-            actor.start(self.row, observation)
-
-    def step(self, action, actors) -> None:
-        rng = self.rng
-        if action is None:
-            action = int(self.base.reference_action()) if self.policy == "scripted" else \
-                int(rng.integers(self.n_actions))
-        random_action = bool(self.plan.config.epsilon) and rng.random() < self.plan.config.epsilon
-        if random_action:
-            action = int(rng.integers(self.n_actions))
-        observation, reward, terminated, truncated, info = self.env.step(action)
-        self.total += float(reward)
-        self.buffer.add(self.base.game, self.base.last_state, self.env.render(), action, random_action,
-                        float(reward), bool(terminated), bool(truncated))
-        self.info = info
-        if terminated or truncated:
-            self.ended = True
-        else:
-            actor = actors[self.policy_index]
+            actor.start(observation)
+        epsilon, total = plan.config.epsilon, 0.0
+        while stop.signum is None:
             if actor is not None:
-                actor.push(self.row, observation)
+                action = actor.act(rng)
+            elif policy == "scripted":
+                action = int(base.reference_action())
+            else:
+                action = int(rng.integers(self.n_actions))
+            random_action = bool(epsilon) and rng.random() < epsilon
+            if random_action:
+                action = int(rng.integers(self.n_actions))
+            observation, reward, terminated, truncated, info = env.step(action)
+            total += float(reward)
+            buffer.add(base.game, base.last_state, env.render(), action, random_action, float(reward),
+                       bool(terminated), bool(truncated))
+            if terminated or truncated:
+                self.info, self.total = info, total
+                return True
+            if actor is not None:
+                actor.push(observation)
+        return False
 
     def take(self) -> tuple[int, dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
         """(episode, metadata, chunks, summary) of the episode that just ended; the slot is free."""
@@ -317,7 +289,6 @@ class _Slot:
         episode, self.episode, self.buffer = self.episode, None, None
         return episode, jsonable(metadata), chunks, jsonable(summary)
 
-
 class _Shards:
     """The split's shard writer: episodes handed in any order, written in episode order; a shard is finished
     (renamed, listed in index.json) after the episode that takes it past shard_mb."""
@@ -329,8 +300,13 @@ class _Shards:
         self.writer: shards.ShardWriter | None = None
         self.limit = plan.config.shard_mb * 1e6
         self.finished = finished
+        self._lock = threading.Lock()  # the engines' threads hand episodes in at once
 
     def add(self, episode: int, metadata, chunks, summary) -> None:
+        with self._lock:
+            self._add(episode, metadata, chunks, summary)
+
+    def _add(self, episode: int, metadata, chunks, summary) -> None:
         self.pending[episode] = (metadata, chunks, summary)
         while self.next in self.pending:
             metadata, chunks, summary = self.pending.pop(self.next)
@@ -354,6 +330,10 @@ class _Shards:
 
     def close(self, complete: bool) -> None:
         """At the split's end (complete): finish the last shard; when stopped: drop the unfinished one."""
+        with self._lock:
+            self._close(complete)
+
+    def _close(self, complete: bool) -> None:
         if self.writer is None:
             return
         if complete and not self.pending:
@@ -364,30 +344,28 @@ class _Shards:
 
 
 class _RunActor:
-    """A trained run's policy over the slots: each slot's observation pipeline as its training built it
-    (frame stack, channel-first, its VecNormalize statistics), one forward pass over every slot per step
-    (a constant batch), and per slot an action drawn from the probabilities with the episode's generator
-    (argmax with deterministic)."""
+    """A trained run's policy on one engine: the observation pipeline its training built (frame stack,
+    channel-first, its VecNormalize statistics) and one forward pass a step, on the engine's own thread (a batch
+    of one: the same arithmetic whichever engine plays the episode), the action drawn from the probabilities
+    with the episode's generator (argmax with deterministic)."""
 
-    def __init__(self, saved, n_slots: int):
+    def __init__(self, saved):
         self.saved = saved
         shape = saved.model.observation_space.shape  # (C * stack, H, W)
         self.stack = max(saved.frame_stack, 1)
         self.channels = shape[0] // self.stack
-        self.inputs = np.zeros((n_slots, *shape), np.uint8)
+        self.inputs = np.zeros((1, *shape), np.uint8)
 
-    def start(self, row: int, observation) -> None:
-        frame = _screen(observation)
-        self.inputs[row] = 0
-        self.inputs[row, -self.channels:] = np.moveaxis(frame, -1, 0)
+    def start(self, observation) -> None:
+        self.inputs[0] = 0
+        self.inputs[0, -self.channels:] = np.moveaxis(_screen(observation), -1, 0)
 
-    def push(self, row: int, observation) -> None:
-        frame = _screen(observation)
-        inputs = self.inputs[row]
+    def push(self, observation) -> None:
+        inputs = self.inputs[0]
         inputs[:-self.channels] = inputs[self.channels:].copy()
-        inputs[-self.channels:] = np.moveaxis(frame, -1, 0)
+        inputs[-self.channels:] = np.moveaxis(_screen(observation), -1, 0)
 
-    def probabilities(self) -> np.ndarray:
+    def act(self, rng: np.random.Generator) -> int:
         import torch
 
         inputs = self.inputs
@@ -396,10 +374,7 @@ class _RunActor:
         policy = self.saved.model.policy
         with torch.no_grad():
             tensor, _ = policy.obs_to_tensor(inputs)
-            probs = policy.get_distribution(tensor).distribution.probs
-        return probs.cpu().numpy().astype(np.float64)
-
-    def choose(self, probabilities: np.ndarray, rng: np.random.Generator) -> int:
+            probabilities = policy.get_distribution(tensor).distribution.probs[0].cpu().numpy().astype(np.float64)
         if self.saved.deterministic:
             return int(np.argmax(probabilities))
         cumulative = np.cumsum(probabilities)
