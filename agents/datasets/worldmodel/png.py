@@ -40,8 +40,33 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
 
 
 def decode_png(data: bytes) -> np.ndarray:
-    """A PNG's pixels as uint8 (H, W) gray or (H, W, 3) RGB (Pillow reads it: any PNG, not only ours)."""
+    """A PNG's pixels as uint8 (H, W) gray or (H, W, 3) RGB: ours (one IDAT, every row unfiltered) straight
+    from zlib, several times faster than Pillow; any other PNG through Pillow."""
+    pixels = _decode_ours(data)
+    if pixels is not None:
+        return pixels
     from PIL import Image
 
     with Image.open(io.BytesIO(data)) as image:
-        return np.asarray(image)
+        return np.asarray(image.convert("RGB") if image.mode not in ("L", "RGB") else image)
+
+
+def _decode_ours(data: bytes) -> np.ndarray | None:
+    """The pixels of a PNG as encode_png writes it, or None for any other layout."""
+    if data[:8] != SIGNATURE or data[12:16] != b"IHDR":
+        return None
+    width, height, depth, color, _, _, interlace = struct.unpack(">IIBBBBB", data[16:29])
+    channels = {0: 1, 2: 3}.get(color)
+    start = 33  # after IHDR's data and CRC
+    length, kind = struct.unpack(">I4s", data[start:start + 8])
+    if channels is None or depth != 8 or interlace or kind != b"IDAT" or data[start + 16 + length:start + 20 + length] \
+            != b"IEND":
+        return None
+    rows = np.frombuffer(zlib.decompress(data[start + 8:start + 8 + length]), np.uint8)
+    if rows.size != height * (1 + width * channels):
+        return None
+    rows = rows.reshape(height, 1 + width * channels)
+    if rows[:, 0].any():  # a row filter other than None: Pillow undoes it
+        return None
+    pixels = rows[:, 1:].reshape(height, width, channels)
+    return pixels[:, :, 0] if channels == 1 else pixels
