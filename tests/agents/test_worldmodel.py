@@ -123,6 +123,30 @@ def test_a_killed_recording_keeps_its_shards_and_resumes_to_the_same_bytes(datas
     assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in dataset.iterdir())
 
 
+def test_ctrl_c_keeps_the_finished_shards_and_exits_130(tmp_path):
+    """SIGINT stops the recording after the step, whichever thread the kernel hands it to: the finished shards
+    stay listed, the unfinished one is dropped, the exit status is 130."""
+    out = tmp_path / "interrupted"
+    process = subprocess.Popen([sys.executable, "-m", "wadgym", *CLI, "--episodes", "40", "--out", str(out),
+                                "--env-kwargs", json.dumps(LEVELS)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and process.poll() is None:
+            if (out / "index.json").is_file() and read_index(out)["shards"]:
+                break
+            time.sleep(0.02)
+        process.send_signal(signal.SIGINT)
+        output, _ = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130, output
+    index = read_index(out)
+    assert not index["complete"] and 1 <= len(index["shards"]) < 40 and damaged_shards(out) == []
+    assert sorted(p.name for p in out.iterdir()) == sorted(["index.json", *(s["name"] for s in index["shards"])])
+
+
 def test_a_damaged_shard_is_named_and_resume_records_it_again(dataset, tmp_path):
     out = tmp_path / "damaged"
     shutil.copytree(dataset, out)
@@ -180,6 +204,8 @@ def test_dataloader_workers_read_each_clip_once(dataset):
 def test_a_trained_run_plays_as_its_evaluation_plays_it(trained_run, tmp_path):
     """The recorder's observation pipeline (frame stack, channel-first) gives the run's network what
     SavedPolicy's VecEnv gives it: with argmax actions, the same episode."""
+    import torch
+
     from wadgym.agents.policies.policy import SavedPolicy
     from wadgym.agents.vec import close_vec_env
 
@@ -190,6 +216,8 @@ def test_a_trained_run_plays_as_its_evaluation_plays_it(trained_run, tmp_path):
     assert metadata["policy_info"]["kind"] == "run" and metadata["policy_info"]["run"] == str(trained_run)
     saved = SavedPolicy(trained_run, deterministic=True)
     venv = saved.make_vec_env(metadata["env_kwargs"])
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as the recorder runs it: torch's threads would wait on the engine's for the CPUs
     try:
         venv.seed(metadata["reset_seed"])
         observations, actions, done = venv.reset(), [], False
@@ -199,6 +227,7 @@ def test_a_trained_run_plays_as_its_evaluation_plays_it(trained_run, tmp_path):
             actions.append(int(action[0]))
             done = bool(dones[0])
     finally:
+        torch.set_num_threads(threads)
         close_vec_env(venv)
     assert actions == steps["action"][1:].tolist()
 

@@ -166,7 +166,14 @@ def _record_split(plan: Plan, index: dict[str, Any], split: str, stop: _StopOnSi
     try:
         with group_signals_shielded():
             envs = [_make_env(plan, split) for _ in range(n_envs)]
-            threads = EnvThreads(envs)
+            # The engines' threads block SIGINT and SIGTERM (threads keep the mask they start with), so that the
+            # kernel hands both to this thread, which takes them even while it waits for the others: a signal
+            # landing on an engine's thread would wait, unseen, until every episode was played.
+            mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+            try:
+                threads = EnvThreads(envs)
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         slots = [_Slot(plan, split, env) for env in envs]
 
         def play(i: int) -> None:
