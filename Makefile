@@ -26,7 +26,7 @@ define make_venv
 endef
 
 $(VENV)/.installed: pyproject.toml
-	$(call make_venv,$(VENV),train$(comma)test$(comma)multi$(comma)track$(comma)demos$(comma)bench$(comma)dev$(comma)docs)
+	$(call make_venv,$(VENV),train$(comma)test$(comma)multi$(comma)track$(comma)demos$(comma)data$(comma)bench$(comma)dev$(comma)docs)
 
 $(RLLIB_VENV)/.installed: pyproject.toml
 	$(call make_venv,$(RLLIB_VENV),rllib$(comma)test$(comma)track)

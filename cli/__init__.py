@@ -1,8 +1,8 @@
 """The `wadgym` command line: one entry point, one module per subcommand in this package.
 
-Each subcommand module (wadgym.cli.build, .acs, .rollout, .train, .eval, .record, .play, .runs, .export, .doctor,
-.track) holds that command's argument wiring: `add_arguments(parser)` and `run(args) -> int`, which turns the arguments
-into typed values (plain ones, or a dataclass such as wadgym.agents.TrainConfig: no argparse object goes
+Each subcommand module (wadgym.cli.build, .acs, .rollout, .train, .eval, .record, .worldmodel, .play, .runs, .export,
+.doctor, .track) holds that command's argument wiring: `add_arguments(parser)` and `run(args) -> int`, which turns
+the arguments into typed values (plain ones, or a dataclass such as wadgym.agents.TrainConfig: no argparse object goes
 below this package) passed to the code in wadgym.acs, .wads, .envs and .agents, and their errors into
 messages and exit statuses. Only the module of the command being run is imported, so `wadgym build` works
 on an install without the training extras and `wadgym --help` stays fast. `python -m wadgym` and
@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("wadgym.cli.train", "train PPO on a wadgym env"),
     "eval": ("wadgym.cli.eval", "evaluate a training run against a random policy"),
     "record": ("wadgym.cli.record", "record a policy's episodes as a Minari dataset"),
+    "worldmodel": ("wadgym.cli.worldmodel", "record labelled play for world models as WebDataset shards"),
     "play": ("wadgym.cli.play", "play an env yourself in the game's window (and record it as a dataset)"),
     "runs": ("wadgym.cli.runs", "list training runs"),
     "export": ("wadgym.cli.export", "export a run's policy (ONNX)"),
@@ -37,6 +38,9 @@ TRAINING_EXTRAS = {"yaml", "torch", "stable_baselines3", "tensorboard", "tqdm", 
 # Modules of the demos extra (wadgym record): Minari, and what its DataCollector and HDF5 storage import.
 DEMOS_EXTRAS = {"minari", "jax", "h5py", "PIL"}
 
+# Modules of the data extra (wadgym worldmodel, its loader and the format's own reader).
+DATA_EXTRAS = {"webdataset"}
+
 
 def missing_extra(command: str, error: ModuleNotFoundError) -> str | None:
     """How to install what `wadgym command` lacks, when `error` is a missing training extra."""
@@ -47,6 +51,9 @@ def missing_extra(command: str, error: ModuleNotFoundError) -> str | None:
     if missing == "mlflow":
         return (f"wadgym {command}: experiment tracking (--track, --tracking-uri, track-sync) needs MLflow, "
                 f"which is not installed: pip install 'wadgym[track]'")
+    if command == "worldmodel" and missing in (*DATA_EXTRAS, "PIL", "yaml", "tqdm"):
+        return (f"wadgym {command}: world-model datasets need the data extra (no module {missing!r}): "
+                "pip install 'wadgym[data]'")
     if missing in DEMOS_EXTRAS or (command == "record" and missing in ("yaml", "tqdm")):
         return (f"wadgym {command}: datasets need Minari (no module {missing!r}): pip install 'wadgym[demos]'")
     if missing in ("pettingzoo", "filelock"):

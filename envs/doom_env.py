@@ -147,6 +147,9 @@ class DoomEnv(gym.Env):
         self.game: vzd.DoomGame | None = None
         self.wad_path: Path | None = None
         self.level_seed: int | None = None
+        # The seed the engine got at the latest reset (drawn from np_random, or options["engine_seed"]): with the
+        # level seed, what replays the episode's frames from its actions.
+        self.engine_seed: int | None = None
         # The engine's state of the latest reset or step (None once the engine ended the episode): what the
         # hooks on_reset and on_step may read beyond the tracked variables (e.g. state.objects).
         self.last_state: vzd.GameState | None = None
@@ -315,6 +318,14 @@ class DoomEnv(gym.Env):
             return self.start_level + int(self.np_random.integers(self.num_levels))
         return int(self.np_random.integers(self.start_level, MAX_LEVEL_SEED + 1))
 
+    def _chosen_engine_seed(self, options: dict[str, Any] | None) -> int | None:
+        """`options["engine_seed"]`: the engine's seed for this episode instead of one drawn from np_random, so
+        that an episode is replayed from its level seed and engine seed (both recorded: info["level_seed"],
+        `engine_seed`); None without it."""
+        if not options or "engine_seed" not in options:
+            return None
+        return check_number("engine_seed", options["engine_seed"], 0, 2**31 - 2, whole=True)
+
     def _level_range(self, level_seed: int) -> tuple[int, int]:
         """(first seed, count) of the levels built into the WAD that holds `level_seed`."""
         if self._in_cached_range(level_seed):
@@ -412,8 +423,10 @@ class DoomEnv(gym.Env):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
         self._load_level(self._draw_level(options))
-        for _ in range(RESET_ATTEMPTS):
-            self.game.set_seed(int(self.np_random.integers(0, 2**31 - 1)))
+        chosen = self._chosen_engine_seed(options)
+        for _ in range(1 if chosen is not None else RESET_ATTEMPTS):
+            self.engine_seed = int(self.np_random.integers(0, 2**31 - 1)) if chosen is None else chosen
+            self.game.set_seed(self.engine_seed)
             self.game.new_episode()
             state = self.last_state = self.game.get_state()
             v = self._tracked_values(state)
@@ -421,6 +434,9 @@ class DoomEnv(gym.Env):
             if problem is None:
                 break
         else:
+            if chosen is not None:
+                raise RuntimeError(f"{problem} with options['engine_seed']={chosen}; that engine seed cannot start "
+                                   f"an episode of {self.map}")
             raise RuntimeError(f"{problem} in each of {RESET_ATTEMPTS} episodes started with fresh engine seeds; "
                                f"the scenario's parameters leave too little room (see the env's Arguments)")
         self._return = self._scenario_return = 0.0

@@ -1,0 +1,267 @@
+"""World-model datasets (`wadgym worldmodel`, agents.datasets.worldmodel) on the real engine: the same command
+writes the same bytes whatever the number of engines, an episode replays from its level seed, engine seed and
+actions, a killed recording keeps its finished shards and --resume completes it, a damaged shard is named (and
+re-recorded), the loader's clips line up frames and poses with the actions that led to them, a trained run
+plays as its evaluation plays it, and bad input is refused in one line before any engine starts."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from wadgym.agents.datasets.worldmodel import (
+    DamagedShardError,
+    WorldModelClips,
+    WorldModelConfig,
+    damaged_shards,
+    read_episodes,
+    read_index,
+    record_world_model,
+    replay_episode,
+)
+from wadgym.cli import main
+
+ENV = "DoomItems-v1"
+LEVELS = {"num_levels": 3}  # a 3-level WAD builds in a moment
+# Episodes of 300 steps at most: scripted ones end sooner (every item collected), random ones run to the limit.
+SETTINGS = dict(env=ENV, env_kwargs=LEVELS, episodes=4, test_episodes=1, buffers=("depth", "labels"),
+                variables=("HEALTH",), policies=(("scripted", 0.5), ("random", 0.5)), epsilon=0.2, chunk=16,
+                shard_mb=0.5)
+CLI = ["worldmodel", ENV, "--episodes", "4", "--test-episodes", "1", "--buffers", "depth,labels", "--variables",
+       "HEALTH", "--policy", "scripted=0.5", "--policy", "random=0.5", "--epsilon", "0.2", "--chunk", "16",
+       "--shard-mb", "0.5", "--no-progress"]
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory) -> Path:
+    """The reference recording: 4 train and 1 test episodes on 2 engines, a shard an episode or two."""
+    out = tmp_path_factory.mktemp("worldmodel") / "reference"
+    result = record_world_model(WorldModelConfig(out=out, n_envs=2, **SETTINGS))
+    assert result.complete and not result.interrupted and result.episodes == 5
+    return out
+
+
+def shard_digests(root: Path) -> list[tuple[str, str]]:
+    return [(s["name"], s["sha256"]) for s in read_index(root)["shards"]]
+
+
+def test_the_dataset_holds_what_it_says(dataset):
+    index = read_index(dataset)
+    assert index["complete"] and len(index["shards"]) >= 3
+    assert (dataset / "README.md").read_text().startswith(f"# {ENV}")
+    episodes = list(read_episodes(dataset, "train"))
+    assert [m["episode"] for m, _ in episodes] == [0, 1, 2, 3]
+    policies = {m["policy_info"]["kind"] for m, _ in episodes}
+    assert policies == {"scripted", "random"}  # the mixture drew both (seeded: always the same draws)
+    metadata, steps = episodes[0]
+    assert steps["rgb"].shape == (metadata["steps"], 120, 160, 3)
+    assert steps["depth"].shape[1:] == steps["labels"].shape[1:] == (120, 160, 1)
+    assert steps["action"][0] == -1 and (steps["action"][1:] >= 0).all()
+    assert steps["pose"].shape == (metadata["steps"], 5) and steps["variables"].shape == (metadata["steps"], 1)
+    assert any(steps["random_action"].any() for _, steps in episodes)  # epsilon 0.2 over hundreds of steps
+    assert all(0 <= m["level_seed"] < 3 for m, _ in episodes)
+    test_metadata, _ = next(read_episodes(dataset, "test"))
+    assert test_metadata["level_seed"] >= 10_000 and test_metadata["split"] == "test"
+    # each recorded button vector is the action's buttons
+    for metadata, steps in episodes:
+        names = metadata["buttons"]
+        for action, buttons in zip(steps["action"][1:], steps["buttons"][1:]):
+            assert tuple(n for n, b in zip(names, buttons) if b) == tuple(metadata["action_buttons"][action])
+    # labels: the table names every object the buffer shows (0 and 1 are the map's walls, floors and ceilings)
+    labelled = [(table, buffer) for table, buffer in zip(steps["label_table"], steps["labels"]) if table]
+    assert labelled and all(row[2] == "WadgymItemStimpack" for table, _ in labelled for row in table)
+    assert all({row[0] for row in table} >= set(np.unique(buffer).tolist()) - {0, 1} for table, buffer in labelled)
+
+
+@pytest.mark.parametrize("split, episode", [("train", 1), ("test", 0)])
+def test_an_episode_replays_from_its_level_seed_engine_seed_and_actions(dataset, split, episode):
+    fields = ["rgb", "depth", "labels", "pose", "reward", "terminated", "truncated"]
+    recorded = next(s for m, s in read_episodes(dataset, split, fields) if m["episode"] == episode)
+    _, replayed = replay_episode(dataset, split, episode, fields)
+    for field in fields:
+        assert np.array_equal(recorded[field], replayed[field]), field
+
+
+def test_a_killed_recording_keeps_its_shards_and_resumes_to_the_same_bytes(dataset, tmp_path):
+    """The command in a subprocess, SIGKILLed once a shard is listed; --resume (on 1 engine) then writes what
+    the uninterrupted recording on 2 engines wrote, byte for byte."""
+    out = tmp_path / "killed"
+    process = subprocess.Popen([sys.executable, "-m", "wadgym", *CLI, "--out", str(out), "--n-envs", "1",
+                                "--env-kwargs", json.dumps(LEVELS)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    listed = []
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and process.poll() is None:
+            if (out / "index.json").is_file():
+                listed = read_index(out)["shards"]
+                if listed:
+                    break
+            time.sleep(0.02)
+        assert process.poll() is None, process.communicate()
+        process.send_signal(signal.SIGKILL)
+        process.wait(30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    index = read_index(out)
+    assert not index["complete"] and index["shards"] and len(index["shards"]) < len(read_index(dataset)["shards"])
+    assert damaged_shards(out) == []  # every listed shard whole
+    assert main([*CLI, "--out", str(out), "--n-envs", "2", "--env-kwargs", json.dumps(LEVELS)]) == 2  # no --resume
+    assert main([*CLI, "--out", str(out), "--n-envs", "1", "--env-kwargs", json.dumps(LEVELS), "--resume"]) == 0
+    assert read_index(out)["complete"]
+    assert shard_digests(out) == shard_digests(dataset)
+    assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in dataset.iterdir())
+
+
+def test_ctrl_c_keeps_the_finished_shards_and_exits_130(tmp_path):
+    """SIGINT stops the recording after the step, whichever thread the kernel hands it to: the finished shards
+    stay listed, the unfinished one is dropped, the exit status is 130."""
+    out = tmp_path / "interrupted"
+    process = subprocess.Popen([sys.executable, "-m", "wadgym", *CLI, "--episodes", "40", "--out", str(out),
+                                "--env-kwargs", json.dumps(LEVELS)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and process.poll() is None:
+            if (out / "index.json").is_file() and read_index(out)["shards"]:
+                break
+            time.sleep(0.02)
+        process.send_signal(signal.SIGINT)
+        output, _ = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130, output
+    index = read_index(out)
+    assert not index["complete"] and 1 <= len(index["shards"]) < 40 and damaged_shards(out) == []
+    assert sorted(p.name for p in out.iterdir()) == sorted(["index.json", *(s["name"] for s in index["shards"])])
+
+
+def test_a_damaged_shard_is_named_and_resume_records_it_again(dataset, tmp_path):
+    out = tmp_path / "damaged"
+    shutil.copytree(dataset, out)
+    second = read_index(out)["shards"][1]["name"]
+    data = bytearray((out / second).read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    (out / second).write_bytes(bytes(data))
+    assert [e.shard for e in damaged_shards(out)] == [str(out / second)]
+    with pytest.raises(DamagedShardError, match=second):
+        list(WorldModelClips(out, "train", 8, shuffle=False))
+    with pytest.raises(DamagedShardError, match=second):
+        list(read_episodes(out, "train"))
+    config = WorldModelConfig(out=out, n_envs=2, resume=True, **SETTINGS)
+    assert record_world_model(config).complete
+    assert shard_digests(out) == shard_digests(dataset) and damaged_shards(out) == []
+
+
+def test_clips_line_up_frames_and_poses_with_the_actions_that_led_to_them(dataset):
+    clips = list(WorldModelClips(dataset, "train", 8, fields=("rgb", "action", "step", "pose"), shuffle=False))
+    episodes = {m["episode"]: s for m, s in read_episodes(dataset, "train", ["rgb", "action", "pose"])}
+    assert len(clips) == sum(len(s["action"]) // 8 for s in episodes.values())
+    names = next(read_episodes(dataset, "train"))[0]["action_buttons"]
+    turns = {i: {("TURN_LEFT",): 1, ("TURN_RIGHT",): -1}[tuple(b)] for i, b in enumerate(names)
+             if tuple(b) in (("TURN_LEFT",), ("TURN_RIGHT",))}
+    assert len(turns) == 2
+    checked = 0
+    for clip in clips:
+        steps = clip["step"].numpy()
+        assert (np.diff(steps) == 1).all()
+        episode = episodes[clip["episode"]]
+        assert np.array_equal(clip["rgb"].numpy(), np.moveaxis(episode["rgb"][steps], -1, 1))
+        assert np.array_equal(clip["action"].numpy(), episode["action"][steps])
+        for i in range(1, 8):  # a turn between frame i-1 and frame i turns the view i shows that way
+            # (from step 2: the engine spends the first step's tics after a reset spawning the player)
+            if int(clip["action"][i]) in turns and steps[i] >= 2:
+                change = (float(clip["pose"][i, 3]) - float(clip["pose"][i - 1, 3]) + 180) % 360 - 180
+                assert np.sign(change) == turns[int(clip["action"][i])], (clip["episode"], steps[i])
+                assert not np.array_equal(clip["rgb"][i].numpy(), clip["rgb"][i - 1].numpy())
+                checked += 1
+    assert checked > 20
+
+
+def test_dataloader_workers_read_each_clip_once(dataset):
+    import torch
+
+    clips = WorldModelClips(dataset, "train", 8, fields=("action", "step"), shuffle=True, seed=1, buffer=4)
+    loader = torch.utils.data.DataLoader(clips, batch_size=None, num_workers=2)
+    seen = sorted((int(c["episode"]), int(c["step"][0])) for c in loader)
+    assert len(seen) == len(set(seen))
+    shards = [clips.worker_shards(k, 2) for k in range(2)]
+    assert {s["name"] for s in shards[0]}.isdisjoint(s["name"] for s in shards[1])
+    assert sum(map(len, shards)) == len(read_index(dataset)["shards"]) - 1  # every train shard, once
+
+
+def test_a_trained_run_plays_as_its_evaluation_plays_it(trained_run, tmp_path):
+    """The recorder's observation pipeline (frame stack, channel-first) gives the run's network what
+    SavedPolicy's VecEnv gives it: with argmax actions, the same episode."""
+    import torch
+
+    from wadgym.agents.policies.policy import SavedPolicy
+    from wadgym.agents.vec import close_vec_env
+
+    out = tmp_path / "run"
+    record_world_model(WorldModelConfig(env="DoomItems-v0", out=out, policies=((str(trained_run), 1.0),),
+                                        episodes=1, deterministic=True, n_envs=2))
+    metadata, steps = next(read_episodes(out, "train", ["action"]))
+    assert metadata["policy_info"]["kind"] == "run" and metadata["policy_info"]["run"] == str(trained_run)
+    saved = SavedPolicy(trained_run, deterministic=True)
+    venv = saved.make_vec_env(metadata["env_kwargs"])
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as the recorder runs it: torch's threads would wait on the engine's for the CPUs
+    try:
+        venv.seed(metadata["reset_seed"])
+        observations, actions, done = venv.reset(), [], False
+        while not done:
+            action, _ = saved.predict(observations)
+            observations, _, dones, _ = venv.step(action)
+            actions.append(int(action[0]))
+            done = bool(dones[0])
+    finally:
+        torch.set_num_threads(threads)
+        close_vec_env(venv)
+    assert actions == steps["action"][1:].tolist()
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["--buffers", "depth,normals"], "buffers: unknown buffers ['normals']"),
+    (["--resolution", "200x150"], "resolution='200x150': the policy observes 80x60 frames"),
+    (["--resolution", "123x45"], "resolution='123x45' is not a ViZDoom resolution"),
+    (["--policy", "scripted=0.7", "--policy", "random=0.2"], "the weights 0.7 + 0.2 sum to 0.9, not 1"),
+    (["--policy", "scripted=0.7", "--policy", "random"], "give every policy a weight"),
+    (["--epsilon", "1.5"], "epsilon=1.5"),
+])
+def test_bad_input_is_refused_in_one_line(arguments, message, tmp_path, capsys):
+    assert main(["worldmodel", ENV, "--out", str(tmp_path / "out"), "--no-progress", *arguments]) == 2
+    error = capsys.readouterr().err
+    assert message in error and error.count("\n") == 1
+    assert not (tmp_path / "out").exists()  # refused before anything was made
+
+
+def test_a_policy_that_cannot_play_the_id_is_refused(tmp_path, capsys):
+    run = tmp_path / "health-run"
+    run.mkdir()
+    (run / "config.yml").write_text("env: DoomHealth-v0\nhyperparams: {}\n")
+    assert main(["worldmodel", ENV, "--out", str(tmp_path / "out"), "--policy", str(run)]) == 2
+    assert "trained on DoomHealth-v0, not DoomItems-v1" in capsys.readouterr().err
+
+
+def test_a_folder_holding_another_dataset_is_refused(dataset, tmp_path, capsys):
+    before = shard_digests(dataset)
+    assert main([*CLI, "--out", str(dataset), "--seed", "5", "--env-kwargs", json.dumps(LEVELS)]) == 2
+    assert "holds another dataset (settings that differ from this command's: seed)" in capsys.readouterr().err
+    (tmp_path / "notes.txt").write_text("mine")
+    assert main([*CLI, "--out", str(tmp_path)]) == 2
+    assert "is not empty and holds no wadgym world-model dataset" in capsys.readouterr().err
+    assert main([*CLI, "--out", str(dataset), "--env-kwargs", json.dumps(LEVELS)]) == 2
+    assert "holds this dataset already, complete" in capsys.readouterr().err
+    assert shard_digests(dataset) == before and os.listdir(tmp_path) == ["notes.txt"]
