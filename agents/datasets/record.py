@@ -84,7 +84,7 @@ def record_dataset(
     plan = _plan(env_id, policy, episodes, dataset_id, levels, seed, overwrite, deterministic, env_kwargs)
     plan = dataclasses.replace(plan, author=author, description=description)
     start = time.perf_counter()
-    stop = _StopOnSignal()
+    stop = StopOnSignal()
     recorder = _Recorder(plan)
     bar = None
     try:
@@ -354,7 +354,7 @@ class _Recorder:
                 env.close()
                 raise
 
-    def play(self, seed: int, stop: _StopOnSignal) -> dict[str, Any] | None:
+    def play(self, seed: int, stop: StopOnSignal) -> dict[str, Any] | None:
         """One episode reset with `seed`: its summary, or None when `stop` came first (that unfinished
         episode is then dropped, not written)."""
         summary = self._play_vec(seed, stop) if self.venv is not None else self._play_plain(seed, stop)
@@ -362,7 +362,7 @@ class _Recorder:
             self.collector.drop_episode()
         return summary
 
-    def _play_plain(self, seed: int, stop: _StopOnSignal) -> dict[str, Any] | None:
+    def _play_plain(self, seed: int, stop: StopOnSignal) -> dict[str, Any] | None:
         observation, info = self.collector.reset(seed=seed)
         self.reset(seed)
         total, length = 0.0, 0
@@ -373,7 +373,7 @@ class _Recorder:
                 return _summary(info, total, length)
         return None
 
-    def _play_vec(self, seed: int, stop: _StopOnSignal) -> dict[str, Any] | None:
+    def _play_vec(self, seed: int, stop: StopOnSignal) -> dict[str, Any] | None:
         """As evaluate_policy plays it (a recurrent policy's state kept between steps), torch seeded with
         `seed` so that sampled actions repeat."""
         from stable_baselines3.common.utils import set_random_seed
@@ -417,7 +417,7 @@ def _summary(info: dict[str, Any], total: float, length: int) -> dict[str, Any]:
             "length": length}
 
 
-class _StopOnSignal:
+class StopOnSignal:
     """While entered: SIGINT and SIGTERM set `signum` (recording stops after the step) instead of raising;
     off the main thread, where Python cannot take signals, it does nothing."""
 

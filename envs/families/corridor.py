@@ -18,7 +18,7 @@ import vizdoom as vzd
 
 from wadgym.envs.actions import ATTACK_ACTION_SETS
 from wadgym.envs.aiming import aim_action, bearing
-from wadgym.envs.checks import check_number
+from wadgym.envs.checks import check_names, check_number
 from wadgym.envs.doom_env import DoomEnv, user_variable
 from wadgym.envs.params import check_fields
 from wadgym.envs.scenarios.acs_template import acs_fixed, fill
@@ -132,14 +132,7 @@ class Params:
 
 def check_monsters(monsters) -> tuple[str, ...]:
     """`monsters` as a tuple of MONSTERS' names (any case); else a ValueError listing the valid ones."""
-    if isinstance(monsters, str) or not isinstance(monsters, (list, tuple)) or not monsters:
-        raise ValueError(f"monsters={monsters!r} must be a non-empty sequence of monster names, e.g. "
-                         f"('ZombieMan',); valid: {', '.join(MONSTERS)}")
-    by_lower = {m.lower(): m for m in MONSTERS}
-    bad = [m for m in monsters if not isinstance(m, str) or m.lower() not in by_lower]
-    if bad:
-        raise ValueError(f"monsters: unknown or unfit monster(s) {bad!r}; valid: {', '.join(MONSTERS)}")
-    return tuple(by_lower[m.lower()] for m in monsters)
+    return check_names("monsters", monsters, MONSTERS, "('ZombieMan',)", unknown="unknown or unfit")
 
 
 def min_leg(p: Params) -> int:
@@ -625,16 +618,8 @@ class CorridorEnv(DoomEnv):
         return corridor_plan(np.random.default_rng(self.level_rng_seed(level_seed)), self.params)
 
     def hand_made_problem(self, hand_made) -> str | None:
-        self.goal = self.goal or SCENARIO_GOALS.get(hand_made.scenario)
-        if self.goal is not None:
-            found = {c.lower(): c for c in hand_made.classes()}.get(self.goal.lower())
-            if found is None:
-                return f"it places no {self.goal!r} (goal=) in single player; its things: {hand_made.things()}"
-            self.goal = found
-        elif not hand_made.summary.exits:
-            return (f"it has no exit (no line or thing special that ends the map) and no goal named; pass "
-                    f"goal='ActorClass' naming its goal item, one of its things: {hand_made.things()}")
-        return None
+        self.goal, problem = hand_made.goal(self.goal, SCENARIO_GOALS)
+        return problem
 
     def configure_game(self, game: vzd.DoomGame) -> None:
         game.set_objects_info_enabled(True)  # monster positions for reference_action; a hand-made map's goal

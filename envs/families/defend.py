@@ -16,7 +16,7 @@ import vizdoom as vzd
 
 from wadgym.envs.actions import ATTACK_ACTION_SETS
 from wadgym.envs.aiming import aim_action
-from wadgym.envs.checks import check_number
+from wadgym.envs.checks import check_names, check_number
 from wadgym.envs.doom_env import DoomEnv, user_variable
 from wadgym.envs.params import check_fields
 from wadgym.envs.scenarios.acs_template import acs_bool, acs_fixed, acs_list, fill
@@ -94,14 +94,7 @@ class Params:
 
 def check_monsters(monsters) -> tuple[str, ...]:
     """`monsters` as a tuple of MONSTERS' names (any case); else a ValueError listing the valid ones."""
-    if isinstance(monsters, str) or not isinstance(monsters, (list, tuple)) or not monsters:
-        raise ValueError(f"monsters={monsters!r} must be a non-empty sequence of monster names, e.g. ('Demon',); "
-                         f"valid: {', '.join(MONSTERS)}")
-    by_lower = {m.lower(): m for m in MONSTERS}
-    bad = [m for m in monsters if not isinstance(m, str) or m.lower() not in by_lower]
-    if bad:
-        raise ValueError(f"monsters: unknown monster(s) {bad!r}; valid: {', '.join(MONSTERS)}")
-    return tuple(by_lower[m.lower()] for m in monsters)
+    return check_names("monsters", monsters, MONSTERS, "('Demon',)")
 
 
 def smallest_spawn_radius(p: Params) -> int:

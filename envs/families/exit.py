@@ -494,16 +494,8 @@ class ExitEnv(DoomEnv):
     def hand_made_problem(self, hand_made) -> str | None:
         if self.shaping or self.new_room_reward:
             return "shaping and new_room_reward follow the rooms of a building it built; leave them 0"
-        self.goal = self.goal or SCENARIO_GOALS.get(hand_made.scenario)
-        if self.goal is not None:
-            found = {c.lower(): c for c in hand_made.classes()}.get(self.goal.lower())
-            if found is None:
-                return f"it places no {self.goal!r} (goal=) in single player; its things: {hand_made.things()}"
-            self.goal = found
-        elif not hand_made.summary.exits:
-            return (f"it has no exit (no line or thing special that ends the map) and no goal named; pass "
-                    f"goal='ActorClass' naming its goal item, one of its things: {hand_made.things()}")
-        return None
+        self.goal, problem = hand_made.goal(self.goal, SCENARIO_GOALS)
+        return problem
 
     def configure_game(self, game: vzd.DoomGame) -> None:
         if self.hand_made and self.goal:

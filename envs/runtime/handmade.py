@@ -85,6 +85,21 @@ class HandMadeMap:
             return None
         return f"it places no {what} (+{flag}) and has no scripts that could spawn one; its things: {self.things()}"
 
+    def goal(self, goal: str | None, scenario_goals: dict[str, str]) -> tuple[str | None, str | None]:
+        """The goal item a family that ends at a goal or an exit (exit, corridor) plays for: `goal`, or the
+        scenario's own (`scenario_goals`: scenario NAME -> actor class), as this map spells its class; then why
+        the map cannot be scored (it places no such thing, or has neither a goal nor an exit special), or None."""
+        goal = goal or scenario_goals.get(self.scenario)
+        if goal is not None:
+            found = {c.lower(): c for c in self.classes()}.get(goal.lower())
+            if found is None:
+                return goal, f"it places no {goal!r} (goal=) in single player; its things: {self.things()}"
+            return found, None
+        if not self.summary.exits:
+            return None, (f"it has no exit (no line or thing special that ends the map) and no goal named; pass "
+                          f"goal='ActorClass' naming its goal item, one of its things: {self.things()}")
+        return None, None
+
     def configure(self, game: vzd.DoomGame) -> None:
         """Apply the settings to a DoomGame before init (after the family's own, which they override)."""
         if self.doom_skill is not None:

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from wadgym.agents.datasets.record import StopOnSignal
 from wadgym.agents.datasets.worldmodel import shards
 from wadgym.agents.datasets.worldmodel.config import Plan, WorldModelConfig, resolve
 from wadgym.agents.datasets.worldmodel.episode import EpisodeBuffer, image_fields, jsonable, level_plan
@@ -54,7 +55,7 @@ def record_world_model(config: WorldModelConfig, on_episode=None) -> WorldModelR
     start = time.perf_counter()
     plan.out.mkdir(parents=True, exist_ok=True)
     index = _start_index(plan)
-    stop = _StopOnSignal()
+    stop = StopOnSignal()
     totals = {"episodes": 0, "steps": 0}
     bar = _progress_bar(plan, index) if config.progress else None
 
@@ -115,27 +116,6 @@ def _start_index(plan: Plan) -> dict[str, Any]:
     return index
 
 
-class _StopOnSignal:
-    """While entered: SIGINT and SIGTERM set `signum` (recording stops after the step) instead of raising;
-    off the main thread, where Python cannot take signals, it does nothing."""
-
-    signum: int | None = None
-
-    def __enter__(self):
-        self._previous = {}
-        if threading.current_thread() is threading.main_thread():
-            for signum in (signal.SIGINT, signal.SIGTERM):
-                self._previous[signum] = signal.signal(signum, self._ask_to_stop)
-        return self
-
-    def _ask_to_stop(self, signum, frame) -> None:
-        self.signum = signum
-
-    def __exit__(self, *exc) -> None:
-        for signum, handler in self._previous.items():
-            signal.signal(signum, handler)
-
-
 def _progress_bar(plan: Plan, index: dict[str, Any]):
     from tqdm import tqdm
 
@@ -146,7 +126,7 @@ def _progress_bar(plan: Plan, index: dict[str, Any]):
 
 # --- one split --------------------------------------------------------------------------------------------------
 
-def _record_split(plan: Plan, index: dict[str, Any], split: str, stop: _StopOnSignal, finished) -> None:
+def _record_split(plan: Plan, index: dict[str, Any], split: str, stop: StopOnSignal, finished) -> None:
     """Record the split's episodes not yet in a finished shard, on min(n_envs, episodes left) engines: each
     engine's thread takes the next episode, plays it through and hands it to the shard writer, until none is
     left or a signal came (the engines never wait for one another)."""
@@ -239,7 +219,7 @@ class _Slot:
         # a run's policy: the observation pipeline its training built, one per run of the mixture
         self.actors = [_RunActor(policy) if not isinstance(policy, str) else None for policy in plan.policies]
 
-    def play(self, episode: int, stop: _StopOnSignal) -> bool:
+    def play(self, episode: int, stop: StopOnSignal) -> bool:
         """Play episode `episode` through (False when a signal stopped it first: it is dropped)."""
         plan, env, base = self.plan, self.env, self.base
         self.episode = episode
