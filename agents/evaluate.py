@@ -59,7 +59,6 @@ OPTIONAL_KEYS = {"scenario_return": "scenario return", "opponents_median": "medi
 # them, the summary pools them (the ratios of the summed counts), and `wadgym eval`'s table shows frags per minute
 # and K/D beside the score
 MATCH = "match"
-MATCH_COLUMNS = {"frags_per_minute": "frags/min", "kd_ratio": "K/D"}
 
 
 def summarize(episodes: list[dict[str, Any]]) -> dict[str, Any]:
@@ -274,9 +273,11 @@ def final_evaluation(policy, episodes: int, seed: int) -> dict[str, Any]:
 
 
 def format_comparison(result: dict[str, Any]) -> str:
+    from wadgym.envs import match_figures
+
     def line(name, s):
         score = f"{s['score_mean']:6.2f} ± {s['score_std']:5.2f}"
-        beside = "".join(f" {s[MATCH][key]:9.2f}" for key in MATCH_COLUMNS) if match else ""
+        beside = "".join(f" {s[MATCH][key]:9.2f}" for key in match_figures.COLUMNS) if match else ""
         extra = "".join(f" {s[f'{key}_mean']:9.2f} ± {s[f'{key}_std']:7.2f}" for key in columns)
         return (f"{name:<8} {score:>16}{beside} {s['return_mean']:9.2f} ± {s['return_std']:7.2f} "
                 f"{s['length_mean']:9.1f}{extra}")
@@ -290,17 +291,14 @@ def format_comparison(result: dict[str, Any]) -> str:
         f"{result['env']}: {result['episodes']} episodes on {where}, seeds {seeds[0]}..{seeds[1]}"
         f" ({'deterministic' if result['deterministic'] else 'sampled'} actions)",
         f"{'policy':<8} {result['score_name'] + '/episode':>16}"
-        + ("".join(f" {title:>9}" for title in MATCH_COLUMNS.values()) if match else "")
+        + ("".join(f" {title:>9}" for title in match_figures.COLUMNS.values()) if match else "")
         + f" {'return':>19} {'length':>9}" + "".join(f" {OPTIONAL_KEYS[key]:>19}" for key in columns),
         *(line(name, result[name]) for name in PLAYERS if name in result),
     ]
     if result["score_ratio"] is not None:
         lines.append(f"{result['score_name']} trained/random: {result['score_ratio']:.2f}x")
     if match:  # the counts behind the ratios, as the field reports a match
-        m = result["trained"][MATCH]
-        lines.append(f"trained, {m['episodes']} episodes ({m['minutes']:.1f} game minutes): {m['frags']} frags, "
-                     f"{m['deaths']} deaths, {m['suicides']} suicides, K/D {m['kd_ratio']:.2f} (kills / deaths), "
-                     f"damage dealt {m['damage_dealt']}, taken {m['damage_taken']}")
+        lines.append(f"trained, {match_figures.counts_line(result['trained'][MATCH])}")
     for split, summaries in (result.get("splits") or {}).items():  # training's final evaluation: the other split
         if split != result["levels"]:
             scores = ", ".join(f"{name} {summaries[name]['score_mean']:.2f}" for name in PLAYERS if name in summaries)

@@ -487,13 +487,12 @@ def match_cell(summaries: Iterable[dict[str, Any] | None]) -> str:
     """A deathmatch's figures in the field's units over the summaries' episodes (each summary's "match": the
     evaluation's pooled info["match"], wadgym.envs.match_figures), pooled again: "frags/min F, K/D R"; "" where a
     summary has none (an env that is no deathmatch, or a row evaluated before episodes kept them)."""
-    from wadgym.envs.match_figures import pooled
+    from wadgym.envs.match_figures import headline, pooled
 
     matches = [(summary or {}).get("match") for summary in summaries]
     if not matches or not all(matches):
         return ""
-    m = pooled(matches)
-    return f"{m['frags_per_minute']:.2f} frags/min, K/D {m['kd_ratio']:.2f}"
+    return headline(pooled(matches))
 
 
 def markdown_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:

@@ -51,3 +51,26 @@ def pooled(matches: Iterable[dict[str, Any]]) -> dict[str, Any]:
     matches = list(matches)
     total = {key: sum(m[key] for m in matches) for key in COUNTS}
     return {**ratios(total), "episodes": sum(m.get("episodes", 1) for m in matches)}
+
+
+# The two figures a table shows beside a deathmatch's score: key -> column title
+COLUMNS = {"frags_per_minute": "frags/min", "kd_ratio": "K/D"}
+
+
+def headline(m: dict[str, Any]) -> str:
+    """The two figures as a table cell reads them: "F frags/min, K/D R"."""
+    return f"{m['frags_per_minute']:.2f} frags/min, K/D {m['kd_ratio']:.2f}"
+
+
+def counts_line(m: dict[str, Any]) -> str:
+    """Pooled figures with the counts behind them, as the field reports a match."""
+    return (f"{m['episodes']} episodes ({m['minutes']:.1f} game minutes): {m['frags']} frags, {m['deaths']} deaths, "
+            f"{m['suicides']} suicides, K/D {m['kd_ratio']:.2f} (kills / deaths), damage dealt {m['damage_dealt']}, "
+            f"taken {m['damage_taken']}")
+
+
+def brief(m: dict[str, Any]) -> str:
+    """headline with the frags, deaths and suicides behind it and the game time."""
+    return (f"{headline(m)} ({m['frags']} frags, {m['deaths']} deaths, {m['suicides']} suicides in "
+            f"{m['minutes']:.1f} game minutes)")
+

@@ -233,9 +233,9 @@ def evaluate(run: Path, episodes: int, seed: int, levels: str = "test") -> dict[
 def format_evaluation(result: dict[str, Any]) -> str:
     h, s, name = result["vs_random"], result["vs_self"], result["score_name"]
     ratio = f"n/a (random scored {h['random_score']:g})" if h["ratio"] is None else f"{h['ratio']:.2f}x"
-    figures = [f"{who} {m['frags_per_minute']:.2f} frags/min, K/D {m['kd_ratio']:.2f} ({m['frags']} frags, "
-               f"{m['deaths']} deaths, {m['suicides']} suicides in {m['minutes']:.1f} game minutes)"
-               for who in ("trained", "random") if (m := result.get(who, {}).get("match"))]
+    from wadgym.envs.match_figures import brief
+
+    figures = [f"{who} {brief(m)}" for who in ("trained", "random") if (m := result.get(who, {}).get("match"))]
     beside = ([f"trained vs random, in the field's units: {'; '.join(figures)}"] if figures else [])
     return "\n".join([
         f"{result['env']}: {result['episodes']} episodes per match on {result.get('levels', 'train')} levels, "
