@@ -574,6 +574,15 @@ def match_kwargs(env_id: str, env_kwargs: dict[str, Any], bots: int, minutes: fl
     return {**kwargs, "bots": bots, "match_minutes": minutes, "max_episode_steps": steps}
 
 
+def recorded_rows(json_path: Path, env_ids, budget: str) -> dict[str, dict[str, Any]]:
+    """The results store's rows of `env_ids` at `budget` (key -> row); exits naming them when there are none."""
+    rows = {key: row for key, row in results(json_path).load()["runs"].items()
+            if row["env"] in env_ids and budget_of(row["budget"]) == budget}
+    if not rows:
+        raise SystemExit(f"no recorded rows of {', '.join(env_ids)} for budget {budget} in {json_path}")
+    return rows
+
+
 def play_matches(json_path: Path, env_ids: list[str], budget: str, episodes: int, runs: str,
                  bots: int = MATCH_BOTS, minutes: float = MATCH_MINUTES) -> None:
     """Play the recorded rows of `env_ids` for `budget` (their run folders: relative to the checkout as recorded,
@@ -582,12 +591,9 @@ def play_matches(json_path: Path, env_ids: list[str], budget: str, episodes: int
     with the commit they were played at. A row whose run folder is gone is said and skipped."""
     from wadgym.agents.evaluate import PLAYERS, has_scripted, run_episodes, summarize
     from wadgym.agents.policies.policy import SavedPolicy
+    from wadgym.envs.match_figures import headline
 
-    data = results(json_path).load()
-    rows = {key: row for key, row in data["runs"].items()
-            if row["env"] in env_ids and budget_of(row["budget"]) == budget}
-    if not rows:
-        raise SystemExit(f"no recorded rows of {', '.join(env_ids)} for budget {budget} in {json_path}")
+    rows = recorded_rows(json_path, env_ids, budget)
     for key, row in sorted(rows.items()):
         found = [p for p in (ROOT / row["run_dir"], Path(runs) / Path(row["run_dir"]).name) if p.is_dir()]
         if not found:
@@ -603,9 +609,8 @@ def play_matches(json_path: Path, env_ids: list[str], budget: str, episodes: int
                         "commit": git_commit(),
                         **{name: summarize(run_episodes(row["env"], kwargs, seeds, played[name])) for name in players}}
         record(json_path, key, row)
-        m = row["match"]["trained"]["match"]
-        print(f"   trained {row['match']['trained']['score_mean']:.2f} frags a match, {m['frags_per_minute']:.2f} "
-              f"frags/min, K/D {m['kd_ratio']:.2f}", flush=True)
+        trained = row["match"]["trained"]
+        print(f"   trained {trained['score_mean']:.2f} frags a match, {headline(trained['match'])}", flush=True)
 
 
 def match_section(runs: dict[str, dict[str, Any]], order: dict[str, int]) -> list[str]:
@@ -743,11 +748,7 @@ def rescript(json_path: Path, env_ids: list[str], budget: str) -> None:
 
     from wadgym.agents.evaluate import run_episodes, split_kwargs, summarize
 
-    data = results(json_path).load()
-    rows = {key: row for key, row in data["runs"].items()
-            if row["env"] in env_ids and budget_of(row["budget"]) == budget}
-    if not rows:
-        raise SystemExit(f"no recorded rows of {', '.join(env_ids)} for budget {budget} in {json_path}")
+    rows = recorded_rows(json_path, env_ids, budget)
     for key, row in sorted(rows.items()):
         config_path = ROOT / row["run_dir"] / "config.yml"
         if config_path.is_file():

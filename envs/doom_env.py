@@ -663,6 +663,17 @@ class DoomEnv(gym.Env):
         return (g.get_game_variable(vzd.GameVariable.POSITION_X), g.get_game_variable(vzd.GameVariable.POSITION_Y),
                 g.get_game_variable(vzd.GameVariable.ANGLE))
 
+    def object_positions(self, classes) -> np.ndarray:
+        """x, y (map units, float64 (N, 2)) of the things of `classes` (actor class names, in any case: the engine
+        spells some differently, "Zombieman") in the engine's object list now (objects info enabled); none
+        before a game runs."""
+        state = self.game.get_state() if self.game is not None else None
+        if state is None:
+            return np.zeros((0, 2))
+        kinds = {c.lower() for c in classes}
+        return np.array([(o.position_x, o.position_y) for o in state.objects if o.name.lower() in kinds],
+                        dtype=float).reshape(-1, 2)
+
 
 def user_variable(n: int) -> str:
     """The name of GameVariable.USERn: ACS `global int n` read by the engine."""

@@ -21,6 +21,7 @@ from wadgym.envs.aiming import aim_action, bearing
 from wadgym.envs.checks import check_names, check_number
 from wadgym.envs.doom_env import DoomEnv, user_variable
 from wadgym.envs.params import check_fields
+from wadgym.envs.runtime.handmade import check_goal
 from wadgym.envs.scenarios.acs_template import acs_fixed, fill
 from wadgym.envs.scenarios.styles import TEXTURE_POOLS, draw_style
 from wadgym.envs.scenarios.weapons import WEAPONS
@@ -598,10 +599,7 @@ class CorridorEnv(DoomEnv):
         self.goal_reward = check_number("goal_reward", goal_reward)
         self.death_penalty = check_number("death_penalty", death_penalty)
         self.kill_reward = check_number("kill_reward", kill_reward)
-        if goal is not None and (not isinstance(goal, str) or kwargs.get("wad") is None):
-            raise ValueError(f"goal={goal!r} names the goal item (an actor class, e.g. 'GreenArmor') of a hand-made "
-                             f"map: pass it with wad=")
-        self.goal = goal
+        self.goal = check_goal(goal, kwargs.get("wad"))
         super().__init__(**kwargs)
         self._plan: Plan | None = None
         self._plan_seed: int | None = None
@@ -682,12 +680,7 @@ class CorridorEnv(DoomEnv):
 
     def monster_positions(self) -> np.ndarray:
         """x, y (map units, float64 (N, 2)) of the monsters alive now, from the engine's object list."""
-        state = self.game.get_state() if self.game is not None else None
-        if state is None:
-            return np.zeros((0, 2))
-        kinds = {m.lower() for m in self.params.monsters}  # the engine spells some differently ("Zombieman")
-        return np.array([(o.position_x, o.position_y) for o in state.objects if o.name.lower() in kinds],
-                        dtype=float).reshape(-1, 2)
+        return self.object_positions(self.params.monsters)
 
     def reference_action(self) -> int:
         """Shoot the nearest live monster in sight (engine positions; sight along the level's plan: walls and

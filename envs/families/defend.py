@@ -306,12 +306,7 @@ class DefendEnv(DoomEnv):
 
     def monster_positions(self) -> np.ndarray:
         """x, y (map units, float64 (N, 2)) of the monsters alive now, from the engine's object list."""
-        state = self.game.get_state() if self.game is not None else None
-        if state is None:
-            return np.zeros((0, 2))
-        kinds = {m.lower() for m in self.params.monsters}  # the engine spells some differently ("Zombieman")
-        return np.array([(o.position_x, o.position_y) for o in state.objects if o.name.lower() in kinds],
-                        dtype=float).reshape(-1, 2)
+        return self.object_positions(self.params.monsters)
 
     def reference_action(self) -> int:
         """Turn towards the nearest live monster (engine positions; pillars in the way are not planned

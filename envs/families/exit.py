@@ -20,7 +20,7 @@ from wadgym.envs.aiming import steer_towards
 from wadgym.envs.checks import check_number
 from wadgym.envs.doom_env import DoomEnv, user_variable
 from wadgym.envs.params import check_fields
-from wadgym.envs.runtime.handmade import SCENARIO_GOALS
+from wadgym.envs.runtime.handmade import SCENARIO_GOALS, check_goal
 from wadgym.envs.scenarios.acs_template import acs_bool, acs_fixed, acs_list, fill, rect_arrays
 from wadgym.envs.scenarios.building import (
     GridPlan,
@@ -470,10 +470,7 @@ class ExitEnv(DoomEnv):
         self.step_penalty = check_number("step_penalty", step_penalty)
         self.shaping = check_number("shaping", shaping)
         self.new_room_reward = check_number("new_room_reward", new_room_reward)
-        if goal is not None and (not isinstance(goal, str) or kwargs.get("wad") is None):
-            raise ValueError(f"goal={goal!r} names the goal item (an actor class, e.g. 'GreenArmor') of a hand-made "
-                             f"map: pass it with wad=")
-        self.goal = goal
+        self.goal = check_goal(goal, kwargs.get("wad"))
         self._goals = 0  # goal items in the map at the episode's start (hand-made maps with a goal)
         super().__init__(**kwargs)
         self._plan: GridPlan | None = None

@@ -51,6 +51,15 @@ def read_cfg(path: Path) -> dict[str, str]:
     return {k.strip().lower(): v.strip() for k, v in re.findall(r"^\s*(\w+)\s*=\s*([^\n]*)$", text, re.MULTILINE)}
 
 
+def check_goal(goal, wad) -> str | None:
+    """`goal=` of a family that ends at a goal item (exit, corridor): an actor class name, given with `wad=`
+    only (the family's own levels place their own goal); else a ValueError saying so."""
+    if goal is not None and (not isinstance(goal, str) or wad is None):
+        raise ValueError(f"goal={goal!r} names the goal item (an actor class, e.g. 'GreenArmor') of a hand-made "
+                         f"map: pass it with wad=")
+    return goal
+
+
 @dataclass(frozen=True)
 class HandMadeMap:
     """The map an env plays and the engine settings it starts with (None: the engine's or family's own)."""
