@@ -124,3 +124,24 @@ def test_the_goal_is_decided_on_intervals_where_runs_kept_their_episodes(transfe
                            [{"eval": {"original": 10.0, "generated": 1.0}}])
     assert old.startswith("**goal met**") and old.endswith("decided on the means (these runs kept no per-episode "
                                                            "scores)")
+
+
+def test_a_reference_at_or_below_zero_is_the_bar_itself_not_a_share_of_it(transfer):
+    """Frags less suicides can be negative: 80% of -2 would ask for more than the original-trained policy's
+    -2, and 80% of 0 for nothing at all. There the generated-trained policy must reach the mean itself."""
+    assert transfer.share_bar(5.0) == 4.0 and transfer.share_bar(0.0) == 0.0 and transfer.share_bar(-2.0) == -2.0
+    below, above = [-3.0, -2.0, -3.0, -2.0] * 5, [-1.0, 0.0, -1.0, 0.0] * 5
+    low, high = [0.0, 1.0, 0.0, 1.0] * 5, [5.0, 6.0, 5.0, 6.0] * 5
+    reference = [-2.0, -2.0, -2.0, -2.0] * 5
+    missed = transfer.verdict([kept(below, high)], [kept(reference, low)])
+    assert missed.startswith("**goal missed**: generated-trained scores -2.50 on the original, 95% CI")
+    assert "misses the bar: the original-trained mean, -2.00, is not above 0" in missed
+    assert "of the original-trained mean on the original" not in missed
+    met = transfer.verdict([kept(above, high)], [kept(reference, low)])
+    assert met.startswith("**goal met**") and "meets the bar" in met
+    def means(generated_on_original: float) -> str:
+        return transfer.verdict([{"eval": {"original": generated_on_original, "generated": 5.0}}],
+                                [{"eval": {"original": -2.0, "generated": 1.0}}])
+
+    assert means(-1.0).startswith("**goal met**: generated-trained scores -1.00 on the original (meets the bar")
+    assert means(-2.4).startswith("**goal missed**")
