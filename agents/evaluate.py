@@ -155,12 +155,25 @@ def play_split(policy, seeds: list[int], levels: str, players=PLAYERS[:2],
 
 
 def play_players(policy, env_kwargs: dict[str, Any], seeds: list[int], players=PLAYERS[:2],
-                 video: str | Path | None = None) -> dict[str, dict[str, Any]]:
-    """Each of `players` on the same seeded episodes of the env made with `env_kwargs`: player -> summarize(...)."""
+                 video: str | Path | None = None, workers: int | None = None) -> dict[str, dict[str, Any]]:
+    """Each of `players` on the same seeded episodes of the env made with `env_kwargs`: player -> summarize(...).
+
+    The players play at once, each on its own engine and thread (`workers`: how many at a time, default all):
+    one engine and the Python that steps it take turns, so one player alone keeps about one CPU busy, and the
+    engines wait for their frames outside the GIL. The figures are those of playing them one after another:
+    every episode is seeded, and each player has its own env and its own policy object (the trained policy
+    plays in one thread only, so its per-episode sampling seed and recurrent state are its own)."""
+    from concurrent.futures import ThreadPoolExecutor
+
     played = {"trained": policy, "random": "random", "scripted": "scripted"}
-    return {name: summarize(run_episodes(policy.env_id, env_kwargs, seeds, played[name],
-                                         video=video if name == "trained" else None))
-            for name in players}
+
+    def play(name: str) -> dict[str, Any]:
+        return summarize(run_episodes(policy.env_id, env_kwargs, seeds, played[name],
+                                      video=video if name == "trained" else None))
+
+    with ThreadPoolExecutor(max_workers=max(1, workers or len(players)), thread_name_prefix="player") as pool:
+        summaries = list(pool.map(play, players))
+    return dict(zip(players, summaries))
 
 
 def map_kwargs(env_id: str, env_kwargs: dict[str, Any], wad: str, map_name: str = "MAP01") -> dict[str, Any]:
