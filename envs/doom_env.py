@@ -87,6 +87,10 @@ class DoomEnv(gym.Env):
     # Scenario parameters that still apply on a hand-made map (e.g. the deathmatch's bots): the others shape the
     # levels the family builds, and wad= refuses them.
     hand_made_params: ClassVar[tuple[str, ...]] = ()
+    # A hand-made map the family plays, as wad= takes it: the ViZDoom scenario its levels generalise where there
+    # is one (e.g. "vizdoom:my_way_home"). The suite plays every id on its family's example, so a new family
+    # brings its own rather than an edit of the tests.
+    hand_made_example: ClassVar[str] = "vizdoom:health_gathering"
 
     def __new__(cls, *args, **kwargs):
         env = super().__new__(cls)

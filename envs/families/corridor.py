@@ -585,6 +585,7 @@ class CorridorEnv(DoomEnv):
     ## Version History
     - v0: initial version.
     """
+    hand_made_example = "vizdoom:deadly_corridor"
 
     Params, PRESETS, build = Params, PRESETS, staticmethod(build)
     variables = ("ITEMCOUNT", "KILLCOUNT", "HEALTH", "SELECTED_WEAPON_AMMO", user_variable(ALIVE_VARIABLE))

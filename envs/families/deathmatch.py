@@ -556,6 +556,8 @@ class DeathmatchBotsEnv(DeathmatchEnv):
     ## Version History
     - v0: initial version.
     """
+    # the ViZDoom AI competition's map: deathmatch starts, where the bots play
+    hand_made_example = "vizdoom:cig"
 
     Params, PRESETS = BotsParams, BOTS_PRESETS
     # The counts, the placement's USER57 and USER58, and the bots' frags; the pickups' positions are read once

@@ -261,6 +261,7 @@ class DefendEnv(DoomEnv):
     ## Version History
     - v0: initial version.
     """
+    hand_made_example = "vizdoom:defend_the_center"
 
     Params, PRESETS, build = Params, PRESETS, staticmethod(build)
     variables = ("KILLCOUNT", "HEALTH", "SELECTED_WEAPON_AMMO", user_variable(ALIVE_VARIABLE),

@@ -458,6 +458,7 @@ class ExitEnv(DoomEnv):
       ids; the v0 ids keep their levels byte for byte, and their scripted reference its rule.
     - v0: initial version.
     """
+    hand_made_example = "vizdoom:my_way_home"
 
     Params, PRESETS, build = Params, PRESETS, staticmethod(build)
     variables = ("ITEMCOUNT", user_variable(READY))

@@ -327,6 +327,7 @@ class HealthEnv(DoomEnv):
     ## Version History
     - v0: initial version.
     """
+    hand_made_example = "vizdoom:health_gathering"
 
     Params, PRESETS, build = Params, PRESETS, staticmethod(build)
     variables = ("HEALTH", "ITEMCOUNT", user_variable(SPAWNED_VARIABLE), user_variable(POISONS_VARIABLE),

@@ -255,6 +255,8 @@ class ItemsEnv(DoomEnv):
     - v1: levels (num_levels, start_level; unlimited by default), each with its own layout and look.
     - v0: initial version: one arena map (Hard: one pillar layout), or the maze's 16 layouts.
     """
+    # a scenario whose scripts may spawn items: accepted, scored by ITEMCOUNT
+    hand_made_example = "vizdoom:defend_the_center"
 
     Params, PRESETS, build = Params, PRESETS, staticmethod(build)
     variables = ("ITEMCOUNT", user_variable(REMAINING_VARIABLE), user_variable(PLACED_VARIABLE))

@@ -223,14 +223,8 @@ def test_check_env_passes_on_a_hand_made_map(maps, env_id, wad, kwargs):
 @pytest.mark.parametrize("env_id", SINGLE_IDS)
 def test_every_id_plays_a_scenario_with_its_own_spaces(env_id):
     """wad= keeps the id's action set, observation and frame skip: a policy trained on the id plays the map."""
-    wad = "vizdoom:my_way_home" if env_id.startswith("DoomExit") else (
-        "vizdoom:defend_the_center" if "Defend" in env_id else
-        "vizdoom:deadly_corridor" if "Corridor" in env_id else "vizdoom:health_gathering")
-    if "Items" in env_id:
-        wad = "vizdoom:defend_the_center"  # scripts that may spawn items: accepted, scored by ITEMCOUNT
-    if "Deathmatch" in env_id:
-        wad = "vizdoom:cig"  # a map with deathmatch starts, where the bots play
-    plain, hand_made = gym.make(env_id), gym.make(env_id, wad=wad)
+    plain = gym.make(env_id)
+    hand_made = gym.make(env_id, wad=plain.unwrapped.hand_made_example)   # the family's own example
     try:
         assert hand_made.action_space == plain.action_space
         assert hand_made.observation_space == plain.observation_space
