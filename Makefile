@@ -36,11 +36,12 @@ train: setup
 
 # The linter (ruff, settings in pyproject.toml), the documentation site (a broken link, a missing page or
 # an unknown API name fails its strict build), the suite in .venv (newest gymnasium), then the RLlib tests
-# in .venv-rllib, where a missing Ray is an error rather than a skip.
+# in .venv-rllib, where a missing Ray is an error rather than a skip. The suite runs on a pytest-xdist worker
+# per core (at most 4): most tests step one engine, which keeps about one core busy.
 test: setup setup-rllib
 	$(BIN)/ruff check .
 	$(MAKE) docs-build
-	$(BIN)/python -m pytest --ignore=$(RLLIB_TESTS)
+	$(BIN)/python -m pytest --ignore=$(RLLIB_TESTS) -n auto --maxprocesses 4
 	$(MAKE) test-rllib
 
 test-rllib: setup-rllib

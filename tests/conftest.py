@@ -64,11 +64,20 @@ def user_scenario() -> str:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def session_wad_cache(tmp_path_factory) -> str:
+def session_wad_cache(tmp_path_factory, pytestconfig) -> str:
     """The session's WAD cache folder: envs made without cache_dir (and the processes tests start) build
-    into it, not into the user's ~/.cache/wadgym."""
+    into it, not into the user's ~/.cache/wadgym. With pytest-xdist (`make test` runs the suite on a worker
+    per core) the workers share one folder, beside their own temporary folders: a WAD of many levels is built
+    once, not once a worker (the cache writes whole files under temporary names, as for processes sharing a
+    user's cache)."""
     previous = os.environ.get("WADGYM_CACHE_DIR")
-    folder = str(tmp_path_factory.mktemp("wad_cache"))
+    if hasattr(pytestconfig, "workerinput"):   # an xdist worker: its temporary folder is in the run's (a pytest
+        # a test starts inherits PYTEST_XDIST_WORKER but is no worker: it keeps a folder of its own)
+        shared = tmp_path_factory.getbasetemp().parent / "wad_cache"
+        shared.mkdir(exist_ok=True)
+        folder = str(shared)
+    else:
+        folder = str(tmp_path_factory.mktemp("wad_cache"))
     os.environ["WADGYM_CACHE_DIR"] = folder
     yield folder
     if previous is None:
