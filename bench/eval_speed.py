@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> None:
         if run is None:
             run = Path(folder) / "run"
             train(TrainConfig(env=args.env, timesteps=2048, run_dir=run, eval_episodes=0, progress=False))
-        policy = SavedPolicy(run, deterministic=False)
+        policy = SavedPolicy(run, deterministic=True)   # greedy: sampled actions are not seeded per episode
         players = PLAYERS if has_scripted(policy.env_id, policy.env_kwargs) else PLAYERS[:2]
         kwargs = split_kwargs(policy.env_id, policy.env_kwargs, args.split)
         seeds = list(range(args.episodes))
@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> None:
         for round_ in range(args.rounds):
             for workers in ((1, len(players)) if round_ % 2 == 0 else (len(players), 1)):
                 start = time.perf_counter()
-                figures[workers] = play_players(SavedPolicy(run, deterministic=False), kwargs, seeds, players,
+                figures[workers] = play_players(SavedPolicy(run, deterministic=True), kwargs, seeds, players,
                                                 workers=workers)
                 seconds[workers].append(time.perf_counter() - start)
         if figures[1] != figures[len(players)]:
