@@ -136,8 +136,15 @@ def build_maze(rng: np.random.Generator, p: Params) -> Level:
 
 @functools.cache
 def legacy_layout_seed(level_seed: int) -> int:
-    """DoomItemsMaze-v0's layout k: the k-th of the seeds its generator drew from np.random.default_rng(0)."""
-    return int(np.random.default_rng(0).integers(0, 2**62, size=level_seed + 1)[level_seed])
+    """DoomItemsMaze-v0's layout k: the k-th of the seeds its generator drew from np.random.default_rng(0),
+    `integers(0, 2**62, size=k + 1)[k]`, without drawing the k before it. Each such draw takes one 64-bit output
+    of the PCG64 generator and keeps its top 62 bits (2**62 divides 2**64, so Lemire's method never rejects
+    one), so the k-th is that generator advanced k outputs, one output, shifted by 2. Drawing them all took
+    8(k + 1) bytes: 14 GB for a held-out level seed near 2**31, and three evaluation players at once ran a 24 GB
+    machine out of memory."""
+    generator = np.random.PCG64(0)
+    generator.advance(level_seed)
+    return int(generator.random_raw()) >> 2
 
 
 class ItemsEnv(DoomEnv):

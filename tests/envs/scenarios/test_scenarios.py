@@ -134,6 +134,23 @@ def test_maze_v0_keeps_its_sixteen_layouts():
     assert [items.legacy_layout_seed(k) for k in (0, 5, 15)] == [int(seeds[k]) for k in (0, 5, 15)]
 
 
+def test_maze_v0_draws_a_held_out_layout_seed_in_constant_memory():
+    """Its held-out level seeds (10,000 up to 2**31 - 1) are the same draws, each found without the ones before
+    it: the generator's k-th seed for k up to a million, and for the largest level seed a few kB at most."""
+    import tracemalloc
+
+    seeds = np.random.default_rng(0).integers(0, 2**62, size=1_000_001)
+    for k in (16, 9_999, 10_000, 123_457, 1_000_000):
+        assert items.legacy_layout_seed.__wrapped__(k) == int(seeds[k])
+    tracemalloc.start()
+    try:
+        value = items.legacy_layout_seed.__wrapped__(2**31 - 1)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert 0 <= value < 2**62 and peak < 64_000
+
+
 def test_levels_differ_in_layout_and_look_and_repeat_by_seed(make_env):
     env = make_env("DoomItems-v1", num_levels=2, start_level=40)
     unwrapped = env.unwrapped
