@@ -334,6 +334,19 @@ def share_bar(reference: float) -> float:
     return GOAL_SHARE * reference if reference > 0 else reference
 
 
+def share_words(point: float, reference: float, said: str, bounds: tuple[float, float] | None = None) -> str:
+    """The goal's first half in words: the generated-trained policy's figure on the original (`point`, with its
+    95% interval `bounds` where the runs kept their episodes) as a share of the original-trained mean
+    `reference`, or as a score where that mean is 0 or below (share_bar); `said`: "meets", "misses", ..."""
+    if reference > 0:
+        interval = f", 95% CI {bounds[0] / reference:.0%}-{bounds[1] / reference:.0%}" if bounds else ""
+        return (f"generated-trained scores {point / reference:.0%} of the original-trained "
+                f"{'mean' if bounds else 'score'} on the original{interval} ({said} the {GOAL_SHARE:.0%} goal)")
+    interval = f", 95% CI {bounds[0]:.2f}-{bounds[1]:.2f}" if bounds else ""
+    return (f"generated-trained scores {point:.2f} on the original{interval} ({said} the bar: "
+            f"{NO_SHARE.format(reference=reference)})")
+
+
 def interval_verdict(generated: list[dict[str, Any]], original: list[dict[str, Any]]) -> str:
     """The goal decided on intervals (harness.decide): the 95% interval of the generated-trained policy's mean
     on the original against GOAL_SHARE of the original-trained policy's mean there; "falls short" by the probability
@@ -343,15 +356,8 @@ def interval_verdict(generated: list[dict[str, Any]], original: list[dict[str, A
     on_original = played(generated, "original"), played(original, "original", interval=False)
     reference = on_original[1].point
     decide_share = harness.decide(on_original[0], share_bar(reference))
-    low, high = on_original[0].bounds
     said = {MEETS: "meets", MISSES: "misses", UNDECIDED: "straddles"}[decide_share]
-    if reference > 0:
-        share = (f"{on_original[0].point / reference:.0%} of the original-trained mean on the original, 95% CI "
-                 f"{low / reference:.0%}-{high / reference:.0%}")
-        first = f"generated-trained scores {share} ({said} the {GOAL_SHARE:.0%} goal)"
-    else:
-        first = (f"generated-trained scores {on_original[0].point:.2f} on the original, 95% CI {low:.2f}-{high:.2f} "
-                 f"({said} the bar: {NO_SHARE.format(reference=reference)})")
+    first = share_words(on_original[0].point, reference, said, on_original[0].bounds)
     scores = [[v for r in rows for v in r["eval"]["scores"]["generated"]] for rows in (generated, original)]
     better = harness.improvement(*scores)
     falls = harness.decide(better.as_estimate(), 0.5, strict=True)
@@ -367,13 +373,7 @@ def mean_verdict(generated: list[dict[str, Any]], original: list[dict[str, Any]]
     on_original = [np.mean([r["eval"]["original"] for r in rows]) for rows in (generated, original)]
     on_generated = [np.mean([r["eval"]["generated"] for r in rows]) for rows in (generated, original)]
     meets = bool(on_original[0] >= share_bar(on_original[1]))
-    said = "meets" if meets else "misses"
-    if on_original[1] > 0:
-        first = (f"generated-trained scores {on_original[0] / on_original[1]:.0%} of the original-trained score on "
-                 f"the original ({said} the {GOAL_SHARE:.0%} goal)")
-    else:
-        first = (f"generated-trained scores {on_original[0]:.2f} on the original ({said} the bar: "
-                 f"{NO_SHARE.format(reference=on_original[1])})")
+    first = share_words(on_original[0], on_original[1], "meets" if meets else "misses")
     short = "falls short" if on_generated[1] < on_generated[0] else "does not fall short"
     second = (f"the original-trained policy {short} on held-out generated levels ({on_generated[1]:.2f} vs "
               f"{on_generated[0]:.2f} for the generated-trained)")

@@ -73,4 +73,3 @@ def brief(m: dict[str, Any]) -> str:
     """headline with the frags, deaths and suicides behind it and the game time."""
     return (f"{headline(m)} ({m['frags']} frags, {m['deaths']} deaths, {m['suicides']} suicides in "
             f"{m['minutes']:.1f} game minutes)")
-

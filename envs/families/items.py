@@ -6,7 +6,6 @@ placement in ACS with its numpy pre-check, and the looks come from wadgym.envs.s
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -134,7 +133,6 @@ def build_maze(rng: np.random.Generator, p: Params) -> Level:
                  title="wadgym maze")
 
 
-@functools.cache
 def legacy_layout_seed(level_seed: int) -> int:
     """DoomItemsMaze-v0's layout k: the k-th of the seeds its generator drew from np.random.default_rng(0),
     `integers(0, 2**62, size=k + 1)[k]`, without drawing the k before it. Each such draw takes one 64-bit output

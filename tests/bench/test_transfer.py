@@ -139,6 +139,7 @@ def test_a_reference_at_or_below_zero_is_the_bar_itself_not_a_share_of_it(transf
     assert "of the original-trained mean on the original" not in missed
     met = transfer.verdict([kept(above, high)], [kept(reference, low)])
     assert met.startswith("**goal met**") and "meets the bar" in met
+
     def means(generated_on_original: float) -> str:
         return transfer.verdict([{"eval": {"original": generated_on_original, "generated": 5.0}}],
                                 [{"eval": {"original": -2.0, "generated": 1.0}}])
