@@ -9,10 +9,12 @@ and the PyTorch loader's clips/s against the recording's.
   screen, depth and labels of every state: the ceiling;
 - recording, scripted: record_world_model on N engines, the env's scripted reference, depth and labels, the
   frames encoded and written to shards; its rate is taken between the first and the last episode handed to the
-  shard writer (engine start and WAD building left out);
-- recording, trained (with --run): the same with a run's policy (its network on every engine's observation);
-- the loader: WorldModelClips over the scripted recording's train split, clips of 16 frames (rgb and action),
-  a DataLoader with 2 workers and batches of 16, for at least --seconds (epochs repeated);
+  shard writer (engine start and WAD building left out); with PNG images at level 1 (the default), at level 0,
+  and with the frames as JPEG (`image_format="jpeg"`, quality 95);
+- recording, trained (with --run): the same with a run's policy (its network on every engine's observation),
+  PNG and JPEG;
+- the loader: WorldModelClips over the scripted recordings' train split (PNG, JPEG), clips of 16 frames (rgb
+  and action), a DataLoader with 2 workers and batches of 16, for at least --seconds (epochs repeated);
 - GB per hour of play: the shards' bytes per step times 35 / 4 steps a second of game time.
 
 Each round runs the bare engines, then each recording, into a fresh folder; printed are the medians over
@@ -110,14 +112,15 @@ def bare_engines(env_id: str, n: int, seconds: float) -> tuple[float, float]:
     return rate, cpu / (rate * seconds)
 
 
-def record(env_id: str, out: Path, n: int, episodes: int, policy: str, png_level: int = 1) -> dict:
+def record(env_id: str, out: Path, n: int, episodes: int, policy: str, png_level: int = 1,
+           image_format: str = "png") -> dict:
     """A recording's steady rate (steps/s between its first and last episode written), the CPU seconds a step
     costs meanwhile (this process and its engines) and its bytes per step."""
     from wadgym.agents.datasets.worldmodel import WorldModelConfig, read_index, record_world_model
 
     marks: list[tuple[float, float, int]] = []
     config = WorldModelConfig(env=env_id, out=out, policies=((policy, 1.0),), episodes=episodes, buffers=BUFFERS,
-                              n_envs=n, shard_mb=16, png_level=png_level)
+                              n_envs=n, shard_mb=16, png_level=png_level, image_format=image_format)
     result = record_world_model(config, on_episode=lambda s: marks.append((time.perf_counter(), tree_cpu(),
                                                                             s["steps"])))
     (t0, cpu0, _), (t1, cpu1, _) = marks[0], marks[-1]
@@ -156,16 +159,18 @@ def main() -> int:
     print(f"load average before: {os.getloadavg()[0]:.2f}; {os.cpu_count()} CPUs")
     rows: dict[str, list[float]] = {}
     folder = Path(tempfile.mkdtemp(prefix="wm-speed-"))
-    recordings = [("scripted", "scripted", 1), ("scripted, PNG level 0", "scripted", 0)]
-    recordings += [("trained", args.run, 1)] if args.run else []
+    recordings = [("scripted", "scripted", 1, "png"), ("scripted, PNG level 0", "scripted", 0, "png"),
+                  ("scripted, JPEG", "scripted", 1, "jpeg")]
+    recordings += [("trained", args.run, 1, "png"), ("trained, JPEG", args.run, 1, "jpeg")] if args.run else []
+    loaded = {"loader": "scripted", "loader, JPEG": "scripted, JPEG"}  # loader row -> the recording it reads
     try:
         for round_number in range(args.rounds):
             bare, bare_cpu = bare_engines(args.env, args.n_envs, args.seconds)
             rows.setdefault("bare", []).append(bare)
             rows.setdefault("bare cpu", []).append(bare_cpu)
-            for name, policy, level in recordings:
+            for name, policy, level, image_format in recordings:
                 out = folder / f"{name.replace(' ', '_').replace(',', '')}-{round_number}"
-                measured = record(args.env, out, args.n_envs, args.episodes, policy, level)
+                measured = record(args.env, out, args.n_envs, args.episodes, policy, level, image_format)
                 rows.setdefault(name, []).append(measured["rate"])
                 rows.setdefault(f"{name} ratio", []).append(measured["rate"] / bare)
                 rows.setdefault(f"{name} cpu ratio", []).append(bare_cpu / measured["cpu"])
@@ -174,20 +179,22 @@ def main() -> int:
                       f"{measured['rate']:.0f} steps/s ({measured['rate'] / bare:.2f}; {measured['cpu'] * 1e3:.2f} CPU "
                       f"ms a step), {measured['bytes_per_step'] / 1e3:.1f} kB/step, load {os.getloadavg()[0]:.2f}",
                       flush=True)
-            rate = loader_rate(folder / f"scripted-{round_number}", args.seconds)
-            rows.setdefault("loader", []).append(rate)
-            print(f"round {round_number}: loader {rate:.1f} clips/s of 16 frames (2 workers)", flush=True)
+            for row, name in loaded.items():
+                rate = loader_rate(folder / f"{name.replace(' ', '_').replace(',', '')}-{round_number}", args.seconds)
+                rows.setdefault(row, []).append(rate)
+                print(f"round {round_number}: {row} {rate:.1f} clips/s of 16 frames (2 workers)", flush=True)
         median = {k: statistics.median(v) for k, v in rows.items()}
         print(f"\n{args.env}, {args.n_envs} engines, 160x120 RGB + depth + labels, medians of {args.rounds} rounds:")
         print(f"bare engines: {median['bare']:.0f} frames/s, {median['bare cpu'] * 1e3:.2f} CPU ms a frame")
-        for name, _, _ in recordings:
+        for name, _, _, _ in recordings:
             gb_hour = median[f"{name} bytes/step"] * TICRATE / FRAME_SKIP * 3600 / 1e9
             print(f"recording, {name}: {median[name]:.0f} frames/s, {median[f'{name} ratio']:.2f} of bare "
                   f"(CPU a frame: bare's / recording's {median[f'{name} cpu ratio']:.2f}); "
                   f"{median[f'{name} bytes/step'] / 1e3:.1f} kB a frame, {gb_hour:.2f} GB per hour of play")
-        record_clips = median["scripted"] / 16
-        print(f"loader: {median['loader']:.1f} clips/s of 16 frames (2 workers) against the scripted recording's "
-              f"{record_clips:.1f} clips/s: {median['loader'] / record_clips:.1f}x")
+        for row, name in loaded.items():
+            record_clips = median[name] / 16
+            print(f"{row}: {median[row]:.1f} clips/s of 16 frames (2 workers) against the {name} recording's "
+                  f"{record_clips:.1f} clips/s: {median[row] / record_clips:.1f}x")
         print(f"load average after: {os.getloadavg()[0]:.2f}")
     finally:
         shutil.rmtree(folder, ignore_errors=True)

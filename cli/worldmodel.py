@@ -51,6 +51,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--png-level", type=int, default=1,
                         help="the images' deflate level: 1 (default) the fastest that compresses, 0 stores them "
                              "(about 5x the bytes, the least CPU), up to 9")
+    parser.add_argument("--image-format", default="png", metavar="png|jpeg[:Q]",
+                        help="how rgb and automap are stored: png (lossless, default) or jpeg, jpeg:Q with quality Q "
+                             "from 1 to 95 (default 95; about a fifth of PNG's CPU, slightly lossy); depth and "
+                             "labels stay PNG")
     parser.add_argument("--deterministic", action="store_true",
                         help="a run's policy: argmax actions instead of sampling (sampling is seeded per episode)")
     parser.add_argument("--env-kwargs", type=json.loads, default=None, metavar="JSON",
@@ -73,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
             env=args.env_id, out=args.out, policies=mixture(args.policy), epsilon=args.epsilon,
             episodes=args.episodes, test_episodes=args.test_episodes, resolution=args.resolution,
             buffers=names(args.buffers), variables=names(args.variables), seed=args.seed, n_envs=args.n_envs,
-            chunk=args.chunk, shard_mb=args.shard_mb, png_level=args.png_level, deterministic=args.deterministic,
+            chunk=args.chunk, shard_mb=args.shard_mb, png_level=args.png_level,
+            image_format=args.image_format, deterministic=args.deterministic,
             resume=args.resume, progress=not args.no_progress, env_kwargs=args.env_kwargs)
         result = record_world_model(config)
     except (ValueError, OSError) as error:

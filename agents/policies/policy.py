@@ -41,6 +41,7 @@ class SavedPolicy:
         self.deterministic = deterministic
         self.frame_stack = int(self.config["hyperparams"].get("frame_stack") or 0)
         self.on_input = None  # called with each network input (see recorded_inputs)
+        self._rng_states = None  # the episode's random stream for sampled actions (see reset)
 
     @property
     def env_id(self) -> str:
@@ -71,7 +72,18 @@ class SavedPolicy:
         return venv
 
     def reset(self, seed: int | None = None) -> None:
-        """Nothing to forget: the VecEnv's wrappers start each episode's frame stack."""
+        """Before each episode (the VecEnv's wrappers start its frame stack). With a seed, sampled actions
+        (deterministic=False) draw from a random stream of the episode's own: torch's generator seeded with
+        `seed`, swapped in for each predict and out again after it, so the episode of a seed plays the same actions
+        every time, whatever was played before, and torch's own stream is left as it was. (Another thread that
+        draws from torch's global generator during a predict would draw from the episode's stream.)"""
+        self._rng_states = None
+        if seed is not None and not self.deterministic:
+            import torch
+
+            with torch.random.fork_rng(devices=self._devices()):
+                torch.manual_seed(seed)
+                self._rng_states = _rng_states(self._devices())
 
     @property
     def recurrent(self) -> bool:
@@ -86,9 +98,28 @@ class SavedPolicy:
         policy's state goes in and comes back out as evaluate_policy passes it."""
         if self.on_input is not None:
             self.on_input(observation)
-        actions, state = self.model.predict(observation, state=state, episode_start=episode_start,
-                                            deterministic=self.deterministic)
+        states = self._rng_states
+        if states is None:
+            actions, state = self.model.predict(observation, state=state, episode_start=episode_start,
+                                                deterministic=self.deterministic)
+            return np.asarray(actions).reshape(-1), state
+        import torch
+
+        devices = self._devices()
+        with torch.random.fork_rng(devices=devices):  # the episode's stream in, then torch's own back
+            _set_rng_states(states, devices)
+            actions, state = self.model.predict(observation, state=state, episode_start=episode_start,
+                                                deterministic=self.deterministic)
+            self._rng_states = _rng_states(devices)
         return np.asarray(actions).reshape(-1), state
+
+    def _devices(self) -> list[int]:
+        """The CUDA devices whose generator a sampled action draws from (none on the CPU)."""
+        import torch
+
+        device = torch.device(getattr(self.model, "device", "cpu"))
+        return [device.index if device.index is not None else torch.cuda.current_device()] \
+            if device.type == "cuda" else []
 
     def act(self, network_inputs: np.ndarray) -> np.ndarray:
         """Actions for a batch of raw network inputs (N, C*stack, H, W), uint8 as recorded_inputs gives them:
@@ -120,6 +151,20 @@ class SavedPolicy:
             self.on_input = None
             close_vec_env(venv)
         return np.stack(inputs)
+
+
+def _rng_states(devices: list[int]) -> tuple[Any, list[Any]]:
+    import torch
+
+    return torch.get_rng_state(), [torch.cuda.get_rng_state(d) for d in devices]
+
+
+def _set_rng_states(states: tuple[Any, list[Any]], devices: list[int]) -> None:
+    import torch
+
+    torch.set_rng_state(states[0])
+    for device, state in zip(devices, states[1]):
+        torch.cuda.set_rng_state(state, device)
 
 
 def _custom_objects() -> dict[str, Any]:

@@ -61,15 +61,15 @@ def test_final_evaluation_records_one_episode_of_the_trained_policy(trained_run)
 
 def test_players_at_once_score_exactly_as_one_after_another(trained_run):
     """play_players runs the trained, random and scripted players each on its own engine and thread; every figure
-    equals the one-at-a-time play of the same seeded episodes. (The trained policy's greedy actions: its sampled
-    ones draw from torch's generator, which no episode seed resets, so two plays of them may differ either way.)"""
+    equals the one-at-a-time play of the same seeded episodes (the trained policy's sampled actions: each
+    episode draws them from a stream of its own seed)."""
     from wadgym.agents.evaluate import PLAYERS, play_players, split_kwargs
     from wadgym.agents.policies.policy import SavedPolicy
 
-    policy = SavedPolicy(trained_run, deterministic=True)
+    policy = SavedPolicy(trained_run)
     kwargs = split_kwargs(policy.env_id, policy.env_kwargs, "train")
     together = play_players(policy, kwargs, [4, 5, 6], PLAYERS)
-    alone = play_players(SavedPolicy(trained_run, deterministic=True), kwargs, [4, 5, 6], PLAYERS, workers=1)
+    alone = play_players(SavedPolicy(trained_run), kwargs, [4, 5, 6], PLAYERS, workers=1)
     assert list(together) == list(PLAYERS) and together == alone
     assert [e["seed"] for e in together["trained"]["episodes"]] == [4, 5, 6]
 
@@ -85,6 +85,23 @@ def test_final_evaluation_plays_a_test_split_only_where_levels_are_held_out(env_
 
     played, why = final_splits("DoomItems-v1", env_kwargs)
     assert played == splits and (why is None if note is None else note in why)
+
+
+def test_sampled_actions_replay_per_episode_seed_and_leave_torch_generator_alone(trained_run):
+    """A sampled episode is the same whatever was played before it (its actions draw from its own seed's stream),
+    and playing leaves torch's global generator where it was."""
+    import torch
+
+    from wadgym.agents.evaluate import run_episodes
+    from wadgym.agents.policies.policy import SavedPolicy
+
+    policy = SavedPolicy(trained_run)
+    state = torch.get_rng_state()
+    first = run_episodes(policy.env_id, policy.env_kwargs, [7, 8], policy)
+    assert torch.equal(torch.get_rng_state(), state)
+    torch.manual_seed(123)  # another global stream: the episodes do not change
+    again = run_episodes(policy.env_id, policy.env_kwargs, [8], SavedPolicy(trained_run))
+    assert again == first[1:]
 
 
 def test_reloaded_policy_replays_the_same_episode_for_the_same_seed(trained_run):

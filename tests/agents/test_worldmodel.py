@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -164,6 +165,52 @@ def test_a_damaged_shard_is_named_and_resume_records_it_again(dataset, tmp_path)
     assert shard_digests(out) == shard_digests(dataset) and damaged_shards(out) == []
 
 
+def test_jpeg_frames_cost_little_accuracy_and_replay_exactly(dataset, tmp_path):
+    """image_format="jpeg": the same episodes as the PNG reference, rgb as JPEG (within a few levels of 255 on
+    average), depth and labels still PNG and exact; an episode replays to the same decoded frames (the encoder is
+    deterministic), and the card says how the images are stored."""
+    out = tmp_path / "jpeg"
+    settings = {**SETTINGS, "episodes": 2, "test_episodes": 0}
+    assert record_world_model(WorldModelConfig(out=out, n_envs=2, image_format="jpeg:90", **settings)).complete
+    reference = {m["episode"]: s for m, s in read_episodes(dataset, "train") if m["episode"] < 2}
+    for metadata, steps in read_episodes(out, "train"):
+        assert metadata["image_members"] == {"rgb": "rgb.jpg", "depth": "depth.png", "labels": "labels.png"}
+        expected = reference[metadata["episode"]]
+        assert np.array_equal(steps["depth"], expected["depth"]) and np.array_equal(steps["labels"], expected["labels"])
+        assert steps["rgb"].shape == expected["rgb"].shape
+        assert 0 < np.abs(steps["rgb"].astype(np.int16) - expected["rgb"]).mean() < 4
+    _, replayed = replay_episode(out, "train", 1, ["rgb"])
+    recorded = next(s for m, s in read_episodes(out, "train", ["rgb"]) if m["episode"] == 1)
+    assert np.array_equal(recorded["rgb"], replayed["rgb"])
+    assert "rgb and automap as JPEG at quality 90" in (out / "README.md").read_text()
+    assert read_index(out)["settings"]["image_format"] == "jpeg:90"
+
+
+def test_image_formats_are_checked():
+    from wadgym.agents.datasets.worldmodel.config import _check_image_format
+    from wadgym.agents.datasets.worldmodel.images import normal_format
+
+    assert normal_format("jpeg") == "jpeg:95" and normal_format("png") == "png"
+    for bad, message in (("gif", "give png (lossless, default), jpeg, or jpeg:QUALITY"), ("png:3", "give png"),
+                         ("jpeg:0", "from 1 to 95"), ("jpeg:x", "from 1 to 95"), (None, "give png")):
+        with pytest.raises(ValueError, match=re.escape(message)):
+            normal_format(bad)
+    with pytest.raises(ValueError, match="JPEG needs a frame height that is a multiple of 8"):
+        _check_image_format("jpeg", "200x125")
+    _check_image_format("png", "200x125")
+
+
+def test_an_index_of_format_1_is_read_and_an_unknown_one_named(dataset, tmp_path):
+    copy = tmp_path / "copy"
+    shutil.copytree(dataset, copy)
+    index = json.loads((copy / "index.json").read_text())
+    (copy / "index.json").write_text(json.dumps({**index, "format_version": 1}))
+    assert [m["episode"] for m, _ in read_episodes(copy, "train", ["action"])] == [0, 1, 2, 3]
+    (copy / "index.json").write_text(json.dumps({**index, "format_version": 3}))
+    with pytest.raises(ValueError, match="format version 3; this wadgym reads versions 1, 2"):
+        read_index(copy)
+
+
 def test_clips_line_up_frames_and_poses_with_the_actions_that_led_to_them(dataset):
     clips = list(WorldModelClips(dataset, "train", 8, fields=("rgb", "action", "step", "pose"), shuffle=False))
     episodes = {m["episode"]: s for m, s in read_episodes(dataset, "train", ["rgb", "action", "pose"])}
@@ -239,6 +286,8 @@ def test_a_trained_run_plays_as_its_evaluation_plays_it(trained_run, tmp_path):
     (["--policy", "scripted=0.7", "--policy", "random=0.2"], "the weights 0.7 + 0.2 sum to 0.9, not 1"),
     (["--policy", "scripted=0.7", "--policy", "random"], "give every policy a weight"),
     (["--epsilon", "1.5"], "epsilon=1.5"),
+    (["--image-format", "webp"], "image_format='webp': give png (lossless, default), jpeg, or jpeg:QUALITY"),
+    (["--image-format", "jpeg:100"], "image_format='jpeg:100': the quality must be a whole number from 1 to 95"),
 ])
 def test_bad_input_is_refused_in_one_line(arguments, message, tmp_path, capsys):
     assert main(["worldmodel", ENV, "--out", str(tmp_path / "out"), "--no-progress", *arguments]) == 2

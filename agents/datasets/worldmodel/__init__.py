@@ -7,8 +7,8 @@
                                         buffers=("depth", "labels"), n_envs=4))
     clips = WorldModelClips("data/items", split="train", clip_length=16, fields=("rgb", "action"))
 
-The rooms: config (WorldModelConfig and every check, before any engine starts), record (the engines, the
-policies, the shard writer), episode (what a step and an episode hold), png (the frames' encoder), shards (the
+The rooms: config (WorldModelConfig and every check, before any engine starts), record (the engines, the policies,
+the shard writer), episode (what a step and an episode hold), images and png (the images' encoders), shards (the
 folder: tar shards, index.json, checksums), card (its README), loader (the PyTorch loader) and replay (an
 episode played again from its level seed, engine seed and actions). Names load on first use: importing this
 package imports neither vizdoom nor torch.

@@ -21,7 +21,7 @@ def card_text(index: dict[str, Any]) -> str:
     lines = [f"# {s['env']}: a wadgym world-model dataset", "",
              f"Recorded by `wadgym worldmodel` (wadgym {index.get('wadgym_version')}, commit "
              f"{index.get('commit') or 'unknown'}, ViZDoom {index.get('vizdoom_version')}). Format "
-             f"{shards.FORMAT} version {shards.FORMAT_VERSION}: WebDataset tar shards; index.json lists every shard "
+             f"{shards.FORMAT} version {index['format_version']}: WebDataset tar shards; index.json lists every shard "
              "with its SHA-256.", "", "## Splits", "",
              "| split | episodes | steps | shards | MB | levels |", "|---|---|---|---|---|---|"]
     for split in shards.SPLITS:
@@ -45,7 +45,11 @@ def card_text(index: dict[str, Any]) -> str:
               "policy and level plan are in its `eNNNNNN.episode.json`.",
               "", "## Per step (steps.json, one list per field)", ""]
     lines += [f"- `{name}`: {text}" for name, text in FIELDS.items()]
-    lines += ["", "## Images (PNG, a chunk's frames stacked top to bottom)", ""]
+    image_format = s.get("image_format", "png")
+    stored = ("PNG" if image_format == "png" else
+              f"rgb and automap as JPEG at quality {image_format.partition(':')[2]} (slightly lossy), depth and "
+              f"labels as PNG")
+    lines += ["", f"## Images ({stored}; a chunk's frames stacked top to bottom)", ""]
     lines += [f"- `{name}`: {text}" for name, text in IMAGE_FIELDS.items()]
     lines += ["", "## Reading it", "", "```python",
               "from wadgym.agents.datasets.worldmodel import WorldModelClips",

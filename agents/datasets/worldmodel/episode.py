@@ -1,5 +1,5 @@
 """One episode as the recorder keeps it while it plays: per step the engine's frame and buffers (copied into
-chunk arrays, encoded as PNG when a chunk fills) and the step's values, then the episode's metadata. What
+chunk arrays, encoded when a chunk fills: images.py) and the step's values, then the episode's metadata. What
 `record` hands the shard writer; the fields a step holds are listed in FIELDS."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import vizdoom as vzd
 
-from wadgym.agents.datasets.worldmodel.png import encode_png
+from wadgym.agents.datasets.worldmodel import images as image_codec
 
 POSE = ("POSITION_X", "POSITION_Y", "POSITION_Z", "ANGLE", "PITCH")
 VELOCITY = ("VELOCITY_X", "VELOCITY_Y", "VELOCITY_Z")
@@ -39,8 +39,9 @@ IMAGE_FIELDS = {
               "map's own are 0 (walls) and 1 (floors, ceilings)",
     "automap": "the automap (H, W, 3)",
 }
-# The image field -> its member's extension in a shard, and the engine buffer it is read from.
-IMAGE_MEMBERS = {"rgb": "rgb.png", "depth": "depth.png", "labels": "labels.png", "automap": "automap.png"}
+# The image field -> its member's extension in a shard with PNG images (the default; images.members gives them for
+# an image format, and an episode's metadata lists its own: image_members).
+IMAGE_MEMBERS = image_codec.members(IMAGE_FIELDS)
 
 
 def image_fields(buffers) -> list[str]:
@@ -56,8 +57,10 @@ class EpisodeBuffer:
     """The steps of one episode: `add(...)` per step, `finish(metadata)` at its end gives (metadata, chunks)."""
 
     def __init__(self, height: int, width: int, chunk: int, fields: list[str], variables: list[Any],
-                 png_level: int = 1):
+                 png_level: int = 1, image_format: str = "png"):
         self.chunk, self.fields, self.variables, self.png_level = chunk, fields, variables, png_level
+        self.members = image_codec.members(fields, image_format)
+        self.quality = image_codec.parse_format(image_format)[1]
         shapes = {"rgb": (height, width, 3), "depth": (height, width), "labels": (height, width),
                   "automap": (height, width, 3)}
         self.images = {f: np.zeros((chunk, *shapes[f]), np.uint8) for f in fields}
@@ -109,12 +112,13 @@ class EpisodeBuffer:
             self._encode()
 
     def _encode(self) -> None:
-        """The chunk so far as PNG strips (k frames stacked top to bottom) and its steps.json values."""
+        """The chunk so far as image strips (k frames stacked top to bottom) and its steps.json values."""
         rows = self._row
         members = {}
         for field, array in self.images.items():
             strip = array[:rows].reshape(rows * array.shape[1], *array.shape[2:])
-            members[IMAGE_MEMBERS[field]] = encode_png(strip, self.png_level)
+            member = self.members[field]
+            members[member] = image_codec.encode(strip, member, self.png_level, self.quality)
         members["steps.json"] = self._values
         self.chunks.append(members)
         self._values, self._row = {}, 0

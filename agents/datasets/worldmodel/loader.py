@@ -17,7 +17,7 @@ import numpy as np
 
 from wadgym.agents.datasets.worldmodel import shards
 from wadgym.agents.datasets.worldmodel.episode import FIELDS, IMAGE_FIELDS, IMAGE_MEMBERS
-from wadgym.agents.datasets.worldmodel.png import decode_png
+from wadgym.agents.datasets.worldmodel.images import decode
 
 # The per-step fields a clip can carry as tensors (label_table is ragged: read it with read_episodes).
 TENSOR_FIELDS = tuple(IMAGE_FIELDS) + tuple(f for f in FIELDS if f != "label_table")
@@ -54,9 +54,10 @@ def episode_arrays(metadata: dict[str, Any], chunks: list[dict[str, Any]], field
             if field not in metadata["images"]:
                 raise ValueError(f"field {field!r} was not recorded in this dataset; it has "
                                  f"{', '.join(metadata['images'])}")
+            member = (metadata.get("image_members") or IMAGE_MEMBERS)[field]  # format 1: PNG only
             parts = []
             for chunk in chunks:
-                strip = decode_png(chunk[IMAGE_MEMBERS[field]])
+                strip = decode(chunk[member], member)
                 if strip.ndim == 2:
                     strip = strip[..., None]
                 parts.append(strip.reshape(-1, height, width, strip.shape[-1]))

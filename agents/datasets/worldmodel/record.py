@@ -1,7 +1,7 @@
 """Recording a world-model dataset (`wadgym worldmodel`, wired in wadgym.cli.worldmodel): N engines stepped at
-once by the vector env's threads (wadgym.envs.vector.threads.EnvThreads), each playing one episode after
-another, its frames and buffers encoded as PNG on its own thread, whole episodes going into tar shards in
-episode order (shards.py).
+once by the vector env's threads (wadgym.envs.vector.threads.EnvThreads), each playing one episode after another,
+its frames and buffers encoded (PNG, or JPEG for the colour ones) on its own thread, whole episodes going into tar
+shards in episode order (shards.py).
 
 Determinism: episode i of a split is reset with seed `seed` + i, which draws its level and its engine seed; its
 policy is drawn from the mixture, and every random choice of the episode (a random policy's actions, epsilon,
@@ -230,7 +230,7 @@ class _Slot:
         self.start_info, self.engine_seed = info, base.engine_seed
         self.level = level_plan(base, info.get("level_seed"))
         self.buffer = buffer = EpisodeBuffer(*self.shape, plan.config.chunk, self.fields, self.variables,
-                                             plan.config.png_level)
+                                             plan.config.png_level, plan.settings["image_format"])
         buffer.add(base.game, base.last_state, env.render(), -1, False, 0.0, False, False)
         if actor is not None:
             actor.start(observation)
@@ -270,6 +270,7 @@ class _Slot:
         metadata = {**summary, "split": self.split, "env": plan.config.env, "env_kwargs": plan.split_kwargs[self.split],
                     "policy_info": plan.policy_info[self.policy_index], "epsilon": plan.config.epsilon,
                     "resolution": plan.config.resolution, "images": self.fields,
+                    "image_members": self.buffer.members,
                     "buttons": [b.name for b in base.game.get_available_buttons()],
                     "action_buttons": base.action_buttons(), "start_info": jsonable(self.start_info),
                     "end_info": jsonable(last), "level": self.level}

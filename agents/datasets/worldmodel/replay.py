@@ -48,7 +48,7 @@ def replay_episode(root: str | os.PathLike, split: str, episode: int,
         base = env.unwrapped
         env.reset(options={"level_seed": metadata["level_seed"], "engine_seed": metadata["engine_seed"]})
         buffer = EpisodeBuffer(height, width, index["settings"]["chunk"], metadata["images"], variables,
-                               index["settings"].get("png_level", 1))
+                               index["settings"].get("png_level", 1), index["settings"].get("image_format", "png"))
         buffer.add(base.game, base.last_state, env.render(), -1, False, 0.0, False, False)
         for action, random_action in zip(recorded["action"][1:], recorded["random_action"][1:]):
             _, reward, terminated, truncated, _ = env.step(int(action))

@@ -9,9 +9,10 @@ with its SHA-256, and the readers that refuse a damaged shard by name.
 
 A shard holds, per episode e (its number in the split), in this order: `eEEEEEE.episode.json` (the episode's
 metadata), then per chunk c of up to `chunk` steps `eEEEEEE_cCCCC.rgb.png` (the chunk's frames stacked top to
-bottom: (k*H, W, 3)), `.depth.png`, `.labels.png`, `.automap.png` (those recorded) and `.steps.json` (the
-chunk's per-step values, one list per field). WebDataset groups the members by the name before the first dot,
-so `webdataset.WebDataset(url)` yields one sample per episode header and one per chunk.
+bottom: (k*H, W, 3); `.rgb.jpg` with image_format jpeg), `.depth.png`, `.labels.png`, `.automap.png` (or `.jpg`;
+those recorded) and `.steps.json` (the chunk's per-step values, one list per field). WebDataset groups the members
+by the name before the first dot, so `webdataset.WebDataset(url)` yields one sample per episode header and one per
+chunk.
 
 A shard is written to a temporary name beside it and renamed when complete, then listed in index.json (itself
 replaced atomically): a killed recording leaves whole shards (and a temporary file a resume removes), never half
@@ -33,7 +34,8 @@ from typing import Any
 from wadgym.files import atomic_path, write_atomic
 
 FORMAT = "wadgym-worldmodel"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: colour images may be JPEG (members rgb.jpg, automap.jpg; the episode's image_members)
+READ_VERSIONS = (1, 2)  # version 1 held PNG images only
 INDEX = "index.json"
 CARD = "README.md"
 SPLITS = ("train", "test")
@@ -76,9 +78,9 @@ def read_index(root: str | os.PathLike) -> dict[str, Any]:
         raise ValueError(f"{path} cannot be read: {error}") from error
     if not isinstance(index, dict) or index.get("format") != FORMAT:
         raise ValueError(f"{path} is not a wadgym world-model dataset's index (format {FORMAT!r})")
-    if index.get("format_version") != FORMAT_VERSION:
+    if index.get("format_version") not in READ_VERSIONS:
         raise ValueError(f"{path}: format version {index.get('format_version')!r}; this wadgym reads "
-                         f"version {FORMAT_VERSION}")
+                         f"versions {', '.join(map(str, READ_VERSIONS))}")
     return index
 
 
