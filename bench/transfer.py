@@ -24,6 +24,12 @@ Each run keeps its per-episode scores, and both halves are decided on 95% interv
 (harness: rliable's IQM and probability of improvement, each with its stratified bootstrap interval): met,
 missed, or not decided where an interval straddles the goal. Runs recorded before they kept per-episode scores
 are decided on their means, as before, and the page says so.
+
+ICM's fine-tune protocol (Pathak et al. 2017; issue 48), `--trained-on finetuned original-short`: "finetuned"
+continues the generated-trained run of the same seed on the original map alone for FINETUNE_SHARE of the entry's
+steps (`wadgym train --init-from`), "original-short" trains on the original alone from scratch for the same
+steps. Its goal: the fine-tuned policy reaches on the original what the original-trained policy reaches with all
+the steps (the interval of its mean at or above that mean), where the one from scratch need not.
 """
 
 from __future__ import annotations
@@ -61,6 +67,9 @@ PAIRS: dict[str, tuple[str, str]] = {
     "combat": ("DoomDeathmatchBots-v0", "vizdoom:cig"),
     "defend-dtc": ("DoomDefend-v0", "vizdoom:defend_the_center"),
     "corridor": ("DoomCorridor-v0", "vizdoom:deadly_corridor"),
+    # The navigation generator's second version (rooms of several sizes, corridors that turn, far starts,
+    # my_way_home's 525-step episodes: envs/families/exit.py) and the same original.
+    "exit-v1": ("DoomExit-v1", "vizdoom:my_way_home"),
 }
 # A pair's scenario parameters over the entry's on its generated levels (in training and in the held-out play): the
 # preset that covers what the original has and the id's own levels lack. "exit-mixed": my_way_home's goal is the
@@ -75,7 +84,12 @@ SHARED_ORIGINAL: dict[str, str] = {"exit-mixed": "exit", "defend-dtc": "defend"}
 # its arenas), which a hand-made map does not give: each family's `level_only_kwargs` (reward bonuses; the score is
 # the same), left out on the original, in training and in play. DoomExit-v0's entry trains with new_room_reward
 # 0.1, so its original-trained runs learn from the sparse exit alone: the table says so.
-TRAINED_ON = ("generated", "original")
+# ICM's fine-tune protocol (the module's docstring): a generated-trained run continued on the original alone, and
+# the original alone from scratch, each for FINETUNE_SHARE of the entry's steps.
+FINETUNE = ("finetuned", "original-short")
+FINETUNE_SHARE = 0.5
+TRAINED_ON = ("generated", "original", *FINETUNE)
+DEFAULT_TRAINED_ON = ("generated", "original")
 PLAYED_ON = ("original", "generated")
 GOAL_SHARE = 0.8
 LEVEL_KWARGS = ("num_levels", "start_level")
@@ -170,12 +184,21 @@ def original_conf(env_id: str, conf: Path, wad: str, folder: Path) -> Path:
                       folder / f"{env_id}_{conf.stem}_{wad.replace(':', '_')}.yml")
 
 
-def train_config(env_id: str, seed: int, conf_file: Path, run_dir: Path):
+def train_config(env_id: str, seed: int, conf_file: Path, run_dir: Path, timesteps: int | None = None,
+                 init_from: Path | None = None):
     """The TrainConfig of one training: the one-entry hyperparameter file's entry (no final evaluation: the
-    benchmark's own follows)."""
+    benchmark's own follows); `timesteps` and `init_from` for the fine-tune protocol's runs."""
     from wadgym.agents import TrainConfig
 
-    return TrainConfig(env=env_id, seed=seed, conf_file=conf_file, run_dir=run_dir, eval_episodes=0, progress=False)
+    return TrainConfig(env=env_id, seed=seed, conf_file=conf_file, run_dir=run_dir, eval_episodes=0, progress=False,
+                       timesteps=timesteps, init_from=init_from)
+
+
+def short_steps(env_id: str, conf: Path) -> int:
+    """The fine-tune protocol's steps: FINETUNE_SHARE of the entry's n_timesteps."""
+    from wadgym.agents.config import load_hyperparams
+
+    return int(int(load_hyperparams(env_id, conf)["n_timesteps"]) * FINETUNE_SHARE)
 
 
 def scores_of(env_id: str, env_kwargs: dict[str, Any], seeds: list[int], policy) -> list[float]:
@@ -323,6 +346,25 @@ def verdict(generated: list[dict[str, Any]], original: list[dict[str, Any]]) -> 
     return mean_verdict(generated, original) + "; decided on the means (these runs kept no per-episode scores)"
 
 
+def finetune_verdict(finetuned: list[dict[str, Any]], short: list[dict[str, Any]],
+                     original: list[dict[str, Any]]) -> str:
+    """ICM's fine-tune protocol as a sentence: the fine-tuned policy's mean on the original (its 95% interval where
+    the runs kept their episodes) against the original-trained mean with all the steps, beside the same steps from
+    scratch."""
+    if not finetuned or not original:
+        return "Fine-tune protocol: not measured yet (the fine-tuned and the original-trained runs are needed)."
+    reference = played(original, "original", interval=False).point
+    figure = played(finetuned, "original")
+    said = {MEETS: "goal met", MISSES: "goal missed", UNDECIDED: "goal not decided"}[harness.decide(figure, reference)]
+    interval = (f" (95% CI {figure.bounds[0]:.2f}-{figure.bounds[1]:.2f})" if figure.mean_low is not None
+                else " (the mean alone: these runs kept no per-episode scores)")
+    scratch = (f"; from scratch with the same steps: {played(short, 'original', interval=False).point:.2f}"
+               if short else "; from scratch with the same steps: not run yet")
+    return (f"Fine-tune protocol (ICM's): **{said}**: fine-tuned on the original for {FINETUNE_SHARE:.0%} of the "
+            f"steps, the generated-trained policy scores {figure.point:.2f} there{interval}, against "
+            f"{reference:.2f} for the original-trained policy with all of them{scratch}.")
+
+
 NO_SHARE = ("the original-trained mean, {reference:.2f}, is not above 0, so a share of it means nothing; the "
             "generated-trained policy must reach it")
 
@@ -442,8 +484,14 @@ def write_table(json_path: Path, md_path: Path, png_path: Path) -> None:
                   f"| {score} per episode | played on the original (`{wad}`) | played on {env_id}'s held-out levels |",
                   "|---|---|---|"]
         for trained_on, label in (("generated", f"trained on {env_id}'s generated levels"),
-                                  ("original", "trained on the original map alone")):
+                                  ("original", "trained on the original map alone"),
+                                  ("finetuned", f"the generated-trained run fine-tuned on the original, "
+                                                f"{FINETUNE_SHARE:.0%} of the steps"),
+                                  ("original-short", f"trained on the original alone, {FINETUNE_SHARE:.0%} of the "
+                                                     f"steps")):
             found = rows[trained_on]
+            if trained_on in FINETUNE and not found:
+                continue
             lines.append(f"| {label} | {cell(found, 'original') if found else 'not run yet'} | "
                          f"{cell(found, 'generated') if found else 'not run yet'} |")
         if base:
@@ -452,6 +500,8 @@ def write_table(json_path: Path, md_path: Path, png_path: Path) -> None:
             lines.append("| scripted (privileged information) | unavailable (needs the generator's facts) | "
                          + (f"{scripted:.2f}" if scripted is not None else "none") + " |")
         lines += ["", verdict(rows["generated"], rows["original"])]
+        if rows["finetuned"] or rows["original-short"]:
+            lines += ["", finetune_verdict(rows["finetuned"], rows["original-short"], rows["original"])]
         if pair in PAIR_KWARGS:
             lines += ["", f"The generated levels here, in training and in play, are {env_id}'s with "
                           f"{kwargs_text(PAIR_KWARGS[pair])}."
@@ -492,13 +542,16 @@ def plot(data: dict[str, Any], path: Path) -> None:
     if not pairs:
         return
     fig, axes = harness.panels(len(pairs), 4.8, 3.6)
-    colours = {"generated": "tab:blue", "original": "tab:orange", "random": "tab:red", "scripted": "tab:gray"}
+    colours = {"generated": "tab:blue", "original": "tab:orange", "finetuned": "tab:green",
+               "original-short": "tab:olive", "random": "tab:red", "scripted": "tab:gray"}
     for ax, pair in zip(axes, pairs):
         env_id, wad = PAIRS[pair]
         base = data["baselines"].get(pair)
         bars: list[tuple[str, list[float | None]]] = []
         for trained_on in TRAINED_ON:
             rows = [r for r in evaluated(data) if r["pair"] == pair and r["trained_on"] == trained_on]
+            if trained_on in FINETUNE and not rows:
+                continue
             bars.append((f"trained on {trained_on}", [[r["eval"][p] for r in rows] or None for p in PLAYED_ON]))
         if base:
             bars += [("random", [[base["random"][p]] for p in PLAYED_ON]),
@@ -524,8 +577,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pair", nargs="+", choices=tuple(PAIRS), default=list(PAIRS),
                         help="which pairs (default: all): "
                              + ", ".join(f"{k}: {v[0]} and {v[1]}" for k, v in PAIRS.items()))
-    parser.add_argument("--trained-on", nargs="+", choices=TRAINED_ON, default=list(TRAINED_ON),
-                        help="which trainings (default both)")
+    parser.add_argument("--trained-on", nargs="+", choices=TRAINED_ON, default=list(DEFAULT_TRAINED_ON),
+                        help="which trainings (default generated and original; finetuned and original-short: "
+                             "ICM's fine-tune protocol, after the generated-trained runs)")
     harness.add_common_arguments(parser, outputs="transfer.md/.json/.png", runs="runs/transfer", seeds=3,
                                  seeds_help="seeds per training (default 3)",
                                  episodes_help="evaluation episodes per map", conf_file=True, dry_run=True)
@@ -569,7 +623,18 @@ def train_grid(args: argparse.Namespace, out: harness.Pages) -> None:
                            "original": original_conf(env_id, conf_path, wad, runs) if not args.dry_run
                            else derived}
         run_dir = runs / f"{env_id}_{trained_on}_s{seed}_{time.strftime('%Y%m%d-%H%M%S')}"
-        config = train_config(env_id, seed, confs[pair][trained_on], run_dir)
+        steps, parent = None, None
+        if trained_on in FINETUNE:
+            steps = short_steps(env_id, conf_path)  # the derived entries differ in their env kwargs alone
+            source = store.load()["runs"].get(run_key(pair, "generated", seed))
+            if trained_on == "finetuned":
+                if source is None:
+                    print(f"== {cell.key}: fine-tunes {run_key(pair, 'generated', seed)}, which is not recorded "
+                          f"yet: run --pair {pair} --trained-on generated first", flush=True)
+                    continue
+                parent = runs / source["run_dir"]
+        config = train_config(env_id, seed, confs[pair]["original" if trained_on in FINETUNE else trained_on],
+                              run_dir, steps, parent)
         print(f"== {cell.key}: {harness.train_command(config)}", flush=True)
         if args.dry_run:
             continue
@@ -584,7 +649,8 @@ def train_grid(args: argparse.Namespace, out: harness.Pages) -> None:
                              else f"--budget {args.budget}"),
                "budget": args.budget, "conf_file": str(args.conf_file) if args.conf_file else None,
                "run_dir": run_dir.name, "timesteps": result["timesteps"],
-               "wall_time_s": round(result["wall_time_s"], 1), "eval": None}
+               "wall_time_s": round(result["wall_time_s"], 1), "eval": None,
+               **({"init_from": run_key(pair, "generated", seed)} if parent is not None else {})}
         store.record(cell.key, row)  # trained: recorded before its evaluation, which may be resumed
         if not args.train_only:
             evaluate_pending(out.json, runs, args.episodes, [cell.key])

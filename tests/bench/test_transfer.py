@@ -50,6 +50,22 @@ def test_both_trainings_play_both_maps_beside_random_and_scripted(transfer, tmp_
     assert transfer.main([*argv, "--skip-done"]) == 0   # everything recorded: nothing trained again
     assert capsys.readouterr().out.count("done, skipped") == 2
 
+    # ICM's fine-tune protocol: the generated-trained run continued on the original, and the original alone from
+    # scratch, each for half the entry's steps
+    assert transfer.main([*argv, "--trained-on", "finetuned", "original-short", "--skip-done"]) == 0
+    data = json.loads((tmp_path / "docs" / "transfer.json").read_text())
+    finetuned, short = data["runs"]["health/finetuned/seed0"], data["runs"]["health/original-short/seed0"]
+    assert finetuned["init_from"] == "health/generated/seed0" and "init_from" not in short
+    for row in (finetuned, short):
+        config = yaml.safe_load((tmp_path / "runs" / row["run_dir"] / "config.yml").read_text())
+        assert config["hyperparams"]["env_kwargs"] == {"living_reward": 0.01, "wad": "vizdoom:health_gathering"}
+        assert config["hyperparams"]["n_timesteps"] == 64 and isinstance(row["eval"]["original"], float)
+    parent = yaml.safe_load((tmp_path / "runs" / finetuned["run_dir"] / "config.yml").read_text())["init_from"]
+    assert Path(parent["run"]).name == data["runs"]["health/generated/seed0"]["run_dir"]
+    table = (tmp_path / "docs" / "transfer.md").read_text()
+    assert "| the generated-trained run fine-tuned on the original, 50% of the steps |" in table
+    assert "Fine-tune protocol (ICM's): **goal" in table and "from scratch with the same steps: " in table
+
 
 def test_the_generator_bonuses_are_left_out_on_the_original(transfer):
     kwargs = transfer.original_kwargs({"num_levels": 200, "start_level": 3, "new_room_reward": 0.1, "gamma": 1},
@@ -146,3 +162,16 @@ def test_a_reference_at_or_below_zero_is_the_bar_itself_not_a_share_of_it(transf
 
     assert means(-1.0).startswith("**goal met**: generated-trained scores -1.00 on the original (meets the bar")
     assert means(-2.4).startswith("**goal missed**")
+
+
+def test_the_fine_tune_goal_is_the_original_trained_mean_with_all_the_steps(transfer):
+    reference = kept([0.0, 1.0] * 10, [0.0] * 20)             # the original-trained mean on the original: 0.5
+    above, below = [1.0] * 18 + [0.0] * 2, [0.0] * 18 + [1.0] * 2
+    met = transfer.finetune_verdict([kept(above, above)], [kept(below, below)], [reference])
+    assert met.startswith("Fine-tune protocol (ICM's): **goal met**") and "against 0.50" in met
+    assert "from scratch with the same steps: 0.10" in met
+    missed = transfer.finetune_verdict([kept(below, below)], [], [reference])
+    assert "**goal missed**" in missed and "from scratch with the same steps: not run yet" in missed
+    undecided = transfer.finetune_verdict([kept([0.0, 1.0] * 10, below)], [], [reference])
+    assert "**goal not decided**" in undecided
+    assert "not measured yet" in transfer.finetune_verdict([], [kept(above, above)], [reference])
