@@ -37,11 +37,12 @@ train: setup
 # The linter (ruff, settings in pyproject.toml), the documentation site (a broken link, a missing page or
 # an unknown API name fails its strict build), the suite in .venv (newest gymnasium), then the RLlib tests
 # in .venv-rllib, where a missing Ray is an error rather than a skip. The suite runs on a pytest-xdist worker
-# per core (at most 4): most tests step one engine, which keeps about one core busy.
+# per core (at most 4): most tests step one engine, which keeps about one core busy. It ends with its 20 slowest
+# tests and their seconds, where the ten-minute suite's time goes.
 test: setup setup-rllib
 	$(BIN)/ruff check .
 	$(MAKE) docs-build
-	$(BIN)/python -m pytest --ignore=$(RLLIB_TESTS) -n auto --maxprocesses 4
+	$(BIN)/python -m pytest --ignore=$(RLLIB_TESTS) -n auto --maxprocesses 4 --durations=20
 	$(MAKE) test-rllib
 
 test-rllib: setup-rllib
