@@ -23,6 +23,7 @@ from .planar import (
     cells,
     edges_of,
     exact,
+    grid_delta,
     on_segment,
     point_in_polygon,
     segment_intersections,
@@ -371,9 +372,14 @@ class MapBuilder:
         best = None
         outline_a = self._regions[self._room_regions[a.index]].outline
         outline_b = self._regions[self._room_regions[b.index]].outline
+        edges_b = [(r, s, grid_delta(r, s)) for r, s in edges_of(outline_b)]
         for p, q in edges_of(outline_a):
             dx, dy = q[0] - p[0], q[1] - p[1]
-            for r, s in edges_of(outline_b):
+            da = grid_delta(p, q)
+            for r, s, db in edges_b:
+                if da is not None and db is not None and (da[0] * db[1] - da[1] * db[0] != 0
+                                                          or da[0] * db[0] + da[1] * db[1] >= 0):
+                    continue    # the test below on integers (most pairs end here)
                 ex, ey = s[0] - r[0], s[1] - r[1]
                 if dx * ey - dy * ex != 0 or dx * ex + dy * ey >= 0:
                     continue    # not antiparallel: walls of two rooms face each other head-on

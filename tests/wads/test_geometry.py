@@ -159,3 +159,52 @@ def test_area_is_a_sector_inside_its_room_open_on_all_sides():
     assert len(rim) == 4 and all("blocking" not in l.flags for l in rim)
     room_sides = [l.front if l.front.sector == 0 else l.back for l in rim]
     assert all(side.lower == "STEP1" for side in room_sides)
+
+
+def test_integer_tests_on_the_grid_answer_as_fractions_do():
+    """planar's tests on 256 x the coordinates (every map coordinate lies on the 1/256 grid) give the points the
+    Fraction arithmetic gives: crossings, touching ends, collinear overlaps, degenerate segments, and points off
+    the grid (which take the Fraction path)."""
+    import random
+    from fractions import Fraction
+
+    from wadgym.wads import planar
+
+    def reference(a, b, c, d):
+        (ax, ay), (bx, by), (cx, cy), (dx, dy) = a, b, c, d
+        rx, ry, sx, sy = bx - ax, by - ay, dx - cx, dy - cy
+        denom = rx * sy - ry * sx
+        if denom == 0:
+            if (bx - ax) * (cy - ay) - (by - ay) * (cx - ax) != 0:
+                return []
+            def on(p, u, v):
+                return ((v[0] - u[0]) * (p[1] - u[1]) - (v[1] - u[1]) * (p[0] - u[0]) == 0
+                        and min(u[0], v[0]) <= p[0] <= max(u[0], v[0]) and min(u[1], v[1]) <= p[1] <= max(u[1], v[1]))
+            return [p for p in (a, b, c, d) if on(p, a, b) and on(p, c, d)]
+        t = ((cx - ax) * sy - (cy - ay) * sx) / denom
+        u = ((cx - ax) * ry - (cy - ay) * rx) / denom
+        return [(ax + t * rx, ay + t * ry)] if 0 <= t <= 1 and 0 <= u <= 1 else []
+
+    rng = random.Random(0)
+    def point(grid):
+        if grid:
+            return tuple(Fraction(rng.randint(-8, 8) * rng.choice([256, 64, 1]), 256) for _ in range(2))
+        return tuple(Fraction(rng.randint(-8, 8), rng.choice([3, 7, 256])) for _ in range(2))
+
+    kinds = Counter()
+    for _ in range(20_000):
+        points = [point(rng.random() < 0.9) for _ in range(4)]
+        if rng.random() < 0.3:
+            points[2] = points[rng.choice([0, 1])]      # touching ends
+        if rng.random() < 0.1:
+            points[1] = points[0]                       # a segment of one point
+        if rng.random() < 0.3:                          # collinear, overlapping or not
+            (x0, y0), (x1, y1) = points[0], points[1]
+            k, m = Fraction(rng.randint(-4, 8), 4), Fraction(rng.randint(-4, 8), 4)
+            points[2], points[3] = (x0 + k * (x1 - x0), y0 + k * (y1 - y0)), (x0 + m * (x1 - x0), y0 + m * (y1 - y0))
+        found = planar.segment_intersections(*points)
+        assert found == reference(*points), points
+        kinds[len(found)] += 1
+        p = points[0]
+        assert planar.on_segment(*p, *points[2], *points[3]) == (p in reference(p, p, points[2], points[3]))
+    assert kinds[0] and kinds[1] and kinds[2]    # misses, single points and overlaps all met
