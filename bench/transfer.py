@@ -355,7 +355,7 @@ def finetune_verdict(finetuned: list[dict[str, Any]], short: list[dict[str, Any]
         return "Fine-tune protocol: not measured yet (the fine-tuned and the original-trained runs are needed)."
     reference = played(original, "original", interval=False).point
     figure = played(finetuned, "original")
-    said = {MEETS: "goal met", MISSES: "goal missed", UNDECIDED: "goal not decided"}[harness.decide(figure, reference)]
+    said = GOAL_WORDS[harness.decide(figure, reference)]
     interval = (f" (95% CI {figure.bounds[0]:.2f}-{figure.bounds[1]:.2f})" if figure.mean_low is not None
                 else " (the mean alone: these runs kept no per-episode scores)")
     scratch = (f"; from scratch with the same steps: {played(short, 'original', interval=False).point:.2f}"
@@ -626,8 +626,8 @@ def train_grid(args: argparse.Namespace, out: harness.Pages) -> None:
         steps, parent = None, None
         if trained_on in FINETUNE:
             steps = short_steps(env_id, conf_path)  # the derived entries differ in their env kwargs alone
-            source = store.load()["runs"].get(run_key(pair, "generated", seed))
             if trained_on == "finetuned":
+                source = store.load()["runs"].get(run_key(pair, "generated", seed))
                 if source is None:
                     print(f"== {cell.key}: fine-tunes {run_key(pair, 'generated', seed)}, which is not recorded "
                           f"yet: run --pair {pair} --trained-on generated first", flush=True)

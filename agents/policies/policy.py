@@ -81,9 +81,10 @@ class SavedPolicy:
         if seed is not None and not self.deterministic:
             import torch
 
-            with torch.random.fork_rng(devices=self._devices()):
+            devices = self._devices()
+            with torch.random.fork_rng(devices=devices):
                 torch.manual_seed(seed)
-                self._rng_states = _rng_states(self._devices())
+                self._rng_states = _rng_states(devices)
 
     @property
     def recurrent(self) -> bool:

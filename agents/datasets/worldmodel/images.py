@@ -15,7 +15,7 @@ import io
 
 import numpy as np
 
-from wadgym.agents.datasets.worldmodel.png import decode_png, encode_png
+from wadgym.agents.datasets.worldmodel.png import decode_pillow, decode_png, encode_png
 
 FORMATS = ("png", "jpeg")
 COLOUR_FIELDS = ("rgb", "automap")  # the fields image_format applies to; depth and labels stay PNG
@@ -66,9 +66,4 @@ def encode(strip: np.ndarray, member: str, png_level: int = 1, quality: int | No
 
 def decode(data: bytes, member: str) -> np.ndarray:
     """A member's pixels: uint8 (H, W) gray or (H, W, 3) RGB."""
-    if member.endswith(".jpg"):
-        from PIL import Image
-
-        with Image.open(io.BytesIO(data)) as image:
-            return np.asarray(image.convert("RGB"))
-    return decode_png(data)
+    return decode_pillow(data) if member.endswith(".jpg") else decode_png(data)

@@ -43,8 +43,11 @@ def decode_png(data: bytes) -> np.ndarray:
     """A PNG's pixels as uint8 (H, W) gray or (H, W, 3) RGB: ours (one IDAT, every row unfiltered) straight
     from zlib, several times faster than Pillow; any other PNG through Pillow."""
     pixels = _decode_ours(data)
-    if pixels is not None:
-        return pixels
+    return pixels if pixels is not None else decode_pillow(data)
+
+
+def decode_pillow(data: bytes) -> np.ndarray:
+    """Any image file Pillow reads (a JPEG, another encoder's PNG) as uint8 (H, W) gray or (H, W, 3) RGB."""
     from PIL import Image
 
     with Image.open(io.BytesIO(data)) as image:
