@@ -70,6 +70,9 @@ PAIRS: dict[str, tuple[str, str]] = {
     # The navigation generator's second version (rooms of several sizes, corridors that turn, far starts,
     # my_way_home's 525-step episodes: envs/families/exit.py) and the same original.
     "exit-v1": ("DoomExit-v1", "vizdoom:my_way_home"),
+    # The exit pair with the count bonus in every training (generated, original and the fine-tune protocol's), the
+    # bonus that bought my_way_home 0.86-0.88 exits at 500k steps (docs/exploration.md).
+    "exit-counts": ("DoomExit-v0", "vizdoom:my_way_home"),
 }
 # A pair's scenario parameters over the entry's on its generated levels (in training and in the held-out play): the
 # preset that covers what the original has and the id's own levels lack. "exit-mixed": my_way_home's goal is the
@@ -77,6 +80,9 @@ PAIRS: dict[str, tuple[str, str]] = {
 # "defend-dtc": DoomDefend-v0's preset that covers defend_the_center (26 bullets, full-speed melee monsters of one
 # bullet, a round room; envs/families/defend.py's "center").
 PAIR_KWARGS: dict[str, dict[str, Any]] = {"exit-mixed": {"exit_look": "mixed"}, "defend-dtc": {"preset": "center"}}
+# A pair's training settings over the entry's, in every training of the pair (the entry's keys, e.g. `explore`; the
+# policy is played without them).
+PAIR_SETTINGS: dict[str, dict[str, Any]] = {"exit-counts": {"explore": "counts:0.005"}}
 # A pair whose original-trained runs are another pair's (the same id, original and entry: the same training),
 # played again on this pair's generated levels.
 SHARED_ORIGINAL: dict[str, str] = {"exit-mixed": "exit", "defend-dtc": "defend"}
@@ -131,16 +137,16 @@ def original_kwargs(env_kwargs: dict[str, Any], wad: str, env_id: str) -> dict[s
     return {**{k: v for k, v in env_kwargs.items() if k not in dropped}, "wad": wad}
 
 
-def entry_conf(env_id: str, conf: Path, env_kwargs, path: Path) -> Path:
-    """The hyperparameter file's entry for `env_id` with `env_kwargs(its env kwargs)` in their place, the same
-    settings and steps otherwise, written to `path` as a one-entry hyperparameter file (what the run folder then
-    records)."""
+def entry_conf(env_id: str, conf: Path, env_kwargs, path: Path, settings: dict[str, Any] | None = None) -> Path:
+    """The hyperparameter file's entry for `env_id` with `env_kwargs(its env kwargs)` in their place and
+    `settings` over its own, the same steps otherwise, written to `path` as a one-entry hyperparameter file (what
+    the run folder then records)."""
     import yaml
 
     from wadgym.agents.config import load_hyperparams
     from wadgym.agents.runfolder import write_text_atomic
 
-    entry = load_hyperparams(env_id, conf)
+    entry = {**load_hyperparams(env_id, conf), **(settings or {})}
     entry["env_kwargs"] = env_kwargs(dict(entry.get("env_kwargs") or {}))
     path.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(path, yaml.safe_dump({env_id: entry}, sort_keys=False))
@@ -148,12 +154,13 @@ def entry_conf(env_id: str, conf: Path, env_kwargs, path: Path) -> Path:
 
 
 def generated_conf(env_id: str, conf: Path, pair: str, folder: Path) -> Path:
-    """The entry for `env_id` with the pair's PAIR_KWARGS over its env kwargs (`conf` itself for a pair without
-    any), as a one-entry hyperparameter file in `folder`."""
-    extra = PAIR_KWARGS.get(pair)
-    if not extra:
+    """The entry for `env_id` with the pair's PAIR_KWARGS over its env kwargs and its PAIR_SETTINGS over its
+    settings (`conf` itself for a pair without either), as a one-entry hyperparameter file in `folder`."""
+    extra, settings = PAIR_KWARGS.get(pair, {}), PAIR_SETTINGS.get(pair)
+    if not (extra or settings):
         return conf
-    return entry_conf(env_id, conf, lambda kwargs: {**kwargs, **extra}, folder / f"{env_id}_{conf.stem}_{pair}.yml")
+    return entry_conf(env_id, conf, lambda kwargs: {**kwargs, **extra}, folder / f"{env_id}_{conf.stem}_{pair}.yml",
+                      settings)
 
 
 def left_out(env_id: str, conf: Path) -> list[str]:
@@ -177,11 +184,13 @@ def pair_test_kwargs(env_kwargs: dict[str, Any], pair: str | None) -> dict[str, 
     return {**generated_test_kwargs(env_kwargs), **PAIR_KWARGS.get(pair, {})}
 
 
-def original_conf(env_id: str, conf: Path, wad: str, folder: Path) -> Path:
-    """The entry for `env_id` with the original map in place of the level range (original_kwargs), as a
-    one-entry hyperparameter file in `folder`."""
+def original_conf(env_id: str, conf: Path, wad: str, folder: Path, pair: str | None = None) -> Path:
+    """The entry for `env_id` with the original map in place of the level range (original_kwargs) and the
+    pair's PAIR_SETTINGS over its settings, as a one-entry hyperparameter file in `folder`."""
+    settings = PAIR_SETTINGS.get(pair)
     return entry_conf(env_id, conf, lambda kwargs: original_kwargs(kwargs, wad, env_id),
-                      folder / f"{env_id}_{conf.stem}_{wad.replace(':', '_')}.yml")
+                      folder / f"{env_id}_{conf.stem}_{wad.replace(':', '_')}{f'_{pair}' if settings else ''}.yml",
+                      settings)
 
 
 def train_config(env_id: str, seed: int, conf_file: Path, run_dir: Path, timesteps: int | None = None,
@@ -507,6 +516,10 @@ def write_table(json_path: Path, md_path: Path, png_path: Path) -> None:
                           f"{kwargs_text(PAIR_KWARGS[pair])}."
                       + (f" The original-trained runs are those of the {SHARED_ORIGINAL[pair]} pair (the same "
                          f"training), played again on these levels." if pair in SHARED_ORIGINAL else "")]
+        if pair in PAIR_SETTINGS:
+            lines += ["", f"Every training of this pair (on the generated levels, on the original, fine-tuned) has "
+                          f"{kwargs_text(PAIR_SETTINGS[pair])} over the entry's settings; the policies are played "
+                          f"without them."]
         dropped = left_out(env_id, next((row_conf(r) for t in TRAINED_ON for r in rows[t]), hyperparams_file("cpu")))
         if dropped:
             lines += ["", f"On the original the entry's {', '.join(dropped)} is left out (in training and in play): "
@@ -531,7 +544,7 @@ def kwargs_text(kwargs: dict[str, Any]) -> str:
 def pair_title(pair: str) -> str:
     """A pair's heading: the id and the original, and the pair's own generated kwargs where it has some."""
     env_id, wad = PAIRS[pair]
-    extra = PAIR_KWARGS.get(pair)
+    extra = {**PAIR_KWARGS.get(pair, {}), **PAIR_SETTINGS.get(pair, {})}
     return f"{env_id} and {wad.split(':', 1)[1]}" + (f" ({kwargs_text(extra)})" if extra else "")
 
 
@@ -619,8 +632,8 @@ def train_grid(args: argparse.Namespace, out: harness.Pages) -> None:
         if pair not in confs:
             derived = runs / "(derived)"
             confs[pair] = {"generated": generated_conf(env_id, conf_path, pair, runs) if not args.dry_run
-                           else (derived if pair in PAIR_KWARGS else conf_path),
-                           "original": original_conf(env_id, conf_path, wad, runs) if not args.dry_run
+                           else (derived if pair in PAIR_KWARGS or pair in PAIR_SETTINGS else conf_path),
+                           "original": original_conf(env_id, conf_path, wad, runs, pair) if not args.dry_run
                            else derived}
         run_dir = runs / f"{env_id}_{trained_on}_s{seed}_{time.strftime('%Y%m%d-%H%M%S')}"
         steps, parent = None, None

@@ -175,3 +175,19 @@ def test_the_fine_tune_goal_is_the_original_trained_mean_with_all_the_steps(tran
     undecided = transfer.finetune_verdict([kept([0.0, 1.0] * 10, below)], [], [reference])
     assert "**goal not decided**" in undecided
     assert "not measured yet" in transfer.finetune_verdict([], [kept(above, above)], [reference])
+
+
+def test_a_pair_with_settings_trains_every_side_with_them(transfer, tmp_path):
+    """exit-counts: the count bonus in the generated and the original training's entries (the fine-tune
+    protocol's runs take the original's), its own files beside the exit pair's, and in the page's heading."""
+    conf = transfer.hyperparams_file("cpu")
+    generated = yaml.safe_load(transfer.generated_conf("DoomExit-v0", conf, "exit-counts", tmp_path).read_text())
+    original = yaml.safe_load(transfer.original_conf("DoomExit-v0", conf, "vizdoom:my_way_home", tmp_path,
+                                                     "exit-counts").read_text())
+    plain = transfer.original_conf("DoomExit-v0", conf, "vizdoom:my_way_home", tmp_path, "exit")
+    assert generated["DoomExit-v0"]["explore"] == original["DoomExit-v0"]["explore"] == "counts:0.005"
+    assert generated["DoomExit-v0"]["env_kwargs"] == {"num_levels": 200, "new_room_reward": 0.1}
+    assert original["DoomExit-v0"]["env_kwargs"] == {"wad": "vizdoom:my_way_home"}
+    assert "explore" not in yaml.safe_load(plain.read_text())["DoomExit-v0"] and len(list(tmp_path.iterdir())) == 3
+    assert transfer.generated_conf("DoomExit-v0", conf, "exit", tmp_path) == conf
+    assert transfer.pair_title("exit-counts") == "DoomExit-v0 and my_way_home (`explore='counts:0.005'`)"
