@@ -153,12 +153,18 @@ def entry_conf(env_id: str, conf: Path, env_kwargs, path: Path, settings: dict[s
     return path
 
 
+def own_generated_entry(pair: str) -> bool:
+    """The pair trains on its generated levels with an entry of its own (PAIR_KWARGS or PAIR_SETTINGS), not the
+    hyperparameter file's."""
+    return pair in PAIR_KWARGS or pair in PAIR_SETTINGS
+
+
 def generated_conf(env_id: str, conf: Path, pair: str, folder: Path) -> Path:
     """The entry for `env_id` with the pair's PAIR_KWARGS over its env kwargs and its PAIR_SETTINGS over its
     settings (`conf` itself for a pair without either), as a one-entry hyperparameter file in `folder`."""
-    extra, settings = PAIR_KWARGS.get(pair, {}), PAIR_SETTINGS.get(pair)
-    if not (extra or settings):
+    if not own_generated_entry(pair):
         return conf
+    extra, settings = PAIR_KWARGS.get(pair, {}), PAIR_SETTINGS.get(pair)
     return entry_conf(env_id, conf, lambda kwargs: {**kwargs, **extra}, folder / f"{env_id}_{conf.stem}_{pair}.yml",
                       settings)
 
@@ -203,11 +209,13 @@ def train_config(env_id: str, seed: int, conf_file: Path, run_dir: Path, timeste
                        timesteps=timesteps, init_from=init_from)
 
 
-def short_steps(env_id: str, conf: Path) -> int:
-    """The fine-tune protocol's steps: FINETUNE_SHARE of the entry's n_timesteps."""
+def short_steps(env_id: str, conf: Path, pair: str | None = None) -> int:
+    """The fine-tune protocol's steps: FINETUNE_SHARE of the entry's n_timesteps (the pair's PAIR_SETTINGS over
+    the entry's, as its derived entries have them)."""
     from wadgym.agents.config import load_hyperparams
 
-    return int(int(load_hyperparams(env_id, conf)["n_timesteps"]) * FINETUNE_SHARE)
+    entry = {**load_hyperparams(env_id, conf), **PAIR_SETTINGS.get(pair, {})}
+    return int(int(entry["n_timesteps"]) * FINETUNE_SHARE)
 
 
 def scores_of(env_id: str, env_kwargs: dict[str, Any], seeds: list[int], policy) -> list[float]:
@@ -632,13 +640,13 @@ def train_grid(args: argparse.Namespace, out: harness.Pages) -> None:
         if pair not in confs:
             derived = runs / "(derived)"
             confs[pair] = {"generated": generated_conf(env_id, conf_path, pair, runs) if not args.dry_run
-                           else (derived if pair in PAIR_KWARGS or pair in PAIR_SETTINGS else conf_path),
+                           else (derived if own_generated_entry(pair) else conf_path),
                            "original": original_conf(env_id, conf_path, wad, runs, pair) if not args.dry_run
                            else derived}
         run_dir = runs / f"{env_id}_{trained_on}_s{seed}_{time.strftime('%Y%m%d-%H%M%S')}"
         steps, parent = None, None
         if trained_on in FINETUNE:
-            steps = short_steps(env_id, conf_path)  # the derived entries differ in their env kwargs alone
+            steps = short_steps(env_id, conf_path, pair)
             if trained_on == "finetuned":
                 source = store.load()["runs"].get(run_key(pair, "generated", seed))
                 if source is None:

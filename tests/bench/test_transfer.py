@@ -191,3 +191,5 @@ def test_a_pair_with_settings_trains_every_side_with_them(transfer, tmp_path):
     assert "explore" not in yaml.safe_load(plain.read_text())["DoomExit-v0"] and len(list(tmp_path.iterdir())) == 3
     assert transfer.generated_conf("DoomExit-v0", conf, "exit", tmp_path) == conf
     assert transfer.pair_title("exit-counts") == "DoomExit-v0 and my_way_home (`explore='counts:0.005'`)"
+    short = transfer.short_steps("DoomExit-v0", conf, "exit-counts")
+    assert short == transfer.short_steps("DoomExit-v0", conf) == 250_000
