@@ -73,19 +73,30 @@ PAIRS: dict[str, tuple[str, str]] = {
     # The exit pair with the count bonus in every training (generated, original and the fine-tune protocol's), the
     # bonus that bought my_way_home 0.86-0.88 exits at 500k steps (docs/exploration.md).
     "exit-counts": ("DoomExit-v0", "vizdoom:my_way_home"),
+    # exit-counts on DoomExit-v0's buildings dressed as DoomExit-v1's levels: whether the looks (goal, textures,
+    # light) are what its generated-trained policy lacks on my_way_home, where the buildings are learnt.
+    "exit-looks": ("DoomExit-v0", "vizdoom:my_way_home"),
 }
 # A pair's scenario parameters over the entry's on its generated levels (in training and in the held-out play): the
 # preset that covers what the original has and the id's own levels lack. "exit-mixed": my_way_home's goal is the
 # green armour, which DoomExit-v0's levels (a white lamp) never show; half its levels show the armour instead.
 # "defend-dtc": DoomDefend-v0's preset that covers defend_the_center (26 bullets, full-speed melee monsters of one
 # bullet, a round room; envs/families/defend.py's "center").
-PAIR_KWARGS: dict[str, dict[str, Any]] = {"exit-mixed": {"exit_look": "mixed"}, "defend-dtc": {"preset": "center"}}
+# "exit-looks": DoomExit-v1's looks on DoomExit-v0's buildings (its texture pool with the stock textures of
+# my_way_home's kin, light from uniform to varied, rooms with walls of their own), the goal a lamp or the armour.
+PAIR_KWARGS: dict[str, dict[str, Any]] = {
+    "exit-mixed": {"exit_look": "mixed"},
+    "defend-dtc": {"preset": "center"},
+    "exit-looks": {"exit_look": "mixed", "textures": "all", "light_min": 128, "light_max": 224,
+                   "light_variation": 48, "wall_mix": 0.25},
+}
 # A pair's training settings over the entry's, in every training of the pair (the entry's keys, e.g. `explore`; the
 # policy is played without them).
-PAIR_SETTINGS: dict[str, dict[str, Any]] = {"exit-counts": {"explore": "counts:0.005"}}
+PAIR_SETTINGS: dict[str, dict[str, Any]] = {"exit-counts": {"explore": "counts:0.005"},
+                                             "exit-looks": {"explore": "counts:0.005"}}
 # A pair whose original-trained runs are another pair's (the same id, original and entry: the same training),
 # played again on this pair's generated levels.
-SHARED_ORIGINAL: dict[str, str] = {"exit-mixed": "exit", "defend-dtc": "defend"}
+SHARED_ORIGINAL: dict[str, str] = {"exit-mixed": "exit", "defend-dtc": "defend", "exit-looks": "exit-counts"}
 # Env kwargs of the ids' entries that need the generator's facts (the rooms of a building wadgym built, the ACS of
 # its arenas), which a hand-made map does not give: each family's `level_only_kwargs` (reward bonuses; the score is
 # the same), left out on the original, in training and in play. DoomExit-v0's entry trains with new_room_reward

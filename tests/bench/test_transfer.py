@@ -193,3 +193,30 @@ def test_a_pair_with_settings_trains_every_side_with_them(transfer, tmp_path):
     assert transfer.pair_title("exit-counts") == "DoomExit-v0 and my_way_home (`explore='counts:0.005'`)"
     short = transfer.short_steps("DoomExit-v0", conf, "exit-counts")
     assert short == transfer.short_steps("DoomExit-v0", conf) == 250_000
+
+
+def test_a_shared_original_training_is_the_one_the_pair_would_have_made(transfer):
+    """A pair that takes another's original-trained runs (SHARED_ORIGINAL) would have trained them the same way:
+    the same id and original, the same training settings (exit-looks takes exit-counts', both with the count
+    bonus)."""
+    assert transfer.SHARED_ORIGINAL["exit-looks"] == "exit-counts"
+    for pair, source in transfer.SHARED_ORIGINAL.items():
+        assert transfer.PAIRS[pair] == transfer.PAIRS[source], pair
+        assert transfer.PAIR_SETTINGS.get(pair) == transfer.PAIR_SETTINGS.get(source), pair
+
+
+def test_every_pairs_generated_kwargs_build_its_familys_levels(transfer):
+    """Each pair's PAIR_KWARGS are scenario parameters its family takes, within their ranges, and build a level
+    (exit-looks: DoomExit-v0's building with v1's looks: the goal a lamp or the armour, v1's texture pool)."""
+    import numpy as np
+
+    from wadgym.envs.params import make_params
+
+    for pair, kwargs in transfer.PAIR_KWARGS.items():
+        cls = transfer.family(transfer.PAIRS[pair][0])
+        overrides = {k: v for k, v in kwargs.items() if k != "preset"}
+        params = make_params(cls.Params, cls.PRESETS, kwargs.get("preset"), overrides)
+        assert cls.build(np.random.default_rng(0), params) is not None, pair
+    looks = make_params(transfer.family("DoomExit-v0").Params, transfer.family("DoomExit-v0").PRESETS, None,
+                        transfer.PAIR_KWARGS["exit-looks"])
+    assert (looks.layout, looks.spawn, looks.max_rooms, looks.textures) == ("grid", "pairs", 2, "all")
