@@ -83,12 +83,14 @@ PAIRS: dict[str, tuple[str, str]] = {
 # "defend-dtc": DoomDefend-v0's preset that covers defend_the_center (26 bullets, full-speed melee monsters of one
 # bullet, a round room; envs/families/defend.py's "center").
 # "exit-looks": DoomExit-v1's looks on DoomExit-v0's buildings (its texture pool with the stock textures of
-# my_way_home's kin, light from uniform to varied, rooms with walls of their own), the goal a lamp or the armour.
+# my_way_home's kin, light from uniform to varied, rooms with walls of their own) and walls that carry lights
+# (my_way_home lines some walls with a ceiling light's flat, a bright diamond in gray, which DoomExit-v0's levels
+# never show beside their white lamp), the goal a lamp or the armour.
 PAIR_KWARGS: dict[str, dict[str, Any]] = {
     "exit-mixed": {"exit_look": "mixed"},
     "defend-dtc": {"preset": "center"},
-    "exit-looks": {"exit_look": "mixed", "textures": "all", "light_min": 128, "light_max": 224,
-                   "light_variation": 48, "wall_mix": 0.25},
+    "exit-looks": {"exit_look": "mixed", "textures": "lit", "light_min": 128, "light_max": 224,
+                   "light_variation": 48, "wall_mix": 0.5},
 }
 # A pair's training settings over the entry's, in every training of the pair (the entry's keys, e.g. `explore`; the
 # policy is played without them).

@@ -565,7 +565,7 @@ class CorridorEnv(DoomEnv):
       `turns`, `bay_length`, `bay_depth`, `n_monsters_min`, `n_monsters_max`, `monsters` (a tuple of names
       from MONSTERS), `placement` ("pairs", "staggered", "random"), `monster_health`, `monster_speed`,
       `cover`, `cover_size`, `skill`, `damage_factor`, `weapon` (a name from WEAPONS),
-      `ammo`, `player_health`, `textures` ("v0", "my_way_home", "all"), `light_low`, `light_high` (see `Params`).
+      `ammo`, `player_health`, `textures` ("v0", "my_way_home", "all", "lit"), `light_low`, `light_high` (see `Params`).
     - num_levels, start_level: the level range (see above).
     - progress_reward (default 1.0), goal_reward (default 1.0), death_penalty (default 0.1), kill_reward
       (default 0.0); goal (a hand-made map's goal item, see Hand-made maps).

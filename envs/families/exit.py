@@ -75,10 +75,10 @@ class Params(SprawlFields):
     rounded up, at least `min_rooms`); "very_sparse", one spot in the room farthest from the exit's.
 
     The look: walls, floor and ceiling from the texture pool `textures` ("v0", "my_way_home": BIGBRIK1 and
-    the stock textures of its kin, "all"), a light level drawn per level from `light_min` to `light_max`; each
-    room's light strays from it by up to a spread drawn per level from 0 (uniform, as my_way_home) to
-    `light_variation`, and each room takes a wall of its own with probability `wall_mix`. The exit looks
-    like `exit_look`: "lamp" (a white lamp silhouette, `exit_scale` times its size), "armor" (the green
+    the stock textures of its kin, "all", "lit": "all" and walls that carry lights), a light level drawn per
+    level from `light_min` to `light_max`; each room's light strays from it by up to a spread drawn per level
+    from 0 (uniform, as my_way_home) to `light_variation`, and each room takes a wall of its own with
+    probability `wall_mix`. The exit looks like `exit_look`: "lamp" (a white lamp silhouette, `exit_scale` times its size), "armor" (the green
     armour's own sprite at its own size, as ViZDoom's my_way_home's goal), "sphere" (the soulsphere's),
     "torch" (the tall green torch's), "mixed" (lamp or armour drawn per level, after every other draw: a
     level's building and look are those of "lamp") or "any" (one of the four drawn per level)."""
@@ -424,7 +424,7 @@ class ExitEnv(DoomEnv):
       `n_rooms_max`, `room_min`, `room_max`, `corridor_max`, `turn_chance`, `dead_ends`, `loops`; both:
       `door_width`, `corridor`, `door_chance`. Start and exit: `spawn` ("pairs", "dense", "sparse",
       "very_sparse"), `min_rooms`, `max_rooms`, `start_spots`, `wall_clearance`. The look: `textures`
-      ("v0", "my_way_home", "all"), `light_min`, `light_max`, `light_variation`, `wall_mix`, `exit_look`
+      ("v0", "my_way_home", "all", "lit"), `light_min`, `light_max`, `light_variation`, `wall_mix`, `exit_look`
       ("lamp", "armor", "sphere", "torch", "mixed", "any"), `exit_scale`. The player: `player_health`,
       `player_speed`, `random_start_angle` (see `Params`, SprawlFields and BuildingFields).
     - num_levels, start_level: the level range (see above).

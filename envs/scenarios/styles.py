@@ -4,7 +4,8 @@ Families draw a `Style` per level (`draw_style(rng)`) so that training and test 
 look as well as in their layout; every name here is checked against freedoom2.wad by the tests. Freedoom
 draws every texture under its stock Doom II name, so the pools name them as a stock map does: "v0" is the
 first releases' pool, "my_way_home" the textures of ViZDoom's hand-made my_way_home and their kin (BIGBRIK1
-brick, FLAT1_1 floors and ceilings), "all" both. `room_styles` varies the look room by room.
+brick, FLAT1_1 floors and ceilings), "all" both, "lit" those and walls that carry lights (LIT_WALLS).
+`room_styles` varies the look room by room.
 """
 
 from __future__ import annotations
@@ -26,12 +27,19 @@ MWH_WALLS = ("BIGBRIK1", "BIGBRIK2", "BIGBRIK3", "BRICK1", "BRICK4", "BRICK6", "
              "STONE6", "BSTONE1", "GRAY5", "BROWN96", "CEMENT2", "CRATE2", "SILVER2", "PANEL4", "WOOD5")
 MWH_FLOORS = ("FLAT1_1", "FLAT1_2", "FLAT5", "FLAT5_2", "FLOOR0_3", "FLOOR4_6", "FLOOR5_2", "CEIL3_2")
 MWH_CEILINGS = ("FLAT1_1", "FLAT1_2", "CEIL3_1", "CEIL4_1", "FLAT2")
+# Walls that carry lights: bright panels and strips, lit computers and falls, as stock maps put on walls
+# (my_way_home lines some with a ceiling light's flat). In gray at 60x80 their bright shapes look much like
+# DoomExit's white lamp, which the other pools keep apart (WALLS above): with them, a bright shape is not
+# always the goal.
+LIT_WALLS = ("LITE3", "LITE5", "LITEBLU1", "LITEBLU4", "LITESTON", "TEKLITE", "COMPTALL", "COMPSTA1", "SFALL1",
+             "BFALL1")
 # name -> (walls, floors, ceilings)
 TEXTURE_POOLS: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
     "v0": (WALLS, FLOORS, CEILINGS),
     "my_way_home": (MWH_WALLS, MWH_FLOORS, MWH_CEILINGS),
     "all": (WALLS + MWH_WALLS, FLOORS + MWH_FLOORS, tuple(dict.fromkeys(CEILINGS + MWH_CEILINGS))),
 }
+TEXTURE_POOLS["lit"] = (TEXTURE_POOLS["all"][0] + LIT_WALLS, *TEXTURE_POOLS["all"][1:])
 
 
 @dataclass(frozen=True)

@@ -219,4 +219,4 @@ def test_every_pairs_generated_kwargs_build_its_familys_levels(transfer):
         assert cls.build(np.random.default_rng(0), params) is not None, pair
     looks = make_params(transfer.family("DoomExit-v0").Params, transfer.family("DoomExit-v0").PRESETS, None,
                         transfer.PAIR_KWARGS["exit-looks"])
-    assert (looks.layout, looks.spawn, looks.max_rooms, looks.textures) == ("grid", "pairs", 2, "all")
+    assert (looks.layout, looks.spawn, looks.max_rooms, looks.textures) == ("grid", "pairs", 2, "lit")

@@ -188,6 +188,9 @@ def test_texture_pools_name_what_freedoom_has_and_include_the_stock_textures():
     walls, floors, ceilings = styles.TEXTURE_POOLS["my_way_home"]
     assert "BIGBRIK1" in walls and "FLAT1_1" in floors and "FLAT1_1" in ceilings
     assert set(walls) | set(styles.WALLS) == set(styles.TEXTURE_POOLS["all"][0])
+    lit = styles.TEXTURE_POOLS["lit"]
+    assert set(lit[0]) == set(styles.TEXTURE_POOLS["all"][0]) | set(styles.LIT_WALLS) and lit[1:] == \
+        styles.TEXTURE_POOLS["all"][1:]
 
 
 def test_room_light_ranges_from_uniform_to_varied_and_rooms_take_walls_of_their_own():
@@ -216,7 +219,7 @@ def test_any_look_draws_each_of_the_four_exits():
 @pytest.mark.parametrize("kwargs, message", [
     ({"layout": "maze"}, "layout='maze' is not valid; choose one of 'grid', 'sprawl'"),
     ({"spawn": "far"}, "spawn='far' is not valid; choose one of 'pairs', 'dense', 'sparse', 'very_sparse'"),
-    ({"textures": "doom"}, "textures='doom' is not valid; choose one of 'v0', 'my_way_home', 'all'"),
+    ({"textures": "doom"}, "textures='doom' is not valid; choose one of 'v0', 'my_way_home', 'all', 'lit'"),
     ({"min_rooms": 5}, r"min_rooms=5: buildings of n_rooms_min=8 rooms are not sure .* valid: 1 to 4"),
     ({"door_width": 100}, "door_width=100: the sprawl layout needs a multiple of 16"),
     ({"room_min": 128}, r"room_min=128 must be at least door_width \+ 64 = 160"),
