@@ -78,10 +78,11 @@ class Params(SprawlFields):
     the stock textures of its kin, "all", "lit": "all" and walls that carry lights), a light level drawn per
     level from `light_min` to `light_max`; each room's light strays from it by up to a spread drawn per level
     from 0 (uniform, as my_way_home) to `light_variation`, and each room takes a wall of its own with
-    probability `wall_mix`. The exit looks like `exit_look`: "lamp" (a white lamp silhouette, `exit_scale` times its size), "armor" (the green
-    armour's own sprite at its own size, as ViZDoom's my_way_home's goal), "sphere" (the soulsphere's),
-    "torch" (the tall green torch's), "mixed" (lamp or armour drawn per level, after every other draw: a
-    level's building and look are those of "lamp") or "any" (one of the four drawn per level)."""
+    probability `wall_mix`. The exit looks like `exit_look`: "lamp" (a white lamp silhouette, `exit_scale`
+    times its size), "armor" (the green armour's own sprite at its own size, as ViZDoom's my_way_home's goal),
+    "sphere" (the soulsphere's), "torch" (the tall green torch's), "mixed" (lamp or armour drawn per level,
+    after every other draw: a level's building and look are those of "lamp") or "any" (one of the four drawn
+    per level)."""
 
     rows: int = 3
     cols: int = 3
