@@ -25,10 +25,12 @@ def run_episodes(
     seeds: list[int],
     policy: SavedPolicy | str | None,
     video: str | Path | None = None,
+    trace: str | Path | None = None,
 ) -> list[dict[str, Any]]:
     """One episode per seed with `policy` (a SavedPolicy, on the env it makes; None or "random": the random
     policy; "scripted": the env's scripted reference). Returns per-episode seed, level seed, score, return
-    and length; records the first episode's frames to `video`."""
+    and length; records the first episode's frames to `video`, and draws every episode's path over its map to
+    `trace` (a PNG: agents.runs.plots.plot_paths)."""
     from wadgym.agents.episodes import RandomPolicy, ScriptedPolicy, play_episodes, video_fps, write_video
     from wadgym.agents.vec import build_vec_env, close_vec_env
 
@@ -40,12 +42,18 @@ def run_episodes(
     else:
         venv = policy.make_vec_env(env_kwargs, render_mode)
     frames: list | None = [] if video else None
+    paths: list | None = [] if trace else None
     try:
-        episodes = play_episodes(venv, policy, seeds[:1], frames) + play_episodes(venv, policy, seeds[1:])
+        episodes = (play_episodes(venv, policy, seeds[:1], frames, paths)
+                    + play_episodes(venv, policy, seeds[1:], paths=paths))
     finally:
         close_vec_env(venv)
     if video is not None:
         write_video(Path(video), frames, video_fps(venv.unwrapped.envs[0]))
+    if trace is not None:
+        from wadgym.agents.episodes import plot_paths
+
+        plot_paths(paths, Path(trace), f"{env_id}: where the policy went ({len(seeds)} episodes)")
     keys = ("seed", "level_seed", "score", "return", "length", *OPTIONAL_KEYS, MATCH)
     optional = {*OPTIONAL_KEYS, MATCH}
     return [{key: episode[key] for key in keys if key not in optional or episode[key] is not None}
@@ -148,14 +156,17 @@ def has_scripted(env_id: str, env_kwargs: dict[str, Any]) -> bool:
 
 
 def play_split(policy, seeds: list[int], levels: str, players=PLAYERS[:2],
-               video: str | Path | None = None) -> dict[str, dict[str, Any]]:
+               video: str | Path | None = None, trace: str | Path | None = None) -> dict[str, dict[str, Any]]:
     """Each of `players` ("trained": `policy`, "random", "scripted") on the same seeded episodes of the
-    `levels` split: player -> summarize(...). `video` records the trained policy's first episode."""
-    return play_players(policy, split_kwargs(policy.env_id, policy.env_kwargs, levels), seeds, players, video)
+    `levels` split: player -> summarize(...). `video` records the trained policy's first episode, `trace` draws
+    its paths."""
+    return play_players(policy, split_kwargs(policy.env_id, policy.env_kwargs, levels), seeds, players, video,
+                        trace=trace)
 
 
 def play_players(policy, env_kwargs: dict[str, Any], seeds: list[int], players=PLAYERS[:2],
-                 video: str | Path | None = None, workers: int | None = None) -> dict[str, dict[str, Any]]:
+                 video: str | Path | None = None, workers: int | None = None,
+                 trace: str | Path | None = None) -> dict[str, dict[str, Any]]:
     """Each of `players` on the same seeded episodes of the env made with `env_kwargs`: player -> summarize(...).
 
     The players play at once, each on its own engine and thread (`workers`: how many at a time, default all):
@@ -169,7 +180,8 @@ def play_players(policy, env_kwargs: dict[str, Any], seeds: list[int], players=P
 
     def play(name: str) -> dict[str, Any]:
         return summarize(run_episodes(policy.env_id, env_kwargs, seeds, played[name],
-                                      video=video if name == "trained" else None))
+                                      video=video if name == "trained" else None,
+                                      trace=trace if name == "trained" else None))
 
     with ThreadPoolExecutor(max_workers=max(1, workers or len(players)), thread_name_prefix="player") as pool:
         summaries = list(pool.map(play, players))
@@ -201,23 +213,25 @@ def map_kwargs(env_id: str, env_kwargs: dict[str, Any], wad: str, map_name: str 
 
 
 def compare_on_map(policy, episodes: int, seed: int, wad: str, map_name: str = "MAP01",
-                   video: str | Path | None = None) -> dict[str, Any]:
+                   video: str | Path | None = None, trace: str | Path | None = None) -> dict[str, Any]:
     """The trained policy and a random one on a hand-made map (a WAD file or "vizdoom:NAME", and its map),
     seeds seed..seed+episodes-1, as compare_with_random reports them. No family has a scripted reference
     there (theirs read the plan of the levels they build), so none plays."""
     seeds = [seed + i for i in range(episodes)]
     start = time.perf_counter()
-    summaries = play_players(policy, map_kwargs(policy.env_id, policy.env_kwargs, wad, map_name), seeds, video=video)
+    summaries = play_players(policy, map_kwargs(policy.env_id, policy.env_kwargs, wad, map_name), seeds, video=video,
+                             trace=trace)
     result = comparison(policy, seeds, "hand-made", summaries, time.perf_counter() - start)
     return {**result, "wad": wad, "map": map_name.upper()}
 
 
 def compare_with_random(policy, episodes: int, seed: int, video: str | Path | None = None,
-                        levels: str = "test") -> dict[str, Any]:
-    """The trained policy and a random one on seeds seed..seed+episodes-1 of the `levels` split."""
+                        levels: str = "test", trace: str | Path | None = None) -> dict[str, Any]:
+    """The trained policy and a random one on seeds seed..seed+episodes-1 of the `levels` split (the trained
+    policy's first episode recorded to `video`, its paths drawn to `trace`)."""
     seeds = [seed + i for i in range(episodes)]
     start = time.perf_counter()
-    summaries = play_split(policy, seeds, levels, video=video)
+    summaries = play_split(policy, seeds, levels, video=video, trace=trace)
     return comparison(policy, seeds, levels, summaries, time.perf_counter() - start)
 
 

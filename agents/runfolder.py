@@ -56,6 +56,19 @@ def write_text_atomic(path: Path, text: str) -> None:
     write_bytes_atomic(path, text.encode())
 
 
+def write_png(path: Path, fig) -> Path:
+    """A matplotlib figure as a PNG at `path`, written whole (write_bytes_atomic), then closed."""
+    import io
+
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    write_bytes_atomic(Path(path), buf.getvalue())
+    return Path(path)
+
+
 def write_json(path: Path, value: Any) -> None:
     write_text_atomic(path, json.dumps(value, indent=2, sort_keys=False, default=str) + "\n")
 

@@ -1,12 +1,14 @@
 """Evaluate a training run on fixed seeded episodes, beside a random policy on the same seeds.
 
-    wadgym eval RUN [--episodes 20] [--seed 0] [--levels test|train] [--video out.mp4] [--deterministic]
+    wadgym eval RUN [--episodes 20] [--seed 0] [--levels test|train] [--video out.mp4] [--trace paths.png]
+                    [--deterministic]
     wadgym eval RUN --wad FILE [--map MAP01] ...      # a hand-made map (or vizdoom:NAME) instead of levels
 
 Episode i of both policies starts with reset(seed=seed+i), so both play the same level and start.
 Each episode's score is the env's own measure (info["score"]: items, kills, ...). `--levels test` (the
 default) plays held-out levels: level seeds from TEST_START_LEVEL on, which no training range reaches;
-`--levels train` plays the levels the run trained on.
+`--levels train` plays the levels the run trained on. `--trace` draws where the trained policy went in
+each episode over the map's lines (a panel per map), each path labelled with the distance it moved per step.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--episodes", type=int, default=20, help="number of seeded episodes (default 20)")
     parser.add_argument("--seed", type=int, default=0, help="episode i uses seed SEED+i (default 0)")
     parser.add_argument("--video", metavar="MP4", help="write a video of the trained agent's first episode")
+    parser.add_argument("--trace", metavar="PNG", help="draw the trained agent's path in every episode over the "
+                        "map's lines (a PNG: one panel per map, each path's score and distance moved per step)")
     parser.add_argument("--levels", choices=evaluate.LEVEL_SPLITS, default="test",
                         help="test: held-out levels (default); train: the run's own training levels")
     parser.add_argument("--deterministic", action="store_true", help="argmax actions instead of sampling")
@@ -62,18 +66,23 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError("--map chooses a map of --wad; pass --wad too")
         if args.episodes < 1:
             raise ValueError(f"--episodes must be >= 1, got {args.episodes}")
+        if args.trace and Path(args.trace).suffix.lower() != ".png":
+            raise ValueError(f"--trace {args.trace}: the drawing is a PNG; name a file ending in .png")
         policy = SavedPolicy(args.run, device=args.device, deterministic=args.deterministic)
         if args.wad:
-            result = evaluate.compare_on_map(policy, args.episodes, args.seed, args.wad, args.map, video=args.video)
+            result = evaluate.compare_on_map(policy, args.episodes, args.seed, args.wad, args.map, video=args.video,
+                                             trace=args.trace)
         else:
             result = evaluate.compare_with_random(policy, args.episodes, args.seed, video=args.video,
-                                                  levels=args.levels)
+                                                  levels=args.levels, trace=args.trace)
     except ValueError as exc:
         print(f"wadgym eval: {exc}", file=sys.stderr)
         return 2
     print(evaluate.format_comparison(result))
     if args.video:
         print(f"video: {args.video}")
+    if args.trace:
+        print(f"paths: {args.trace}")
     if args.json:
         runfolder.write_json(Path(args.json), result)
     if args.track:

@@ -3,6 +3,7 @@ actor classes its DECORATE defines. What wadgym needs to play a hand-made map, r
 
     maps = read_maps("my_level.wad")          # {"MAP01": MapSummary, ...}; ValueError: missing, not a WAD
     maps["MAP01"].player_starts, maps["MAP01"].exits, maps["MAP01"].classes()
+    maps["MAP01"].walls                       # its lines as (x1, y1, x2, y2, one-sided), e.g. to draw the map
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ class MapSummary:
     has_scripts: bool               # a BEHAVIOR lump: ACS may spawn things or end the map
     hexen_numbering: bool = True    # specials numbered as Hexen's (Doom maps, UDMF's "doom" namespace: Doom's)
     decorate: dict[str, tuple[str | None, int | None, str]] = field(default_factory=dict, compare=False)
+    # one per line: its vertices' x1, y1, x2, y2 (map units) and whether it is one-sided (a wall, no sector behind)
+    walls: tuple[tuple[float, float, float, float, bool], ...] = field(default=(), compare=False)
 
     @property
     def player_starts(self) -> int:
@@ -164,10 +167,26 @@ def _binary_map(name: str, lumps, decorate) -> MapSummary:
     if hexen:  # tid x y z angle type flags special arg0..4; v1 v2 flags special arg0..4 side1 side2
         parsed = [_hexen_thing(*struct.unpack_from("<hhhhhhhB5B", things, k)) for k in range(0, len(things) - 19, 20)]
         specials = [struct.unpack_from("<HHHB", lines, k)[3] for k in range(0, len(lines) - 15, 16)]
+        ends = [struct.unpack_from("<HH", lines, k) + struct.unpack_from("<H", lines, k + 14)
+                for k in range(0, len(lines) - 15, 16)]
     else:  # x y angle type flags; v1 v2 flags special tag side1 side2
         parsed = [_doom_thing(*struct.unpack_from("<hhhhh", things, k)) for k in range(0, len(things) - 9, 10)]
         specials = [struct.unpack_from("<HHHH", lines, k)[3] for k in range(0, len(lines) - 13, 14)]
-    return MapSummary(name, "hexen" if hexen else "doom", tuple(parsed), tuple(specials), hexen, hexen, decorate)
+        ends = [struct.unpack_from("<HH", lines, k) + struct.unpack_from("<H", lines, k + 12)
+                for k in range(0, len(lines) - 13, 14)]
+    vertices = own.get("VERTEXES", b"")
+    points = [struct.unpack_from("<hh", vertices, k) for k in range(0, len(vertices) - 3, 4)]
+    walls = tuple(_wall(points, v1, v2, back == 0xFFFF) for v1, v2, back in ends)
+    return MapSummary(name, "hexen" if hexen else "doom", tuple(parsed), tuple(specials), hexen, hexen, decorate,
+                      tuple(w for w in walls if w is not None))
+
+
+def _wall(points, v1: int, v2: int, one_sided: bool) -> tuple[float, float, float, float, bool] | None:
+    """A line's ends and sidedness (None for a line whose vertex the map lacks: drawn nowhere)."""
+    if max(v1, v2) >= len(points):
+        return None
+    (x1, y1), (x2, y2) = points[v1], points[v2]
+    return float(x1), float(y1), float(x2), float(y2), one_sided
 
 
 def _skills(flags: int) -> frozenset[int]:
@@ -194,18 +213,23 @@ def _udmf_map(name: str, lumps, decorate) -> MapSummary:
     namespace = (_NAMESPACE.search(text) or [None, "zdoom"])[1].lower()
     behavior = any(n == "BEHAVIOR" for n, _ in lumps[:next((i for i, (n, _) in enumerate(lumps) if n == "ENDMAP"),
                                                         len(lumps))])
-    things, specials = [], []
+    things, specials, points, ends = [], [], [], []
     for block in _BLOCK.finditer(text):
         keyword, fields = block.group(1).lower(), {k.lower(): v.strip() for k, v in _FIELD.findall(block.group(2))}
-        if keyword == "thing":
+        if keyword == "vertex":
+            points.append((float(fields.get("x", 0)), float(fields.get("y", 0))))
+        elif keyword == "thing":
             skills = frozenset(s for s in SKILLS if _true(fields.get(f"skill{s}")))
             things.append(MapThing(int(float(fields.get("type", 0))), float(fields.get("x", 0)),
                                    float(fields.get("y", 0)), skills, _true(fields.get("single")),
                                    int(fields.get("special", 0))))
         elif keyword == "linedef":
             specials.append(int(fields.get("special", 0)))
+            ends.append((int(fields.get("v1", 0)), int(fields.get("v2", 0)), int(fields.get("sideback", -1)) < 0))
     hexen = namespace not in ("doom", "heretic", "strife")
-    return MapSummary(name, "udmf", tuple(things), tuple(specials), behavior, hexen, decorate)
+    walls = (_wall(points, v1, v2, one_sided) for v1, v2, one_sided in ends)
+    return MapSummary(name, "udmf", tuple(things), tuple(specials), behavior, hexen, decorate,
+                      tuple(w for w in walls if w is not None))
 
 
 def _true(value: str | None) -> bool:

@@ -16,8 +16,6 @@ def plot_learning_curve(episodes: list[dict[str, Any]], path: Path, title: str =
     matplotlib.use("Agg")  # headless: no display on training machines
     import matplotlib.pyplot as plt
 
-    from wadgym.agents.runfolder import write_bytes_atomic
-
     label = f"{score_name} per episode"
     points = [(e["timesteps"], e["score"]) for e in episodes if e.get("score") is not None]
     fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
@@ -37,13 +35,9 @@ def plot_learning_curve(episodes: list[dict[str, Any]], path: Path, title: str =
     ax.set_title(title)
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    import io
+    from wadgym.agents.runfolder import write_png
 
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    plt.close(fig)
-    write_bytes_atomic(Path(path), buf.getvalue())
-    return Path(path)
+    return write_png(path, fig)
 
 
 def binned_means(steps: np.ndarray, values: np.ndarray, bins: int) -> tuple[np.ndarray, np.ndarray]:

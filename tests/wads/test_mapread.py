@@ -66,3 +66,54 @@ def test_deathmatch_starts_count_in_any_mode_and_are_no_class(tmp_path):
     summary = read_maps(path)["MAP01"]
     assert (summary.deathmatch_starts, summary.player_starts) == (3, 0)
     assert summary.classes() == {"Medikit": 1}
+
+
+SQUARE = ((0, 0), (64, 0), (64, 64))
+WALLS = ((0.0, 0.0, 64.0, 0.0, True), (64.0, 0.0, 64.0, 64.0, False))   # one wall, one line with a sector behind
+
+
+def lines_in(fmt: str) -> list[tuple[str, bytes]]:
+    """A map of each format with SQUARE's vertices and WALLS' two lines (and one line to a vertex it lacks)."""
+    if fmt == "udmf":
+        text = "namespace = \"zdoom\";\n" + "".join(f"vertex {{ x = {x}.0; y = {y}.0; }}\n" for x, y in SQUARE)
+        text += ("linedef { v1 = 0; v2 = 1; sidefront = 0; }\n"
+                 "linedef { v1 = 1; v2 = 2; sidefront = 1; sideback = 2; }\n"
+                 "linedef { v1 = 2; v2 = 9; sidefront = 3; }\n")
+        return [("MAP01", b""), ("TEXTMAP", text.encode()), ("ENDMAP", b"")]
+    vertices = b"".join(struct.pack("<hh", x, y) for x, y in SQUARE)
+    if fmt == "hexen":  # v1 v2 flags special arg0..4 side1 side2
+        lines = b"".join(struct.pack("<HHHB5BHH", a, b, 0, 0, 0, 0, 0, 0, 0, 0, back)
+                         for a, b, back in ((0, 1, 0xFFFF), (1, 2, 1), (2, 9, 0xFFFF)))
+        extra = [("BEHAVIOR", b"ACS\0")]
+    else:  # v1 v2 flags special tag side1 side2
+        lines = b"".join(struct.pack("<HHHHHHH", a, b, 0, 0, 0, 0, back)
+                         for a, b, back in ((0, 1, 0xFFFF), (1, 2, 1), (2, 9, 0xFFFF)))
+        extra = []
+    return [("MAP01", b""), ("THINGS", b""), ("LINEDEFS", lines), ("SIDEDEFS", b""), ("VERTEXES", vertices),
+            ("SECTORS", b""), *extra]
+
+
+@pytest.mark.parametrize("fmt", ["doom", "hexen", "udmf"])
+def test_walls_are_the_lines_ends_and_sides_in_every_format(tmp_path, fmt):
+    path = tmp_path / f"{fmt}.wad"
+    path.write_bytes(pack_wad(lines_in(fmt)))
+    summary = read_maps(path)["MAP01"]
+    assert summary.format == fmt and summary.walls == WALLS   # the line to a missing vertex is left out
+
+
+def test_walls_of_a_built_level_enclose_its_things(tmp_path):
+    """A level wadgym built (DoomExit-v0's first), read back: its walls bound every thing it placed."""
+    import numpy as np
+
+    from wadgym.envs.families.exit import PRESETS, build
+    from wadgym.envs.scenarios import compile_acs
+    from wadgym.wads import build_wad
+
+    path = tmp_path / "exit.wad"
+    path.write_bytes(build_wad([build(np.random.default_rng(0), PRESETS["default"])], compiler=compile_acs))
+    (summary,) = read_maps(path).values()
+    ends = np.array([w[:4] for w in summary.walls])
+    assert summary.things and any(w[4] for w in summary.walls) and not all(w[4] for w in summary.walls)
+    for thing in summary.things:
+        assert ends[:, [0, 2]].min() < thing.x < ends[:, [0, 2]].max()
+        assert ends[:, [1, 3]].min() < thing.y < ends[:, [1, 3]].max()
