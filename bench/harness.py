@@ -211,6 +211,18 @@ def train_command(config) -> str:
     return shlex.join(words)
 
 
+def trained_commit(run_dir: Path) -> str:
+    """The commit a run's training started from, as its meta.json records it (short, "-dirty" where its tree had
+    changes): the code that trained it, which the checkout may have moved on from by the time its row is written;
+    git_commit() where the run folder does not say."""
+    try:
+        git = json.loads((Path(run_dir) / "meta.json").read_text())["git"]
+        commit = str(git["commit"])[:7] if git.get("commit") else None
+    except (OSError, ValueError, KeyError, TypeError):
+        commit = None
+    return commit + ("-dirty" if git.get("dirty") else "") if commit else git_commit()
+
+
 def git_commit() -> str:
     """The checkout's short commit, "-dirty" where its code (not docs/ or README.md, the benchmark's own
     outputs) has changes; "unknown" outside a git checkout."""

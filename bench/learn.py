@@ -64,6 +64,7 @@ from harness import (
     git_commit,
     hyperparams_file,
     mean_spread,
+    trained_commit,
     typed_command,
     typed_path,
 )
@@ -913,7 +914,7 @@ def train_grid(args: argparse.Namespace, out: harness.Pages, demos: bool) -> Non
         from wadgym.envs.registration import score_name
 
         row = {"env": env_id, "budget": label(size), "seed": seed, "score_name": score_name(env_id),
-               "commit": git_commit(), "command": command,
+               "commit": trained_commit(run_dir), "command": command,
                "run_dir": typed_path(run_dir, run_folder=True), "timesteps": result["timesteps"],
                "wall_time_s": round(result["wall_time_s"], 1),
                "steps_per_second": round(result["steps_per_second"], 1), "device": result["device"],

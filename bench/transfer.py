@@ -53,6 +53,7 @@ from harness import (
     git_commit,
     hyperparams_file,
     mean_spread,
+    trained_commit,
     typed_path,
 )
 
@@ -676,7 +677,7 @@ def train_grid(args: argparse.Namespace, out: harness.Pages) -> None:
         from wadgym.envs.registration import score_name
 
         row = {"pair": pair, "env": env_id, "original": wad, "trained_on": trained_on, "seed": seed,
-               "score_name": score_name(env_id), "commit": git_commit(),
+               "score_name": score_name(env_id), "commit": trained_commit(run_dir),
                "command": f"python bench/transfer.py --pair {pair} --trained-on {trained_on} --seeds 1 "
                           f"--first-seed {seed} --episodes {args.episodes} "
                           + (f"--conf-file {typed_path(args.conf_file)}" if args.conf_file

@@ -161,3 +161,17 @@ def test_a_rewritten_page_keeps_its_hand_written_section_as_it_was(harness, tmp_
     page.write_text(page.read_text() + "\n## Reading\n\nBy hand: mentions ## Reading inline.\n\n")
     harness.write_page(page, ["# Title", "", "new"], keep="## Reading")
     assert page.read_text() == "# Title\n\nnew\n\n## Reading\n\nBy hand: mentions ## Reading inline.\n\n"
+
+
+def test_a_rows_commit_is_the_one_its_training_started_from(harness, tmp_path):
+    """trained_commit: the run folder's meta.json (the code that trained, which the checkout may have left by the
+    time the row is written), short and "-dirty" as recorded; the checkout's own where the folder does not say."""
+    run = tmp_path / "run"
+    run.mkdir()
+    assert harness.trained_commit(run) == harness.git_commit()
+    (run / "meta.json").write_text(json.dumps({"git": {"commit": "0123456789abcdef", "dirty": False}}))
+    assert harness.trained_commit(run) == "0123456"
+    (run / "meta.json").write_text(json.dumps({"git": {"commit": "fedcba9876543210", "dirty": True}}))
+    assert harness.trained_commit(run) == "fedcba9-dirty"
+    (run / "meta.json").write_text(json.dumps({"git": {"commit": None, "dirty": None}}))
+    assert harness.trained_commit(run) == harness.git_commit()
