@@ -30,7 +30,7 @@ def run_episodes(
     """One episode per seed with `policy` (a SavedPolicy, on the env it makes; None or "random": the random
     policy; "scripted": the env's scripted reference). Returns per-episode seed, level seed, score, return
     and length; records the first episode's frames to `video`, and draws every episode's path over its map to
-    `trace` (a PNG: agents.runs.plots.plot_paths)."""
+    `trace` (a PNG: agents.episodes.plot_paths)."""
     from wadgym.agents.episodes import RandomPolicy, ScriptedPolicy, play_episodes, video_fps, write_video
     from wadgym.agents.vec import build_vec_env, close_vec_env
 

@@ -217,10 +217,11 @@ def trained_commit(run_dir: Path) -> str:
     git_commit() where the run folder does not say."""
     try:
         git = json.loads((Path(run_dir) / "meta.json").read_text())["git"]
-        commit = str(git["commit"])[:7] if git.get("commit") else None
     except (OSError, ValueError, KeyError, TypeError):
-        commit = None
-    return commit + ("-dirty" if git.get("dirty") else "") if commit else git_commit()
+        return git_commit()
+    if not isinstance(git, dict) or not git.get("commit"):
+        return git_commit()
+    return str(git["commit"])[:7] + ("-dirty" if git.get("dirty") else "")
 
 
 def git_commit() -> str:

@@ -166,17 +166,14 @@ def _binary_map(name: str, lumps, decorate) -> MapSummary:
     things, lines = own.get("THINGS", b""), own.get("LINEDEFS", b"")
     if hexen:  # tid x y z angle type flags special arg0..4; v1 v2 flags special arg0..4 side1 side2
         parsed = [_hexen_thing(*struct.unpack_from("<hhhhhhhB5B", things, k)) for k in range(0, len(things) - 19, 20)]
-        specials = [struct.unpack_from("<HHHB", lines, k)[3] for k in range(0, len(lines) - 15, 16)]
-        ends = [struct.unpack_from("<HH", lines, k) + struct.unpack_from("<H", lines, k + 14)
-                for k in range(0, len(lines) - 15, 16)]
+        records = [struct.unpack_from("<HHHB5BHH", lines, k) for k in range(0, len(lines) - 15, 16)]
     else:  # x y angle type flags; v1 v2 flags special tag side1 side2
         parsed = [_doom_thing(*struct.unpack_from("<hhhhh", things, k)) for k in range(0, len(things) - 9, 10)]
-        specials = [struct.unpack_from("<HHHH", lines, k)[3] for k in range(0, len(lines) - 13, 14)]
-        ends = [struct.unpack_from("<HH", lines, k) + struct.unpack_from("<H", lines, k + 12)
-                for k in range(0, len(lines) - 13, 14)]
+        records = [struct.unpack_from("<HHHHHHH", lines, k) for k in range(0, len(lines) - 13, 14)]
+    specials = [record[3] for record in records]
     vertices = own.get("VERTEXES", b"")
     points = [struct.unpack_from("<hh", vertices, k) for k in range(0, len(vertices) - 3, 4)]
-    walls = tuple(_wall(points, v1, v2, back == 0xFFFF) for v1, v2, back in ends)
+    walls = tuple(_wall(points, record[0], record[1], record[-1] == 0xFFFF) for record in records)
     return MapSummary(name, "hexen" if hexen else "doom", tuple(parsed), tuple(specials), hexen, hexen, decorate,
                       tuple(w for w in walls if w is not None))
 
