@@ -66,6 +66,9 @@ PAIRS: dict[str, tuple[str, str]] = {
     # Combat: the bots' generated arenas and ViZDoom's AI-competition map (its MAP01: rocket launchers only), the
     # same bots on both (the id's 3 of level 2), scored in frags.
     "combat": ("DoomDeathmatchBots-v0", "vizdoom:cig"),
+    # Combat with cig's weapons on the generated arenas (every player armed with a rocket launcher and 10 rockets),
+    # the preset that covers what cig deals and the default arenas never show: rockets that hurt the one who fires.
+    "combat-rockets": ("DoomDeathmatchBots-v0", "vizdoom:cig"),
     "defend-dtc": ("DoomDefend-v0", "vizdoom:defend_the_center"),
     "corridor": ("DoomCorridor-v0", "vizdoom:deadly_corridor"),
     # The navigation generator's second version (rooms of several sizes, corridors that turn, far starts,
@@ -83,6 +86,8 @@ PAIRS: dict[str, tuple[str, str]] = {
 # green armour, which DoomExit-v0's levels (a white lamp) never show; half its levels show the armour instead.
 # "defend-dtc": DoomDefend-v0's preset that covers defend_the_center (26 bullets, full-speed melee monsters of one
 # bullet, a round room; envs/families/defend.py's "center").
+# "combat-rockets": the deathmatch bots' preset that deals what cig does (every player starts and respawns with a
+# rocket launcher and 10 rockets; the pickups rocket launchers and rockets), which the default arenas never show.
 # "exit-looks": DoomExit-v1's looks on DoomExit-v0's buildings (its texture pool with the stock textures of
 # my_way_home's kin, light from uniform to varied, rooms with walls of their own) and walls that carry lights
 # (my_way_home lines some walls with a ceiling light's flat, a bright diamond in gray, which DoomExit-v0's levels
@@ -90,6 +95,7 @@ PAIRS: dict[str, tuple[str, str]] = {
 PAIR_KWARGS: dict[str, dict[str, Any]] = {
     "exit-mixed": {"exit_look": "mixed"},
     "defend-dtc": {"preset": "center"},
+    "combat-rockets": {"preset": "rockets"},
     "exit-looks": {"exit_look": "mixed", "textures": "lit", "light_min": 128, "light_max": 224,
                    "light_variation": 48, "wall_mix": 0.5},
 }
@@ -99,7 +105,8 @@ PAIR_SETTINGS: dict[str, dict[str, Any]] = {"exit-counts": {"explore": "counts:0
                                              "exit-looks": {"explore": "counts:0.005"}}
 # A pair whose original-trained runs are another pair's (the same id, original and entry: the same training),
 # played again on this pair's generated levels.
-SHARED_ORIGINAL: dict[str, str] = {"exit-mixed": "exit", "defend-dtc": "defend", "exit-looks": "exit-counts"}
+SHARED_ORIGINAL: dict[str, str] = {"exit-mixed": "exit", "defend-dtc": "defend", "exit-looks": "exit-counts",
+                                   "combat-rockets": "combat"}
 # Env kwargs of the ids' entries that need the generator's facts (the rooms of a building wadgym built, the ACS of
 # its arenas), which a hand-made map does not give: each family's `level_only_kwargs` (reward bonuses; the score is
 # the same), left out on the original, in training and in play. DoomExit-v0's entry trains with new_room_reward

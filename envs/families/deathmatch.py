@@ -51,6 +51,10 @@ MAX_TRIES = 400              # spot draws per player or pickup
 FOG_TICS = 75                # the seeded start's wait for the spawns' teleport fogs to fade
 WEAPONS = ("Shotgun", "Chaingun", "SuperShotgun", "RocketLauncher", "PlasmaRifle")
 AMMO = ("Clip", "ClipBox", "Shell", "ShellBox", "RocketAmmo", "Cell")
+# A starting weapon's ammo and the most of it a player carries (Doom's limits without a backpack).
+WEAPON_AMMO: dict[str, tuple[str, int]] = {"Shotgun": ("Shell", 50), "SuperShotgun": ("Shell", 50),
+                                           "Chaingun": ("Clip", 200), "RocketLauncher": ("RocketAmmo", 50),
+                                           "PlasmaRifle": ("Cell", 300)}
 
 # The counts the task tracks (start-relative in info), and the frags of seats 2..8 (the bots', after the players).
 COUNTS = ("FRAGCOUNT", "DEATHCOUNT", "DAMAGECOUNT", "DAMAGE_TAKEN", "HEALTH")
@@ -73,8 +77,10 @@ class Params:
     square pillars of `obstacle_size`) for `n_players`; each episode places `n_weapons` weapons drawn from
     `weapons` and `n_ammo` ammo pickups drawn from `ammo` at random free spots, at least `pickup_spacing`
     apart, and the players at least `player_spacing` apart. Light is drawn per level from `light_low` to
-    `light_high`. `bots` engine bots (0 to MAX_SEATS - n_players) join the players, each of skill level
-    `bot_skill` (1 to 5, see BOT_SKILLS; or a sequence of levels, one per bot)."""
+    `light_high`. Every player (bots included) starts and respawns with the stock pistol and 50 bullets, and
+    with `start_weapon` (a name from WEAPONS; "" for none) raised and `start_ammo` rounds of its ammo (0: what
+    the weapon itself gives, as picking it up does). `bots` engine bots (0 to MAX_SEATS - n_players) join the
+    players, each of skill level `bot_skill` (1 to 5, see BOT_SKILLS; or a sequence of levels, one per bot)."""
 
     n_players: int = 2
     size: int = 1024
@@ -92,13 +98,19 @@ class Params:
     light_high: int = 240
     bots: int = 0
     bot_skill: int | tuple[int, ...] = 2
+    start_weapon: str = ""
+    start_ammo: int = 0
 
     def __post_init__(self):
         check_fields(self, {"n_players": (1, MAX_PLAYERS), "size": (512, 4096), "n_obstacles": (0, 16),
                             "obstacle_size": (32, 256), "n_weapons": (0, MAX_PICKUPS), "n_ammo": (0, MAX_PICKUPS),
                             "player_spacing": (0, 4096), "pickup_spacing": (0, 4096), "player_health": (1, 10000),
                             "light_low": (0, 255), "light_high": (0, 255)},
-                     {"shape": ("random", *SHAPES)})
+                     {"shape": ("random", *SHAPES), "start_weapon": ("", *WEAPONS)})
+        most = WEAPON_AMMO[self.start_weapon][1] if self.start_weapon else None
+        object.__setattr__(self, "start_ammo", check_number("start_ammo", self.start_ammo, 0, most, whole=True))
+        if self.start_ammo and not self.start_weapon:
+            raise ValueError(f"start_ammo={self.start_ammo} needs a start_weapon (one of {', '.join(WEAPONS)})")
         for name, valid in (("weapons", WEAPONS), ("ammo", AMMO)):
             value = getattr(self, name)
             if isinstance(value, str) or not isinstance(value, (list, tuple)) or not value \
@@ -202,7 +214,21 @@ def deathmatch_script(p: Params, layout: Layout) -> str:
         "ammo_size": len(p.ammo), "ammo_kinds": ", ".join(f'"{a}"' for a in p.ammo),
         "pillar_size": len(pillars), "pillar_x": acs_list((x0 + x1) // 2 for x0, _, x1, _ in pillars),
         "pillar_y": acs_list((y0 + y1) // 2 for _, y0, _, y1 in pillars), "pillar_r": acs_list(grown),
+        "loadout": loadout(p),
     })
+
+
+def loadout(p: Params) -> str:
+    """The ACS lines that arm a (re)spawned player with `p.start_weapon` ("" without one: the script's text is
+    then what it was before starting weapons existed, so the levels' WADs keep their bytes)."""
+    if not p.start_weapon:
+        return ""
+    lines = [f'GiveInventory("{p.start_weapon}", 1);']
+    if p.start_ammo:   # exactly start_ammo: what the weapon gave taken away first
+        ammo, most = WEAPON_AMMO[p.start_weapon]
+        lines += [f'TakeInventory("{ammo}", {most});', f'GiveInventory("{ammo}", {p.start_ammo});']
+    lines.append(f'SetWeapon("{p.start_weapon}");')
+    return "".join(f"\n    {line}" for line in lines)
 
 
 class DeathmatchEnv(DoomEnv):
@@ -261,7 +287,8 @@ class DeathmatchEnv(DoomEnv):
     ## Arguments
     - scenario parameters (see `Params`): `n_players`, `size`, `shape`, `n_obstacles`, `obstacle_size`,
       `weapons` (names from WEAPONS), `ammo` (names from AMMO), `n_weapons`, `n_ammo`, `player_spacing`,
-      `pickup_spacing`, `player_health`, `light_low`, `light_high`.
+      `pickup_spacing`, `player_health`, `light_low`, `light_high`, `start_weapon` and `start_ammo` (a
+      weapon every player starts and respawns with, raised, beside the pistol).
     - `bots` (0 to 8 - n_players, default 0) and `bot_skill` (a level 1 to 5 for every bot, default 2, or
       one level per bot; the levels are DoomDeathmatchBots-v0's).
     - num_levels, start_level, frame_skip, resolution, render_resolution, downsample, color,
@@ -434,6 +461,11 @@ class BotsParams(Params):
 BOTS_PRESETS: dict[str, BotsParams] = {
     "default": BotsParams(),
     "hard": BotsParams(bots=5, bot_skill=4),
+    # What ViZDoom's cig.wad (the AI competition's map) deals: every player starts and respawns with a rocket
+    # launcher and 10 rockets, and its pickups are rocket launchers and rockets, so a rocket at a close wall or
+    # pillar hurts the one who fired it. The default's arenas never show a rocket launcher.
+    "rockets": BotsParams(start_weapon="RocketLauncher", start_ammo=10, weapons=("RocketLauncher",),
+                          ammo=("RocketAmmo",)),
 }
 
 
@@ -540,7 +572,10 @@ class DeathmatchBotsEnv(DeathmatchEnv):
       of levels, one per bot);
     - the deathmatch scenario parameters (see `Params`; `n_players` stays 1): `size`, `shape`,
       `n_obstacles`, `obstacle_size`, `weapons`, `ammo`, `n_weapons`, `n_ammo`, `player_spacing`,
-      `pickup_spacing`, `player_health`, `light_low`, `light_high`;
+      `pickup_spacing`, `player_health`, `light_low`, `light_high`, `start_weapon`, `start_ammo`;
+    - `preset`: "default", "hard" (the Hard id's bots) or "rockets" (cig.wad's weapons on the arenas: every
+      player starts and respawns with a rocket launcher and 10 rockets, the pickups rocket launchers and
+      rockets);
     - `match_minutes` (default None: no match clock): end each episode after that many minutes of game
       time, as a truncation (see Episode End);
     - `wad=` (a WAD with DeathmatchStarts, or "vizdoom:NAME") and `map=`: play that hand-made map (see

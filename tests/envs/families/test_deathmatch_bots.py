@@ -182,6 +182,9 @@ def test_bots_file_is_wadgyms_own_and_a_function_of_the_arguments(make_bots):
     ({"wad": "vizdoom:basic"}, "valid: a map made for deathmatch, e.g. vizdoom:cig or vizdoom:multi_deathmatch"),
     ({"wad": "vizdoom:cig", "aim_reward": 0.5}, "aim_reward follows the nearest bot that the family's arenas' ACS"),
     ({"wad": "vizdoom:cig", "n_obstacles": 2}, "n_obstacles: scenario parameters shape generated levels"),
+    ({"start_weapon": "BFG9000"}, "start_weapon='BFG9000' is not valid; choose one of '', 'Shotgun'"),
+    ({"start_weapon": "RocketLauncher", "start_ammo": 51}, "start_ammo=51 is out of range; valid: 0 to 50"),
+    ({"start_ammo": 10}, "start_ammo=10 needs a start_weapon (one of Shotgun, Chaingun"),
     ({"match_minutes": 0}, "match_minutes=0 is not valid"),
     ({"match_minutes": -4}, "match_minutes=-4 is out of range"),
     ({"cache_dir": "a folder"}, "would have a space in its path"),
@@ -252,6 +255,30 @@ def test_a_suicide_costs_a_frag_and_counts_as_a_death_not_a_kill(make_bots):
     assert (info["match"]["suicides"], info["match"]["kills"], info["frags"], info["deaths"]) == (1, 0, -1, 1)
     assert reward == -1.0   # the death's penalty (suicide_penalty 0 adds nothing)
     check_figures(env, info, start, 2)
+
+
+def test_the_rockets_preset_arms_every_spawn_as_cig_does(make_bots):
+    # cig.wad's deal on the family's arenas: a rocket launcher raised and exactly 10 rockets at the start and
+    # at every respawn (the map's RESPAWN script), beside the stock pistol and its 50 bullets.
+    def armed(env) -> tuple[int, int, int, int]:
+        return tuple(engine_count(env, name) for name in ("SELECTED_WEAPON", "WEAPON5", "AMMO5", "AMMO2"))
+
+    plain = make_bots(bots=1, bot_skill=1)
+    plain.reset(seed=0)
+    plain.step(1)
+    assert armed(plain)[:3] == (2, 0, 0)   # the pistol alone
+    env = make_bots(bots=1, bot_skill=1, preset="rockets")
+    assert env.params.weapons == ("RocketLauncher",) and env.params.ammo == ("RocketAmmo",)
+    env.reset(seed=0)
+    env.step(1)
+    assert armed(env) == (5, 1, 10, 50)
+    env.game.send_game_command("kill")
+    for _ in range(30):   # the respawn comes about a second (9 steps) later
+        _, _, _, _, info = env.step(1)
+        if not env.game.is_player_dead():
+            break
+    assert info["deaths"] == 1 and not env.game.is_player_dead()
+    assert armed(env) == (5, 1, 10, 50)
 
 
 def test_a_match_clock_ends_the_episode_as_a_truncation(make_bots):
