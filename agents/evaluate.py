@@ -241,7 +241,8 @@ def comparison(policy, seeds: list[int], levels: str, summaries: dict[str, dict[
     from wadgym.envs.registration import score_name
 
     trained, random = summaries["trained"], summaries["random"]
-    ratio = trained["score_mean"] / random["score_mean"] if random["score_mean"] else None
+    # A ratio means "so many times random" only over a positive random mean (frags less suicides can be negative).
+    ratio = trained["score_mean"] / random["score_mean"] if random["score_mean"] > 0 else None
     return {
         "env": policy.env_id,
         "score_name": score_name(policy.env_id),
@@ -324,6 +325,9 @@ def format_comparison(result: dict[str, Any]) -> str:
     ]
     if result["score_ratio"] is not None:
         lines.append(f"{result['score_name']} trained/random: {result['score_ratio']:.2f}x")
+    elif "trained" in result and "random" in result:   # no ratio to a random mean at or below 0: the difference
+        difference = result["trained"]["score_mean"] - result["random"]["score_mean"]
+        lines.append(f"{result['score_name']} trained - random: {difference:+.2f} (random's mean is not above 0)")
     if match:  # the counts behind the ratios, as the field reports a match
         lines.append(f"trained, {match_figures.counts_line(result['trained'][MATCH])}")
     for split, summaries in (result.get("splits") or {}).items():  # training's final evaluation: the other split

@@ -394,13 +394,19 @@ def finetune_verdict(finetuned: list[dict[str, Any]], short: list[dict[str, Any]
     reference = played(original, "original", interval=False).point
     figure = played(finetuned, "original")
     said = GOAL_WORDS[harness.decide(figure, reference)]
-    interval = (f" (95% CI {figure.bounds[0]:.2f}-{figure.bounds[1]:.2f})" if figure.mean_low is not None
+    interval = (f" (95% CI {span(*figure.bounds)})" if figure.mean_low is not None
                 else " (the mean alone: these runs kept no per-episode scores)")
     scratch = (f"; from scratch with the same steps: {played(short, 'original', interval=False).point:.2f}"
                if short else "; from scratch with the same steps: not run yet")
     return (f"Fine-tune protocol (ICM's): **{said}**: fine-tuned on the original for {FINETUNE_SHARE:.0%} of the "
             f"steps, the generated-trained policy scores {figure.point:.2f} there{interval}, against "
             f"{reference:.2f} for the original-trained policy with all of them{scratch}.")
+
+
+def span(low: float, high: float) -> str:
+    """An interval's bounds in words: "0.86-0.99", or "-17.27 to -15.69" where a bound is negative (a dash
+    between negative numbers reads as two minus signs)."""
+    return f"{low:.2f} to {high:.2f}" if min(low, high) < 0 else f"{low:.2f}-{high:.2f}"
 
 
 NO_SHARE = ("the original-trained mean, {reference:.2f}, is not above 0, so a share of it means nothing; the "
@@ -422,7 +428,7 @@ def share_words(point: float, reference: float, said: str, bounds: tuple[float, 
         interval = f", 95% CI {bounds[0] / reference:.0%}-{bounds[1] / reference:.0%}" if bounds else ""
         return (f"generated-trained scores {point / reference:.0%} of the original-trained "
                 f"{'mean' if bounds else 'score'} on the original{interval} ({said} the {GOAL_SHARE:.0%} goal)")
-    interval = f", 95% CI {bounds[0]:.2f}-{bounds[1]:.2f}" if bounds else ""
+    interval = f", 95% CI {span(*bounds)}" if bounds else ""
     return (f"generated-trained scores {point:.2f} on the original{interval} ({said} the bar: "
             f"{NO_SHARE.format(reference=reference)})")
 

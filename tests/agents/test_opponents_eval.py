@@ -46,6 +46,10 @@ def test_each_episode_records_the_median_bot_and_the_summary_their_mean():
     assert [float(c) for c in cells[4:6]] == [round(info["match"]["frags_per_minute"], 2),
                                              round(info["match"]["kd_ratio"], 2)]
     assert f"{info['match']['frags']} frags, {info['match']['deaths']} deaths" in table[-1]
+    # No ratio to a random mean at or below 0 (frags less suicides can be negative): the difference instead.
+    assert "frags trained - random: +0.00 (random's mean is not above 0)" in table
+    worse = {**comparison, "trained": {**summary, "score_mean": -18.0}, "random": {**summary, "score_mean": -10.8}}
+    assert "frags trained - random: -7.20 (random's mean is not above 0)" in format_comparison(worse).splitlines()
 
 
 def test_an_env_without_opponents_has_no_median_opponent():

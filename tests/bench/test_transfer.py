@@ -5,6 +5,7 @@ bonuses a hand-made map cannot give left out, and a second call that skips the f
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import yaml
@@ -151,6 +152,7 @@ def test_a_reference_at_or_below_zero_is_the_bar_itself_not_a_share_of_it(transf
     reference = [-2.0, -2.0, -2.0, -2.0] * 5
     missed = transfer.verdict([kept(below, high)], [kept(reference, low)])
     assert missed.startswith("**goal missed**: generated-trained scores -2.50 on the original, 95% CI")
+    assert re.search(r"95% CI -\d\.\d\d to -\d\.\d\d \(misses", missed)   # no "--" between negative bounds
     assert "misses the bar: the original-trained mean, -2.00, is not above 0" in missed
     assert "of the original-trained mean on the original" not in missed
     met = transfer.verdict([kept(above, high)], [kept(reference, low)])
