@@ -66,9 +66,10 @@ class ResultsStore:
     replaced atomically (a temporary file renamed over it), so a stopped benchmark loses at most the run it was
     making and another session's rows are kept."""
 
-    def __init__(self, path: Path, **sections: dict) -> None:
+    def __init__(self, path: Path, replaced: str | None = None, **sections: dict) -> None:
         self.path = Path(path)
-        self.sections = {"runs": {}, **sections}   # what an empty store holds
+        self.replaced = replaced   # the section a row goes to when a run of another folder replaces it
+        self.sections = {"runs": {}, **sections, **({replaced: {}} if replaced else {})}   # an empty store's
 
     def load(self) -> dict[str, Any]:
         data = json.loads(self.path.read_text()) if self.path.is_file() else {}
@@ -80,8 +81,12 @@ class ResultsStore:
         write_json(self.path, data)
 
     def record(self, key: str, row: dict[str, Any]) -> None:
-        """`row` as the row of `key`, replacing any row of that key."""
+        """`row` as the row of `key`, replacing any row of that key; where the store keeps `replaced` rows, one of
+        another run folder (a rerun's) is kept there under "<key>@<its run folder>": no run's figures are dropped."""
         data = self.load()
+        old = data["runs"].get(key)
+        if self.replaced and old is not None and old.get("run_dir") != row.get("run_dir"):
+            data[self.replaced][f"{key}@{old.get('run_dir')}"] = old
         data["runs"][key] = row
         self.save(data)
 

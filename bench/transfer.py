@@ -292,6 +292,11 @@ def share_original(json_path: Path, pair: str, seed: int, train_only: bool, runs
         return
     if train_only:
         return
+    if not (runs / shared["run_dir"]).is_dir():
+        print(f"== {key}: shares {source}, whose run folder {runs / shared['run_dir']} is not here: rerun "
+              f"--pair {SHARED_ORIGINAL[pair]} --trained-on original (without --skip-done; its row now is kept among "
+              f"the replaced), then this pair", flush=True)
+        return
     print(f"== {key}: the run of {source}, played on this pair's generated levels", flush=True)
     from wadgym.agents.policies.policy import SavedPolicy
 
@@ -342,8 +347,9 @@ def evaluate_pending(json_path: Path, runs: Path, episodes: int, keys: list[str]
 
 def results(json_path: Path) -> harness.ResultsStore:
     """docs/transfer.json: the runs (keyed <pair>/<trained on>/seed<N>; a trained run waits there for its
-    evaluation, "eval" None) and each pair's baselines."""
-    return harness.ResultsStore(json_path, baselines={})
+    evaluation, "eval" None), each pair's baselines, and the rows that reruns replaced ("replaced", keyed
+    <key>@<run folder>; the page lists them)."""
+    return harness.ResultsStore(json_path, replaced="replaced", baselines={})
 
 
 def load(json_path: Path) -> dict[str, Any]:
@@ -565,6 +571,17 @@ def write_table(json_path: Path, md_path: Path, png_path: Path) -> None:
     if commands:
         lines += ["## Runs", "", "| commit | command | steps | wall time |", "|---|---|---|---|"]
         lines += [f"| {c} | `{cmd}` | {steps:,} | {wall / 60:.0f} min |" for c, cmd, steps, wall in commands]
+        lines.append("")
+    if data["replaced"]:
+        lines += ["## Replaced runs", "", "Rows that a rerun of the same pair, training and seed replaced (kept as "
+                  "history; the tables above are the reruns'):", "",
+                  "| pair / trained on / seed | on the original | on held-out generated levels | commit | run |",
+                  "|---|---|---|---|---|"]
+        for name, r in sorted(data["replaced"].items()):
+            e = r.get("eval") or {}
+            figures = [f"{e[side]:.2f}" if e.get(side) is not None else "not evaluated"
+                       for side in ("original", "generated")]
+            lines.append(f"| {name.split('@')[0]} | {figures[0]} | {figures[1]} | {r['commit']} | {r['run_dir']} |")
         lines.append("")
     if data["runs"]:
         lines += ["![each pair's 2x2: trained on x played on](transfer.png)", ""]

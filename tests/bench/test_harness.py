@@ -108,6 +108,22 @@ def test_the_store_replaces_its_file_whole_and_a_failed_write_keeps_the_old_one(
     assert json.loads(before)["runs"]["a/cpu/seed1"] == {"score": 2}
 
 
+def test_a_rerun_keeps_the_row_it_replaces_where_the_store_keeps_them(harness, tmp_path):
+    store = harness.ResultsStore(tmp_path / "results.json", replaced="replaced")
+    assert store.load() == {"runs": {}, "replaced": {}}
+    store.record("p/original/seed0", {"run_dir": "old", "eval": None})
+    store.record("p/original/seed0", {"run_dir": "old", "eval": {"original": 1.0}})   # its evaluation: same run
+    assert store.load()["replaced"] == {}
+    store.record("p/original/seed0", {"run_dir": "new", "eval": None})                # a rerun
+    data = store.load()
+    assert data["runs"]["p/original/seed0"]["run_dir"] == "new"
+    assert data["replaced"] == {"p/original/seed0@old": {"run_dir": "old", "eval": {"original": 1.0}}}
+    plain = harness.ResultsStore(tmp_path / "plain.json")   # a store that keeps none replaces the row alone
+    plain.record("k", {"run_dir": "old"})
+    plain.record("k", {"run_dir": "new"})
+    assert plain.load() == {"runs": {"k": {"run_dir": "new"}}}
+
+
 def test_the_grid_runs_seed_by_seed_or_setting_by_setting(harness):
     keys = [cell.key for cell in harness.grid(["a"], ["x", "y"], range(2))]
     assert keys == ["a/x/seed0", "a/x/seed1", "a/y/seed0", "a/y/seed1"]

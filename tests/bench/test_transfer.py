@@ -207,6 +207,33 @@ def test_a_shared_original_training_is_the_one_the_pair_would_have_made(transfer
         assert transfer.PAIR_SETTINGS.get(pair) == transfer.PAIR_SETTINGS.get(source), pair
 
 
+def test_a_shared_run_whose_folder_is_gone_is_named_and_a_rerun_keeps_the_old_row(transfer, tmp_path, capsys):
+    """defend-dtc shares defend's original-trained runs: where their folders are gone (another machine made them),
+    the pair says which rerun to make and records nothing; the rerun's row replaces the old one, which the page
+    lists among the replaced runs."""
+    json_path, md, png = tmp_path / "transfer.json", tmp_path / "transfer.md", tmp_path / "transfer.png"
+    old = {"pair": "defend", "env": "DoomDefend-v0", "original": "vizdoom:defend_the_center", "trained_on": "original",
+           "seed": 0, "score_name": "kills", "commit": "aaaaaaa", "command": "python bench/transfer.py",
+           "budget": "cpu", "conf_file": None, "run_dir": "DoomDefend-v0_original_s0_gone", "timesteps": 300032,
+           "wall_time_s": 600.0,
+           "eval": {"original": 5.0, "generated": 10.0}}
+    transfer.results(json_path).record("defend/original/seed0", old)
+    transfer.share_original(json_path, "defend-dtc", 0, False, tmp_path, 50)
+    said = capsys.readouterr().out
+    assert "DoomDefend-v0_original_s0_gone is not here: rerun --pair defend --trained-on original" in said
+    assert set(transfer.load(json_path)["runs"]) == {"defend/original/seed0"}
+    rerun = {**old, "commit": "bbbbbbb", "run_dir": "DoomDefend-v0_original_s0_new",
+             "eval": {"original": 6.0, "generated": 11.0}}
+    transfer.results(json_path).record("defend/original/seed0", rerun)
+    data = transfer.load(json_path)
+    assert data["runs"]["defend/original/seed0"] == rerun
+    assert data["replaced"] == {"defend/original/seed0@DoomDefend-v0_original_s0_gone": old}
+    transfer.write_table(json_path, md, png)
+    page = md.read_text()
+    assert "## Replaced runs" in page
+    assert "| defend/original/seed0 | 5.00 | 10.00 | aaaaaaa | DoomDefend-v0_original_s0_gone |" in page
+
+
 def test_every_pairs_generated_kwargs_build_its_familys_levels(transfer):
     """Each pair's PAIR_KWARGS are scenario parameters its family takes, within their ranges, and build a level
     (exit-looks: DoomExit-v0's building with v1's looks: the goal a lamp or the armour, v1's texture pool)."""
