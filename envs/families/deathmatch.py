@@ -49,12 +49,13 @@ MAX_SEATS = DEATHMATCH_STARTS  # players and bots in one game: a DeathmatchStart
 MAX_BOTS = MAX_SEATS - 1     # beside one agent
 MAX_TRIES = 400              # spot draws per player or pickup
 FOG_TICS = 75                # the seeded start's wait for the spawns' teleport fogs to fade
-WEAPONS = ("Shotgun", "Chaingun", "SuperShotgun", "RocketLauncher", "PlasmaRifle")
-AMMO = ("Clip", "ClipBox", "Shell", "ShellBox", "RocketAmmo", "Cell")
-# A starting weapon's ammo and the most of it a player carries (Doom's limits without a backpack).
-WEAPON_AMMO: dict[str, tuple[str, int]] = {"Shotgun": ("Shell", 50), "SuperShotgun": ("Shell", 50),
-                                           "Chaingun": ("Clip", 200), "RocketLauncher": ("RocketAmmo", 50),
+# The weapons a level may place or give, each with its ammo and the most of it a player carries (Doom's limits
+# without a backpack: a starting weapon's `start_ammo`).
+WEAPON_AMMO: dict[str, tuple[str, int]] = {"Shotgun": ("Shell", 50), "Chaingun": ("Clip", 200),
+                                           "SuperShotgun": ("Shell", 50), "RocketLauncher": ("RocketAmmo", 50),
                                            "PlasmaRifle": ("Cell", 300)}
+WEAPONS = tuple(WEAPON_AMMO)
+AMMO = ("Clip", "ClipBox", "Shell", "ShellBox", "RocketAmmo", "Cell")
 
 # The counts the task tracks (start-relative in info), and the frags of seats 2..8 (the bots', after the players).
 COUNTS = ("FRAGCOUNT", "DEATHCOUNT", "DAMAGECOUNT", "DAMAGE_TAKEN", "HEALTH")
