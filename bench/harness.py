@@ -66,9 +66,12 @@ class ResultsStore:
     replaced atomically (a temporary file renamed over it), so a stopped benchmark loses at most the run it was
     making and another session's rows are kept."""
 
-    def __init__(self, path: Path, replaced: str | None = None, **sections: dict) -> None:
+    def __init__(self, path: Path, replaced: str | None = None,
+                 replaced_key: Callable[[str, dict[str, Any]], str] | None = None, **sections: dict) -> None:
         self.path = Path(path)
         self.replaced = replaced   # the section a row goes to when a run of another folder replaces it
+        # a replaced (or set-aside) row's key there: "<key>@<its run folder>" unless the script names its own
+        self.replaced_key = replaced_key or (lambda key, row: f"{key}@{row.get('run_dir')}")
         self.sections = {"runs": {}, **sections, **({replaced: {}} if replaced else {})}   # an empty store's
 
     def load(self) -> dict[str, Any]:
@@ -80,13 +83,23 @@ class ResultsStore:
 
         write_json(self.path, data)
 
-    def record(self, key: str, row: dict[str, Any]) -> None:
+    def record(self, key: str, row: dict[str, Any], aside: bool = False) -> None:
         """`row` as the row of `key`, replacing any row of that key; where the store keeps `replaced` rows, one of
-        another run folder (a rerun's) is kept there under "<key>@<its run folder>": no run's figures are dropped."""
+        another run folder (a rerun's) is kept there under `replaced_key` ("<key>@<its run folder>"): no run's
+        figures are dropped, and a row made the row of its key leaves that section. With `aside` the row goes
+        to the `replaced` section alone (a run of another setting, listed beside the table) and the rows stay."""
         data = self.load()
+        if aside and not self.replaced:
+            raise ValueError(f"{self.path.name}: this store keeps no replaced rows to set a row aside in")
+        if aside:
+            data[self.replaced][self.replaced_key(key, row)] = row
+            self.save(data)
+            return
         old = data["runs"].get(key)
-        if self.replaced and old is not None and old.get("run_dir") != row.get("run_dir"):
-            data[self.replaced][f"{key}@{old.get('run_dir')}"] = old
+        if self.replaced:
+            if old is not None and old.get("run_dir") != row.get("run_dir"):
+                data[self.replaced][self.replaced_key(key, old)] = old
+            data[self.replaced].pop(self.replaced_key(key, row), None)
         data["runs"][key] = row
         self.save(data)
 

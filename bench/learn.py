@@ -82,7 +82,7 @@ DEMO_NAMESPACE = "wadgym-bench"   # the benchmark's Minari datasets: wadgym-benc
 def results(json_path: Path) -> harness.ResultsStore:
     """docs/benchmark.json: the rows ("runs", keyed <id>/<budget>/seed<N>), the attempts (keyed by run folder)
     and the recorded datasets."""
-    return harness.ResultsStore(json_path, attempts={})
+    return harness.ResultsStore(json_path, replaced="attempts", replaced_key=lambda key, row: row["run_dir"])
 
 
 def demo_settings(env_id: str, budget: str) -> dict[str, Any]:
@@ -218,18 +218,7 @@ def record(json_path: Path, key: str, row: dict[str, Any], attempt: bool = False
     """The row as the table's row for `key` (id/budget/seed), or with `attempt` as one of the attempts
     (keyed by its run folder: each run once), which leaves the table's rows as they are. A row that another
     run replaces becomes an attempt: no run's figures are dropped."""
-    store = results(json_path)
-    data = store.load()
-    attempts = data["attempts"]
-    if attempt:
-        attempts[row["run_dir"]] = row
-    else:
-        old = data["runs"].get(key)
-        if old is not None and old["run_dir"] != row["run_dir"]:
-            attempts[old["run_dir"]] = old
-        attempts.pop(row["run_dir"], None)
-        data["runs"][key] = row
-    store.save(data)
+    results(json_path).record(key, row, aside=attempt)
 
 
 GONE = "run folder gone: see its command, and the hyperparameter file at its commit"

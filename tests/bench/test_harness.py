@@ -124,6 +124,22 @@ def test_a_rerun_keeps_the_row_it_replaces_where_the_store_keeps_them(harness, t
     assert plain.load() == {"runs": {"k": {"run_dir": "new"}}}
 
 
+def test_rows_set_aside_keep_their_own_key_and_leave_when_made_the_row(harness, tmp_path):
+    # learn.py's attempts: keyed by run folder alone; a run recorded aside leaves the table's rows as they are
+    store = harness.ResultsStore(tmp_path / "results.json", replaced="attempts",
+                                 replaced_key=lambda key, row: row["run_dir"])
+    store.record("a/cpu/seed0", {"run_dir": "first"})
+    store.record("a/cpu/seed0", {"run_dir": "other", "score": 3}, aside=True)
+    assert store.load() == {"runs": {"a/cpu/seed0": {"run_dir": "first"}},
+                            "attempts": {"other": {"run_dir": "other", "score": 3}}}
+    store.record("a/cpu/seed0", {"run_dir": "other", "score": 3})   # adopted: the row, no longer an attempt
+    assert store.load() == {"runs": {"a/cpu/seed0": {"run_dir": "other", "score": 3}},
+                            "attempts": {"first": {"run_dir": "first"}}}
+    with pytest.raises(ValueError, match="keeps no replaced rows"):
+        harness.ResultsStore(tmp_path / "plain.json").record("k", {"run_dir": "x"}, aside=True)
+    assert not (tmp_path / "plain.json").exists()
+
+
 def test_the_grid_runs_seed_by_seed_or_setting_by_setting(harness):
     keys = [cell.key for cell in harness.grid(["a"], ["x", "y"], range(2))]
     assert keys == ["a/x/seed0", "a/x/seed1", "a/y/seed0", "a/y/seed1"]
