@@ -69,6 +69,9 @@ PAIRS: dict[str, tuple[str, str]] = {
     # Combat with cig's weapons on the generated arenas (every player armed with a rocket launcher and 10 rockets),
     # the preset that covers what cig deals and the default arenas never show: rockets that hurt the one who fires.
     "combat-rockets": ("DoomDeathmatchBots-v0", "vizdoom:cig"),
+    # combat-rockets with cig's respawns: at the arenas' edge, turned at random, where the rockets-trained policy
+    # killed itself on cig (its starts in the outer corridors).
+    "combat-walls": ("DoomDeathmatchBots-v0", "vizdoom:cig"),
     "defend-dtc": ("DoomDefend-v0", "vizdoom:defend_the_center"),
     "corridor": ("DoomCorridor-v0", "vizdoom:deadly_corridor"),
     # The navigation generator's second version (rooms of several sizes, corridors that turn, far starts,
@@ -88,6 +91,7 @@ PAIRS: dict[str, tuple[str, str]] = {
 # bullet, a round room; envs/families/defend.py's "center").
 # "combat-rockets": the deathmatch bots' preset that deals what cig does (every player starts and respawns with a
 # rocket launcher and 10 rockets; the pickups rocket launchers and rockets), which the default arenas never show.
+# "combat-walls": "rockets" respawning at the arenas' edge, each turned at random (preset "rockets-walls").
 # "exit-looks": DoomExit-v1's looks on DoomExit-v0's buildings (its texture pool with the stock textures of
 # my_way_home's kin, light from uniform to varied, rooms with walls of their own) and walls that carry lights
 # (my_way_home lines some walls with a ceiling light's flat, a bright diamond in gray, which DoomExit-v0's levels
@@ -96,6 +100,7 @@ PAIR_KWARGS: dict[str, dict[str, Any]] = {
     "exit-mixed": {"exit_look": "mixed"},
     "defend-dtc": {"preset": "center"},
     "combat-rockets": {"preset": "rockets"},
+    "combat-walls": {"preset": "rockets-walls"},
     "exit-looks": {"exit_look": "mixed", "textures": "lit", "light_min": 128, "light_max": 224,
                    "light_variation": 48, "wall_mix": 0.5},
 }
@@ -106,7 +111,7 @@ PAIR_SETTINGS: dict[str, dict[str, Any]] = {"exit-counts": {"explore": "counts:0
 # A pair whose original-trained runs are another pair's (the same id, original and entry: the same training),
 # played again on this pair's generated levels.
 SHARED_ORIGINAL: dict[str, str] = {"exit-mixed": "exit", "defend-dtc": "defend", "exit-looks": "exit-counts",
-                                   "combat-rockets": "combat"}
+                                   "combat-rockets": "combat", "combat-walls": "combat"}
 # Env kwargs of the ids' entries that need the generator's facts (the rooms of a building wadgym built, the ACS of
 # its arenas), which a hand-made map does not give: each family's `level_only_kwargs` (reward bonuses; the score is
 # the same), left out on the original, in training and in play. DoomExit-v0's entry trains with new_room_reward

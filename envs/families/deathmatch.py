@@ -48,6 +48,7 @@ DEATHMATCH_STARTS = 8        # respawn spots per level, evenly spread round the 
 MAX_SEATS = DEATHMATCH_STARTS  # players and bots in one game: a DeathmatchStart each (the engine holds 8)
 MAX_BOTS = MAX_SEATS - 1     # beside one agent
 MAX_TRIES = 400              # spot draws per player or pickup
+RESPAWNS = ("centre", "walls")   # where the DeathmatchStarts stand (Params.respawn)
 FOG_TICS = 75                # the seeded start's wait for the spawns' teleport fogs to fade
 # The weapons a level may place or give, each with its ammo and the most of it a player carries (Doom's limits
 # without a backpack: a starting weapon's `start_ammo`).
@@ -81,7 +82,10 @@ class Params:
     `light_high`. Every player (bots included) starts and respawns with the stock pistol and 50 bullets, and
     with `start_weapon` (a name from WEAPONS; "" for none) raised and `start_ammo` rounds of its ammo (0: what
     the weapon itself gives, as picking it up does). `bots` engine bots (0 to MAX_SEATS - n_players) join the
-    players, each of skill level `bot_skill` (1 to 5, see BOT_SKILLS; or a sequence of levels, one per bot)."""
+    players, each of skill level `bot_skill` (1 to 5, see BOT_SKILLS; or a sequence of levels, one per bot).
+    `respawn` says where the DEATHMATCH_STARTS a player respawns at stand: "centre" (on a small circle round
+    the centre, each facing out across the open arena) or "walls" (on the circle PLAYER_CLEARANCE inside the
+    walls, each turned at random: many face a wall a few steps away, as the starts in cig.wad's corridors do)."""
 
     n_players: int = 2
     size: int = 1024
@@ -101,13 +105,14 @@ class Params:
     bot_skill: int | tuple[int, ...] = 2
     start_weapon: str = ""
     start_ammo: int = 0
+    respawn: str = "centre"
 
     def __post_init__(self):
         check_fields(self, {"n_players": (1, MAX_PLAYERS), "size": (512, 4096), "n_obstacles": (0, 16),
                             "obstacle_size": (32, 256), "n_weapons": (0, MAX_PICKUPS), "n_ammo": (0, MAX_PICKUPS),
                             "player_spacing": (0, 4096), "pickup_spacing": (0, 4096), "player_health": (1, 10000),
                             "light_low": (0, 255), "light_high": (0, 255)},
-                     {"shape": ("random", *SHAPES), "start_weapon": ("", *WEAPONS)})
+                     {"shape": ("random", *SHAPES), "start_weapon": ("", *WEAPONS), "respawn": RESPAWNS})
         most = WEAPON_AMMO[self.start_weapon][1] if self.start_weapon else None
         object.__setattr__(self, "start_ammo", check_number("start_ammo", self.start_ammo, 0, most, whole=True))
         if self.start_ammo and not self.start_weapon:
@@ -179,16 +184,22 @@ def build(rng: np.random.Generator, p: Params) -> Level:
     for pillar in layout.pillars:
         m.add_pillar(room, *pillar, wall=style.wall)
     # Starts round the centre (kept clear of pillars): DeathmatchStarts on one circle, the player starts on a
-    # smaller one, none within a player's width of another (a player spawned onto another telefrags it).
+    # smaller one, none within a player's width of another (a player spawned onto another telefrags it). With
+    # respawn="walls" the DeathmatchStarts stand on the circle of the spots farthest out (PLAYER_CLEARANCE from the
+    # walls, beyond every pillar's PILLAR_GAP), each turned at random: drawn only then, so the default's levels
+    # keep their bytes.
     phase = float(rng.uniform(0, 2 * math.pi))
     cx, cy = layout.centre
     reach = START_CLEARANCE - PLAYER_CLEARANCE // 2
-    for count, radius, kind in ((DEATHMATCH_STARTS, reach, "DeathmatchStart"), (MAX_PLAYERS, reach // 2, None)):
+    ring, turns = reach, None
+    if p.respawn == "walls":
+        ring, turns = spot_radius(layout) - 1, rng.integers(0, 360, DEATHMATCH_STARTS)   # -1: rounding
+    for count, radius, kind in ((DEATHMATCH_STARTS, ring, "DeathmatchStart"), (MAX_PLAYERS, reach // 2, None)):
         for k in range(count):
             a = phase + 2 * math.pi * k / count
             x, y, angle = round(cx + radius * math.cos(a)), round(cy + radius * math.sin(a)), round(math.degrees(a))
             if kind:
-                m.add_thing(kind, x, y, angle % 360)
+                m.add_thing(kind, x, y, (angle if turns is None else int(turns[k])) % 360)
             else:
                 m.add_player_start(x, y, angle=angle % 360, player=k + 1)
     return Level(map=m, scripts=deathmatch_script(p, layout), title="wadgym deathmatch")
@@ -289,7 +300,8 @@ class DeathmatchEnv(DoomEnv):
     - scenario parameters (see `Params`): `n_players`, `size`, `shape`, `n_obstacles`, `obstacle_size`,
       `weapons` (names from WEAPONS), `ammo` (names from AMMO), `n_weapons`, `n_ammo`, `player_spacing`,
       `pickup_spacing`, `player_health`, `light_low`, `light_high`, `start_weapon` and `start_ammo` (a
-      weapon every player starts and respawns with, raised, beside the pistol).
+      weapon every player starts and respawns with, raised, beside the pistol), `respawn` ("centre" or
+      "walls": where the DeathmatchStarts stand).
     - `bots` (0 to 8 - n_players, default 0) and `bot_skill` (a level 1 to 5 for every bot, default 2, or
       one level per bot; the levels are DoomDeathmatchBots-v0's).
     - num_levels, start_level, frame_skip, resolution, render_resolution, downsample, color,
@@ -467,6 +479,10 @@ BOTS_PRESETS: dict[str, BotsParams] = {
     # pillar hurts the one who fired it. The default's arenas never show a rocket launcher.
     "rockets": BotsParams(start_weapon="RocketLauncher", start_ammo=10, weapons=("RocketLauncher",),
                           ammo=("RocketAmmo",)),
+    # "rockets" with cig's respawns: every respawn at the arena's edge, turned at random, so a rocket fired on
+    # respawning often meets a wall a few steps ahead (a policy trained on "rockets" spent cig's lives so).
+    "rockets-walls": BotsParams(start_weapon="RocketLauncher", start_ammo=10, weapons=("RocketLauncher",),
+                                ammo=("RocketAmmo",), respawn="walls"),
 }
 
 
@@ -573,10 +589,11 @@ class DeathmatchBotsEnv(DeathmatchEnv):
       of levels, one per bot);
     - the deathmatch scenario parameters (see `Params`; `n_players` stays 1): `size`, `shape`,
       `n_obstacles`, `obstacle_size`, `weapons`, `ammo`, `n_weapons`, `n_ammo`, `player_spacing`,
-      `pickup_spacing`, `player_health`, `light_low`, `light_high`, `start_weapon`, `start_ammo`;
-    - `preset`: "default", "hard" (the Hard id's bots) or "rockets" (cig.wad's weapons on the arenas: every
+      `pickup_spacing`, `player_health`, `light_low`, `light_high`, `start_weapon`, `start_ammo`, `respawn`;
+    - `preset`: "default", "hard" (the Hard id's bots), "rockets" (cig.wad's weapons on the arenas: every
       player starts and respawns with a rocket launcher and 10 rockets, the pickups rocket launchers and
-      rockets);
+      rockets) or "rockets-walls" ("rockets" with respawn="walls": the respawns at the arena's edge, each
+      turned at random, as cig's stand in its corridors);
     - `match_minutes` (default None: no match clock): end each episode after that many minutes of game
       time, as a truncation (see Episode End);
     - `wad=` (a WAD with DeathmatchStarts, or "vizdoom:NAME") and `map=`: play that hand-made map (see

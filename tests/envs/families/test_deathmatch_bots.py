@@ -3,7 +3,8 @@ scoreboard is the engine's own count, the same seed and actions play the same ep
 bots' definitions are wadgym's own file, the scripted reference aims at live bots (the map's ACS tells it
 where) and outscores random play, the aim shaping pays the change of its potential, the bots play ViZDoom's
 own deathmatch maps (wad=), every episode reports its figures in the field's units (info["match"]) and a
-match clock ends it, and bad arguments are refused before any engine starts. (The contracts every id keeps
+match clock ends it, respawn="walls" respawns the players at the arena's edge, and bad arguments are refused
+before any engine starts. (The contracts every id keeps
 are in test_registry.py.)"""
 
 from __future__ import annotations
@@ -18,14 +19,25 @@ from wadgym.envs.aiming import bearing
 from wadgym.envs.families.deathmatch import (
     BOT_FIELDS,
     BOT_SKILLS,
+    BOTS_PRESETS,
+    DEATHMATCH_STARTS,
     MAX_BOTS,
     NO_TARGET,
+    PRESETS,
+    START_CLEARANCE,
     BotsParams,
     DeathmatchBotsEnv,
+    Params,
     bots_cfg,
+    build,
+    spot_radius,
 )
 from wadgym.envs.match_figures import TICS_PER_MINUTE
+from wadgym.envs.params import make_params
 from wadgym.envs.runtime.engine import child_engines
+from wadgym.envs.scenarios import compile_acs
+from wadgym.envs.scenarios.polygon import arena
+from wadgym.wads import build_wad
 
 STEPS = 300
 
@@ -185,6 +197,7 @@ def test_bots_file_is_wadgyms_own_and_a_function_of_the_arguments(make_bots):
     ({"start_weapon": "BFG9000"}, "start_weapon='BFG9000' is not valid; choose one of '', 'Shotgun'"),
     ({"start_weapon": "RocketLauncher", "start_ammo": 51}, "start_ammo=51 is out of range; valid: 0 to 50"),
     ({"start_ammo": 10}, "start_ammo=10 needs a start_weapon (one of Shotgun, Chaingun"),
+    ({"respawn": "corners"}, "respawn='corners' is not valid; choose one of 'centre', 'walls'"),
     ({"match_minutes": 0}, "match_minutes=0 is not valid"),
     ({"match_minutes": -4}, "match_minutes=-4 is out of range"),
     ({"cache_dir": "a folder"}, "would have a space in its path"),
@@ -279,6 +292,64 @@ def test_the_rockets_preset_arms_every_spawn_as_cig_does(make_bots):
             break
     assert info["deaths"] == 1 and not env.game.is_player_dead()
     assert armed(env) == (5, 1, 10, 50)
+
+
+# sha256 of the WADs of levels 0, 1, 2 and 10000 (build_wad of each, concatenated) before respawn= existed: the
+# levels of the ids and presets keep their bytes whatever the family gains.
+LEVELS = {
+    (Params, "default"): "9f9a1b8f3e0ea1e5a4d1c20e234f09cb0f66c3f7bf2fbea366deb0e70a2ae6d5",
+    (BotsParams, "default"): "aa32cf315258e1ea180635655fead7ad387a6f1d49a6bd58c46359caa5aa0697",
+    (BotsParams, "hard"): "27cac3ca42fa4012a53c8bb9be1576357d53fb4d1fdf60a0707ebc34a56d6d57",
+    (BotsParams, "rockets"): "7a0cc9998301d2e6c31258cd46c86c90e73549b819786d74a7e4151f9c68bdc3",
+}
+
+
+@pytest.mark.parametrize("cls, preset", list(LEVELS), ids=lambda v: getattr(v, "__name__", v))
+def test_the_levels_of_the_ids_and_presets_keep_their_bytes(cls, preset):
+    params = make_params(cls, PRESETS if cls is Params else BOTS_PRESETS, preset, {})
+    data = b"".join(build_wad([build(np.random.default_rng(s), params)], compiler=compile_acs)
+                    for s in (0, 1, 2, 10_000))
+    assert hashlib.sha256(data).hexdigest() == LEVELS[cls, preset]
+
+
+def deathmatch_starts(params, level_seed: int) -> tuple[tuple[int, int], int, list]:
+    """A level's arena centre, its spots' radius and its DeathmatchStarts (x, y, angle), built without an engine."""
+    layout = arena(np.random.default_rng(level_seed), params)   # build's first draws: the same arena
+    level = build(np.random.default_rng(level_seed), params)
+    starts = [(t.x, t.y, t.angle) for t in level.map.things if t.kind == "DeathmatchStart"]
+    return layout.centre, spot_radius(layout), starts
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_respawns_stand_round_the_centre_or_at_the_walls_turned_at_random(seed):
+    centre, ring, starts = deathmatch_starts(Params(), seed)
+    assert len(starts) == DEATHMATCH_STARTS
+    for x, y, angle in starts:   # the default: a small circle, each start facing out from the centre
+        assert np.hypot(x - centre[0], y - centre[1]) == pytest.approx(START_CLEARANCE - 24, abs=1)
+        off = (angle - np.degrees(np.arctan2(y - centre[1], x - centre[0]))) % 360
+        assert min(off, 360 - off) <= 1
+    centre, ring, starts = deathmatch_starts(Params(respawn="walls"), seed)
+    assert len(starts) == DEATHMATCH_STARTS
+    for x, y, _ in starts:   # on the spots' outermost circle: PLAYER_CLEARANCE (48) inside the walls' inner circle
+        assert ring - 2 <= np.hypot(x - centre[0], y - centre[1]) <= ring
+    assert len({angle for _, _, angle in starts}) > 1   # turned at random, not all one way
+
+
+def test_the_rockets_walls_preset_respawns_the_agent_at_a_start_by_the_walls(make_bots):
+    env = make_bots(bots=1, bot_skill=1, preset="rockets-walls")
+    assert env.params.respawn == "walls" and env.params.start_weapon == "RocketLauncher"
+    _, info = env.reset(seed=0)
+    centre, ring, starts = deathmatch_starts(env.params, info["level_seed"])
+    env.step(1)
+    env.game.send_game_command("kill")
+    for _ in range(30):   # the respawn comes about a second (9 steps) later
+        _, _, _, _, info = env.step(1)
+        if not env.game.is_player_dead():
+            break
+    assert info["deaths"] == 1 and not env.game.is_player_dead()
+    x, y = info["position"]   # the turn (action 1) moves nobody: where the engine respawned it
+    assert min(np.hypot(x - sx, y - sy) for sx, sy, _ in starts) < 1
+    assert ring - 2 <= np.hypot(x - centre[0], y - centre[1]) <= ring
 
 
 def test_a_match_clock_ends_the_episode_as_a_truncation(make_bots):
