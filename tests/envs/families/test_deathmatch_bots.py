@@ -270,6 +270,18 @@ def test_a_suicide_costs_a_frag_and_counts_as_a_death_not_a_kill(make_bots):
     check_figures(env, info, start, 2)
 
 
+def kill_and_respawn(env) -> dict:
+    """The console's suicide, then turns (action 1: no shot, no move) until the agent has respawned: that
+    step's info."""
+    env.game.send_game_command("kill")
+    for _ in range(30):   # the respawn comes about a second (9 steps) later
+        _, _, _, _, info = env.step(1)
+        if not env.game.is_player_dead():
+            break
+    assert info["deaths"] == 1 and not env.game.is_player_dead()
+    return info
+
+
 def test_the_rockets_preset_arms_every_spawn_as_cig_does(make_bots):
     # cig.wad's deal on the family's arenas: a rocket launcher raised and exactly 10 rockets at the start and
     # at every respawn (the map's RESPAWN script), beside the stock pistol and its 50 bullets.
@@ -285,12 +297,7 @@ def test_the_rockets_preset_arms_every_spawn_as_cig_does(make_bots):
     env.reset(seed=0)
     env.step(1)
     assert armed(env) == (5, 1, 10, 50)
-    env.game.send_game_command("kill")
-    for _ in range(30):   # the respawn comes about a second (9 steps) later
-        _, _, _, _, info = env.step(1)
-        if not env.game.is_player_dead():
-            break
-    assert info["deaths"] == 1 and not env.game.is_player_dead()
+    kill_and_respawn(env)
     assert armed(env) == (5, 1, 10, 50)
 
 
@@ -341,13 +348,8 @@ def test_the_rockets_walls_preset_respawns_the_agent_at_a_start_by_the_walls(mak
     _, info = env.reset(seed=0)
     centre, ring, starts = deathmatch_starts(env.params, info["level_seed"])
     env.step(1)
-    env.game.send_game_command("kill")
-    for _ in range(30):   # the respawn comes about a second (9 steps) later
-        _, _, _, _, info = env.step(1)
-        if not env.game.is_player_dead():
-            break
-    assert info["deaths"] == 1 and not env.game.is_player_dead()
-    x, y = info["position"]   # the turn (action 1) moves nobody: where the engine respawned it
+    info = kill_and_respawn(env)
+    x, y = info["position"]   # where the engine respawned it
     assert min(np.hypot(x - sx, y - sy) for sx, sy, _ in starts) < 1
     assert ring - 2 <= np.hypot(x - centre[0], y - centre[1]) <= ring
 
