@@ -10,6 +10,7 @@ bots in one engine (`DeathmatchBotsEnv`, a Gymnasium env: `BotsParams`, `BOTS_PR
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 import numbers
@@ -471,18 +472,17 @@ class BotsParams(Params):
         super().__post_init__()
 
 
+# What ViZDoom's cig.wad (the AI competition's map) deals: every player starts and respawns with a rocket launcher
+# and 10 rockets, and its pickups are rocket launchers and rockets, so a rocket at a close wall or pillar hurts the
+# one who fired it. The default's arenas never show a rocket launcher.
+_ROCKETS = BotsParams(start_weapon="RocketLauncher", start_ammo=10, weapons=("RocketLauncher",), ammo=("RocketAmmo",))
 BOTS_PRESETS: dict[str, BotsParams] = {
     "default": BotsParams(),
     "hard": BotsParams(bots=5, bot_skill=4),
-    # What ViZDoom's cig.wad (the AI competition's map) deals: every player starts and respawns with a rocket
-    # launcher and 10 rockets, and its pickups are rocket launchers and rockets, so a rocket at a close wall or
-    # pillar hurts the one who fired it. The default's arenas never show a rocket launcher.
-    "rockets": BotsParams(start_weapon="RocketLauncher", start_ammo=10, weapons=("RocketLauncher",),
-                          ammo=("RocketAmmo",)),
+    "rockets": _ROCKETS,
     # "rockets" with cig's respawns: every respawn at the arena's edge, turned at random, so a rocket fired on
     # respawning often meets a wall a few steps ahead (a policy trained on "rockets" spent cig's lives so).
-    "rockets-walls": BotsParams(start_weapon="RocketLauncher", start_ammo=10, weapons=("RocketLauncher",),
-                                ammo=("RocketAmmo",), respawn="walls"),
+    "rockets-walls": dataclasses.replace(_ROCKETS, respawn="walls"),
 }
 
 
