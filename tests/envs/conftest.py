@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import gymnasium as gym
 import numpy as np
 import pytest
 
 import wadgym  # noqa: F401  (registers the envs)
 from wadgym.envs.aiming import steer_towards
+from wadgym.envs.scenarios import compile_acs
+from wadgym.wads import build_wad
 
 WADGYM_SPECS = [spec for spec in gym.registry.values() if str(spec.entry_point).startswith("wadgym.")]
 
@@ -16,6 +20,16 @@ WADGYM_SPECS = [spec for spec in gym.registry.values() if str(spec.entry_point).
 def wad_cache(session_wad_cache) -> str:
     """The session's WAD cache folder (tests/conftest.py): every variant is built once."""
     return session_wad_cache
+
+
+@pytest.fixture(scope="session")
+def levels_digest():
+    """levels_digest(build, params) -> the sha256 of the WADs of levels 0, 1, 2 and 10000 (`build_wad` of each,
+    concatenated): the tests that pin a family's levels to their bytes compare it with a digest taken once."""
+    def digest(build, params, seeds=(0, 1, 2, 10_000)) -> str:
+        data = b"".join(build_wad([build(np.random.default_rng(s), params)], compiler=compile_acs) for s in seeds)
+        return hashlib.sha256(data).hexdigest()
+    return digest
 
 
 @pytest.fixture
