@@ -22,15 +22,30 @@ import gymnasium as gym
 import numpy as np
 
 
-class ScreenOnly(gym.ObservationWrapper):
-    """Keeps the "screen" entry of a Dict observation (ViZDoom's own Gymnasium envs; a dev aid)."""
+class ScreenAndBuffers(gym.ObservationWrapper):
+    """A Dict observation as one image: the "screen" entry, then each image buffer of the screen's height and
+    width asked for (depth, labels, an automap) as more channels, in the order of the Dict space's keys
+    (Gymnasium sorts them by name: "automap_seen" before "depth"); entries that are not such images (game
+    variables) are left out. With only a screen it is that screen (ViZDoom's own Gymnasium envs)."""
 
     def __init__(self, env: gym.Env):
         super().__init__(env)
-        self.observation_space = env.observation_space["screen"]
+        spaces = env.observation_space.spaces
+        screen = spaces["screen"]
+        self.keys = ["screen"] + [key for key, space in spaces.items() if key != "screen" and _stackable(space, screen)]
+        channels = sum(spaces[key].shape[2] for key in self.keys)
+        self.observation_space = gym.spaces.Box(0, 255, (*screen.shape[:2], channels), np.uint8)
 
     def observation(self, observation):
-        return observation["screen"]
+        if len(self.keys) == 1:
+            return observation["screen"]
+        return np.concatenate([observation[key] for key in self.keys], axis=2)
+
+
+def _stackable(space: gym.spaces.Space, screen: gym.spaces.Box) -> bool:
+    """An image buffer that can stand beside the screen as more channels: uint8 (H, W, C) at its size."""
+    return (isinstance(space, gym.spaces.Box) and space.dtype == np.uint8 and len(space.shape) == 3
+            and space.shape[:2] == screen.shape[:2])
 
 
 def register_envs(env_id: str) -> None:
@@ -57,11 +72,12 @@ def gym_make(env_id: str, env_kwargs: dict[str, Any] | None = None, render_mode:
 
 
 def make_env(env_id: str, env_kwargs: dict[str, Any] | None = None, render_mode: str | None = None) -> gym.Env:
-    """The env as a policy sees it: gym_make, then only the screen of a Dict observation; an image
-    (H, W, C) uint8 Box observation or a ValueError."""
+    """The env as a policy sees it: gym_make, then of a Dict observation the screen with the image buffers
+    asked for (`buffers=("automap_seen",)`: a map of the ground seen so far) as more channels
+    (ScreenAndBuffers); an image (H, W, C) uint8 Box observation or a ValueError."""
     env = gym_make(env_id, env_kwargs, render_mode)
     if isinstance(env.observation_space, gym.spaces.Dict) and "screen" in env.observation_space.spaces:
-        env = ScreenOnly(env)
+        env = ScreenAndBuffers(env)
     space = env.observation_space
     if not (isinstance(space, gym.spaces.Box) and space.dtype == np.uint8 and len(space.shape) == 3):
         env.close()

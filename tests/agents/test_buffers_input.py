@@ -1,0 +1,64 @@
+"""Image buffers as more input channels: an env made with `buffers=(...)` trains and plays on its screen with
+each buffer stacked beside it (agents.vec.ScreenAndBuffers), rather than on the screen alone."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import yaml
+
+from wadgym.agents.vec import gym_make, make_env
+
+FORWARD = 0  # the default action set's first action
+
+
+def play(env, actions, seed):
+    observations = [env.reset(seed=seed)[0]]
+    for action in actions:
+        observations.append(env.step(action)[0])
+    env.close()
+    return observations
+
+
+def test_the_input_is_the_screen_then_each_buffer_by_name_as_channels(session_wad_cache):
+    kwargs = {"buffers": ["depth", "automap_seen"], "game_variables": ["POSITION_X"], "cache_dir": session_wad_cache}
+    actions = [FORWARD] * 12 + [1] * 6
+    made = make_env("DoomExit-v0", kwargs)
+    assert made.observation_space.shape == (60, 80, 3) and made.observation_space.dtype == np.uint8
+    stacked = play(made, actions, seed=4)
+    plain = play(gym_make("DoomExit-v0", kwargs), actions, seed=4)  # the same seed and actions: the same frames
+    for image, observation in zip(stacked, plain, strict=True):
+        assert image.shape == (60, 80, 3)
+        for channel, key in enumerate(("screen", "automap_seen", "depth")):
+            np.testing.assert_array_equal(image[..., channel], observation[key][..., 0])
+    assert stacked[-1][..., 1].any()  # the walls seen on the way are drawn: the map is not an empty channel
+
+
+def test_game_variables_alone_leave_the_screen(session_wad_cache):
+    env = make_env("DoomExit-v0", {"game_variables": ["POSITION_X"], "cache_dir": session_wad_cache})
+    try:
+        assert env.observation_space.shape == (60, 80, 1)
+        assert env.reset(seed=0)[0].shape == (60, 80, 1)
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("buffers, channels", [(["automap_seen"], 2), ([], 1)])
+def test_a_run_trains_and_plays_with_the_buffers_it_asked_for(tmp_path, tiny_settings, env_id, buffers, channels):
+    from wadgym.agents.policies.policy import SavedPolicy
+    from wadgym.cli import main
+
+    settings = {**tiny_settings, "env_kwargs": {**tiny_settings["env_kwargs"], "buffers": buffers}}
+    conf = tmp_path / "conf.yml"
+    conf.write_text(yaml.safe_dump({env_id: settings}))
+    run = tmp_path / "run"
+    assert main(["train", "--env", env_id, "--conf-file", str(conf), "--run-dir", str(run), "--eval-episodes", "1",
+                 "--no-progress", "--seed", "1"]) == 0
+    policy = SavedPolicy(run)
+    frames = settings["frame_stack"]
+    assert policy.model.observation_space.shape == (frames * channels, 30, 40)  # channel-first, stacked
+    venv = policy.make_vec_env()
+    try:
+        assert venv.observation_space.shape == (frames * channels, 30, 40)
+    finally:
+        venv.close()
