@@ -53,3 +53,19 @@ def trained_run(tmp_path_factory, tiny_hyperparams) -> Path:
                "--eval-episodes", "2", "--no-progress", "--seed", "3", "--device", "auto"])
     assert rc == 0
     return run
+
+
+@pytest.fixture(scope="session")
+def map_run(tmp_path_factory) -> Path:
+    """`wadgym train` end to end on the screen with the automap of the ground seen as more channels."""
+    from wadgym.cli import main
+
+    folder = tmp_path_factory.mktemp("map-run")
+    conf = folder / "conf.yml"
+    settings = {**TINY, "env_kwargs": {**TINY["env_kwargs"], "buffers": ["automap_seen"]}}
+    conf.write_text(yaml.safe_dump({ENV_ID: settings}))
+    run = folder / "run"
+    rc = main(["train", "--env", ENV_ID, "--conf-file", str(conf), "--run-dir", str(run), "--eval-episodes", "1",
+               "--no-progress", "--seed", "1"])
+    assert rc == 0
+    return run

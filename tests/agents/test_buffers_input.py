@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import yaml
 
 from wadgym.agents.vec import gym_make, make_env
 
@@ -43,19 +42,13 @@ def test_game_variables_alone_leave_the_screen(session_wad_cache):
         env.close()
 
 
-@pytest.mark.parametrize("buffers, channels", [(["automap_seen"], 2), ([], 1)])
-def test_a_run_trains_and_plays_with_the_buffers_it_asked_for(tmp_path, tiny_settings, env_id, buffers, channels):
+@pytest.mark.parametrize("fixture, channels", [("map_run", 2), ("trained_run", 1)])
+def test_a_run_trains_and_plays_with_the_buffers_it_asked_for(request, fixture, channels):
+    """A run trained with `buffers: [automap_seen]` (2 frames of screen and map) and one without (2 frames)."""
     from wadgym.agents.policies.policy import SavedPolicy
-    from wadgym.cli import main
 
-    settings = {**tiny_settings, "env_kwargs": {**tiny_settings["env_kwargs"], "buffers": buffers}}
-    conf = tmp_path / "conf.yml"
-    conf.write_text(yaml.safe_dump({env_id: settings}))
-    run = tmp_path / "run"
-    assert main(["train", "--env", env_id, "--conf-file", str(conf), "--run-dir", str(run), "--eval-episodes", "1",
-                 "--no-progress", "--seed", "1"]) == 0
-    policy = SavedPolicy(run)
-    frames = settings["frame_stack"]
+    policy = SavedPolicy(request.getfixturevalue(fixture))
+    frames = policy.frame_stack
     assert policy.model.observation_space.shape == (frames * channels, 30, 40)  # channel-first, stacked
     venv = policy.make_vec_env()
     try:

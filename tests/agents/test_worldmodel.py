@@ -248,14 +248,16 @@ def test_dataloader_workers_read_each_clip_once(dataset):
     assert sum(map(len, shards)) == len(read_index(dataset)["shards"]) - 1  # every train shard, once
 
 
-def test_a_trained_run_plays_as_its_evaluation_plays_it(trained_run, tmp_path):
-    """The recorder's observation pipeline (frame stack, channel-first) gives the run's network what
-    SavedPolicy's VecEnv gives it: with argmax actions, the same episode."""
+@pytest.mark.parametrize("fixture", ["trained_run", "map_run"])
+def test_a_trained_run_plays_as_its_evaluation_plays_it(request, fixture, tmp_path):
+    """The recorder's observation pipeline (frame stack, channel-first, the buffers the run trained with as more
+    channels) gives the run's network what SavedPolicy's VecEnv gives it: with argmax actions, the same episode."""
     import torch
 
     from wadgym.agents.policies.policy import SavedPolicy
     from wadgym.agents.vec import close_vec_env
 
+    trained_run = request.getfixturevalue(fixture)
     out = tmp_path / "run"
     record_world_model(WorldModelConfig(env="DoomItems-v0", out=out, policies=((str(trained_run), 1.0),),
                                         episodes=1, deterministic=True, n_envs=2))
@@ -302,6 +304,15 @@ def test_a_policy_that_cannot_play_the_id_is_refused(tmp_path, capsys):
     (run / "config.yml").write_text("env: DoomHealth-v0\nhyperparams: {}\n")
     assert main(["worldmodel", ENV, "--out", str(tmp_path / "out"), "--policy", str(run)]) == 2
     assert "trained on DoomHealth-v0, not DoomItems-v1" in capsys.readouterr().err
+
+
+def test_a_run_that_sees_one_automap_refuses_recording_the_other(map_run, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["worldmodel", "DoomItems-v0", "--out", str(out), "--policy", str(map_run), "--buffers", "automap",
+                 "--no-progress"]) == 2
+    error = capsys.readouterr().err
+    assert "the policies observe buffers=['automap_seen'], and the engine has one automap" in error
+    assert error.count("\n") == 1 and not out.exists()
 
 
 def test_a_folder_holding_another_dataset_is_refused(dataset, tmp_path, capsys):

@@ -102,13 +102,14 @@ def resolve(config: WorldModelConfig) -> Plan:
             raise ValueError(f"env_kwargs={config.env_kwargs!r}: give a dict of the env's keyword arguments")
         base_kwargs = dict(config.env_kwargs)
     buffers = _check_buffers(config.buffers)
+    engine_buffers = _engine_buffers(buffers, base_kwargs)
     variables = _check_variables(config.variables)
     episodes = {"train": config.episodes, "test": config.test_episodes}
     kwargs = {}
     for split, count in episodes.items():
         if count:
             recorded = {**split_kwargs(config.env, base_kwargs, split), "render_resolution": config.resolution,
-                        "render_mode": "rgb_array", "buffers": list(buffers)}
+                        "render_mode": "rgb_array", "buffers": engine_buffers}
             kwargs[split] = recorded
     _check_resolution(config.resolution, spec, env_class, base_kwargs)
     _check_image_format(config.image_format, config.resolution)
@@ -297,6 +298,22 @@ def _saved_policy(policy, env_id: str, deterministic: bool):
         raise ValueError(f"policy {str(saved.run)!r} is recurrent (RecurrentPPO): the world-model recorder plays "
                          f"feed-forward policies; record it with `wadgym record` (Minari)")
     return saved
+
+
+def _engine_buffers(buffers: tuple[str, ...], env_kwargs: dict[str, Any]) -> list[str]:
+    """The buffers the engines render: those recorded, then those the policies' env kwargs ask for (a run trained
+    on the screen with buffers as more channels sees them), each once; a ValueError where the two ask for both
+    automaps (the engine has one)."""
+    from wadgym.envs.runtime.engine import automap_of
+
+    own = list(env_kwargs.get("buffers") or [])
+    engine = [*buffers, *(name for name in own if name not in buffers)]
+    try:
+        automap_of(engine)
+    except ValueError:
+        raise ValueError(f"buffers={list(buffers)!r}: the policies observe buffers={own!r}, and the engine has one "
+                         "automap; record the one they observe or none") from None
+    return engine
 
 
 def _check_buffers(buffers) -> tuple[str, ...]:

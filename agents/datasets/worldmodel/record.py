@@ -343,15 +343,23 @@ class _RunActor:
         self.stack = max(saved.frame_stack, 1)
         self.channels = shape[0] // self.stack
         self.inputs = np.zeros((1, *shape), np.uint8)
+        # what its training stacked (agents.vec.ScreenAndBuffers): the screen, then its buffers by name
+        self.keys = ["screen", *sorted(saved.env_kwargs.get("buffers") or [])]
 
     def start(self, observation) -> None:
         self.inputs[0] = 0
-        self.inputs[0, -self.channels:] = np.moveaxis(_screen(observation), -1, 0)
+        self.inputs[0, -self.channels:] = self._channels(observation)
 
     def push(self, observation) -> None:
         inputs = self.inputs[0]
         inputs[:-self.channels] = inputs[self.channels:].copy()
-        inputs[-self.channels:] = np.moveaxis(_screen(observation), -1, 0)
+        inputs[-self.channels:] = self._channels(observation)
+
+    def _channels(self, observation) -> np.ndarray:
+        """The observation as the run's input channels, (C, H, W)."""
+        if not isinstance(observation, dict):
+            return np.moveaxis(observation, -1, 0)
+        return np.concatenate([np.moveaxis(observation[key], -1, 0) for key in self.keys], axis=0)
 
     def act(self, rng: np.random.Generator) -> int:
         import torch
@@ -368,9 +376,3 @@ class _RunActor:
         cumulative = np.cumsum(probabilities)
         return int(min(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right"),
                        len(probabilities) - 1))
-
-
-def _screen(observation) -> np.ndarray:
-    return observation["screen"] if isinstance(observation, dict) else observation
-
-
