@@ -3,7 +3,11 @@ for an env without a bonus and with each `--explore` setting, in rounds whose or
 median of the rounds' ratios), so that a busy machine slows all alike.
 
     python bench/explore_speed.py [--env DoomExitHard-v0] [--steps 8192] [--rounds 3]
-                                  [--explore counts e3b rnd e3b+rnd]
+                                  [--explore counts e3b rnd e3b+rnd] [--buffers automap_seen]
+
+`--buffers B ...` adds a setting without a bonus whose input is the screen with those buffers as more channels
+(`env_kwargs: {buffers: [...]}`, e.g. the automap of the ground seen: a map as memory); its cost lies mostly in the
+engines, which render the buffer, so only its steps/s show it.
 
 Prints, for each setting and as a ratio to no bonus: env steps per second of training (wall time of the whole
 training: collection, the bonus, its networks' training and the update), and the trainer process's CPU time per
@@ -25,12 +29,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--env", default="DoomExitHard-v0")
     parser.add_argument("--steps", type=int, default=8192, help="env steps per training (default 8192)")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--explore", nargs="+", default=["counts", "e3b", "rnd", "e3b+rnd"])
+    parser.add_argument("--explore", nargs="*", default=["counts", "e3b", "rnd", "e3b+rnd"],
+                        help="bonus settings (`--explore` with none: only the baseline and --buffers)")
+    parser.add_argument("--buffers", nargs="+", default=[], help="a setting with these buffers as input channels")
     args = parser.parse_args(argv)
 
     from wadgym.agents import TrainConfig, train
 
-    settings = ["none", *args.explore]
+    # a setting's name -> (its --explore, its env kwargs over the entry's)
+    kinds = {"none": ("none", {}), **{name: (name, {}) for name in args.explore}}
+    if args.buffers:
+        kinds["+".join(args.buffers)] = ("none", {"buffers": list(args.buffers)})
+    settings = list(kinds)
     speeds: dict[str, list[float]] = {name: [] for name in settings}
     cpu: dict[str, list[float]] = {name: [] for name in settings}
     with tempfile.TemporaryDirectory(prefix="wadgym-explore-speed-") as folder:
@@ -38,8 +48,10 @@ def main(argv: list[str] | None = None) -> None:
             order = settings[round_ % len(settings):] + settings[:round_ % len(settings)]
             for name in order:
                 start = time.process_time()
-                result = train(TrainConfig(env=args.env, timesteps=args.steps, explore=name, eval_episodes=0,
-                                           progress=False, run_dir=str(Path(folder) / f"{name}-{round_}")))
+                explore, env_kwargs = kinds[name]
+                result = train(TrainConfig(env=args.env, timesteps=args.steps, explore=explore, env_kwargs=env_kwargs,
+                                           eval_episodes=0, progress=False,
+                                           run_dir=str(Path(folder) / f"{name}-{round_}")))
                 cpu[name].append((time.process_time() - start) / result.timesteps * 1000)
                 speeds[name].append(result.steps_per_second)
                 print(f"round {round_ + 1}: {name}: {result.steps_per_second:.0f} steps/s, {cpu[name][-1]:.2f} CPU s "
