@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 
 import gymnasium as gym
 
@@ -90,23 +91,38 @@ def register_envs() -> None:
 def env_id_for(env: str) -> str:
     """A registered id for `env`: a registered id as it is; a Python file that defines a task family (one
     DoomEnv subclass beside its Params, PRESETS and build) is loaded and registered as "file/<name>-v0",
-    with the class's `max_episode_steps` (default 1000). Each process that makes the env loads the file."""
+    with the class's `max_episode_steps` (default 1000). Each process that makes the env loads the file, again
+    only when it has changed; threads that make it at once (an evaluation's players) register it once."""
     if not str(env).endswith(".py"):
         return env
+    path = os.path.abspath(env)
+    with _FILE_TASKS_LOCK:
+        return _register_file_task(env, path)
+
+
+_FILE_TASKS: dict[str, tuple[str, int, int]] = {}  # a file task's id -> (path, mtime_ns, size) it was registered from
+_FILE_TASKS_LOCK = threading.Lock()
+
+
+def _register_file_task(env: str, path: str) -> str:
     from wadgym.envs.doom_env import DoomEnv
     from wadgym.envs.scenarios import load_scenario
 
-    path = os.path.abspath(env)
+    env_id = f"file/{os.path.splitext(os.path.basename(path))[0]}-v0"
+    stat = os.stat(path) if os.path.isfile(path) else None
+    source = (path, stat.st_mtime_ns, stat.st_size) if stat else None
+    if source is not None and _FILE_TASKS.get(env_id) == source and env_id in gym.registry:
+        return env_id
     module = load_scenario(path)
     classes = [c for c in vars(module).values()
                if isinstance(c, type) and issubclass(c, DoomEnv) and c.__module__ == module.__name__]
     if len(classes) != 1:
         found = ", ".join(c.__name__ for c in classes) or "none"
         raise ValueError(f"{env}: a task file defines exactly one DoomEnv subclass (found: {found})")
-    env_id = f"file/{os.path.splitext(os.path.basename(path))[0]}-v0"
     gym.registry.pop(env_id, None)  # the file may have changed, or another file has the same name
     gym.register(env_id, entry_point=classes[0], max_episode_steps=getattr(classes[0], "max_episode_steps", 1000),
                  vector_entry_point=functools.partial(make_vector_env, env_id))
+    _FILE_TASKS[env_id] = source
     return env_id
 
 

@@ -64,3 +64,28 @@ def test_train_by_file_name(tmp_path, capsys):
                  "--eval-episodes", "1", "--no-progress"]) == 0
     metrics = json.loads((run / "metrics.json").read_text())
     assert metrics["eval"]["score_name"] == "switches" and (run / "model.zip").is_file()
+
+
+def test_a_task_file_is_registered_again_only_when_it_changes(tmp_path):
+    """Threads that make the env at once (an evaluation's players) find it registered, not re-registered
+    under them; an edited file is loaded again."""
+    import os
+    import shutil
+    import threading
+
+    task = tmp_path / "my_switch.py"
+    shutil.copy(TASK, task)
+    env_id = env_id_for(str(task))
+    spec = gym.spec(env_id)
+    assert env_id_for(str(task)) == env_id and gym.spec(env_id) is spec  # unchanged: the same registration
+    barrier, ids = threading.Barrier(8), []
+    threads = [threading.Thread(target=lambda: (barrier.wait(), ids.append(env_id_for(str(task))))) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert ids == [env_id] * 8 and gym.spec(env_id) is spec
+    stat = task.stat()
+    os.utime(task, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))  # edited (a newer mtime)
+    assert env_id_for(str(task)) == env_id and gym.spec(env_id) is not spec
+    gym.registry.pop(env_id)
