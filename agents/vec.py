@@ -32,7 +32,7 @@ class ScreenAndBuffers(gym.ObservationWrapper):
         super().__init__(env)
         spaces = env.observation_space.spaces
         screen = spaces["screen"]
-        self.keys = ["screen"] + [key for key, space in spaces.items() if key != "screen" and _stackable(space, screen)]
+        self.keys = input_keys(key for key, space in spaces.items() if key != "screen" and _stackable(space, screen))
         channels = sum(spaces[key].shape[2] for key in self.keys)
         self.observation_space = gym.spaces.Box(0, 255, (*screen.shape[:2], channels), np.uint8)
 
@@ -40,6 +40,13 @@ class ScreenAndBuffers(gym.ObservationWrapper):
         if len(self.keys) == 1:
             return observation["screen"]
         return np.concatenate([observation[key] for key in self.keys], axis=2)
+
+
+def input_keys(buffers) -> list[str]:
+    """The order of a policy's input channels: the screen, then its image buffers by name (as Gymnasium sorts a
+    Dict space's keys). One rule for training (ScreenAndBuffers) and for whatever plays a run from raw
+    observations (the world-model recorder, whose engines may render buffers the run did not train on)."""
+    return ["screen", *sorted(buffers)]
 
 
 def _stackable(space: gym.spaces.Space, screen: gym.spaces.Box) -> bool:

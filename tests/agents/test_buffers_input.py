@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from wadgym.agents.vec import gym_make, make_env
+from wadgym.agents.vec import gym_make, input_keys, make_env
 
 FORWARD = 0  # the default action set's first action
 
@@ -31,6 +31,8 @@ def test_the_input_is_the_screen_then_each_buffer_by_name_as_channels(session_wa
         for channel, key in enumerate(("screen", "automap_seen", "depth")):
             np.testing.assert_array_equal(image[..., channel], observation[key][..., 0])
     assert stacked[-1][..., 1].any()  # the walls seen on the way are drawn: the map is not an empty channel
+    # the one rule that the world-model recorder's players follow too, whatever order the buffers were asked in
+    assert made.keys == input_keys(["depth", "automap_seen"]) == input_keys(["automap_seen", "depth"])
 
 
 def test_game_variables_alone_leave_the_screen(session_wad_cache):

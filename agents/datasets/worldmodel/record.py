@@ -343,8 +343,9 @@ class _RunActor:
         self.stack = max(saved.frame_stack, 1)
         self.channels = shape[0] // self.stack
         self.inputs = np.zeros((1, *shape), np.uint8)
-        # what its training stacked (agents.vec.ScreenAndBuffers): the screen, then its buffers by name
-        self.keys = ["screen", *sorted(saved.env_kwargs.get("buffers") or [])]
+        from wadgym.agents.vec import input_keys
+
+        self.keys = input_keys(saved.env_kwargs.get("buffers") or [])  # as its training stacked them
 
     def start(self, observation) -> None:
         self.inputs[0] = 0
