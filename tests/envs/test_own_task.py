@@ -76,16 +76,19 @@ def test_a_task_file_is_registered_again_only_when_it_changes(tmp_path):
     task = tmp_path / "my_switch.py"
     shutil.copy(TASK, task)
     env_id = env_id_for(str(task))
-    spec = gym.spec(env_id)
-    assert env_id_for(str(task)) == env_id and gym.spec(env_id) is spec  # unchanged: the same registration
-    barrier, ids = threading.Barrier(8), []
-    threads = [threading.Thread(target=lambda: (barrier.wait(), ids.append(env_id_for(str(task))))) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert ids == [env_id] * 8 and gym.spec(env_id) is spec
-    stat = task.stat()
-    os.utime(task, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))  # edited (a newer mtime)
-    assert env_id_for(str(task)) == env_id and gym.spec(env_id) is not spec
-    gym.registry.pop(env_id)
+    try:
+        spec = gym.spec(env_id)
+        assert env_id_for(str(task)) == env_id and gym.spec(env_id) is spec  # unchanged: the same registration
+        barrier, ids = threading.Barrier(8), []
+        threads = [threading.Thread(target=lambda: (barrier.wait(), ids.append(env_id_for(str(task)))))
+                   for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert ids == [env_id] * 8 and gym.spec(env_id) is spec
+        stat = task.stat()
+        os.utime(task, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))  # edited (a newer mtime)
+        assert env_id_for(str(task)) == env_id and gym.spec(env_id) is not spec
+    finally:
+        gym.registry.pop(env_id, None)  # the registry is the process's: leave no test's task in it, failed or not
