@@ -83,6 +83,38 @@ def test_the_dataset_holds_what_it_says(dataset):
     assert all({row[0] for row in table} >= set(np.unique(buffer).tolist()) - {0, 1} for table, buffer in labelled)
 
 
+def test_a_recording_at_320x240_keeps_the_automap_velocity_the_level_plan_and_its_commit(tmp_path):
+    """Frames at another resolution than the policy's (and the default's), the automap beside them, the player's
+    velocity agreeing with the pose's moves, the level's plan (its start where the episode starts, its room around
+    every item) and the commit that recorded it, on the card as in index.json."""
+    out = tmp_path / "large"
+    record_world_model(WorldModelConfig(env=ENV, env_kwargs=LEVELS, out=out, episodes=1, resolution="320x240",
+                                        buffers=("automap",), policies=(("scripted", 1.0),), n_envs=1))
+    index = read_index(out)
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).parent, capture_output=True, text=True)
+    assert index["commit"] == (head.stdout.strip() if head.returncode == 0 else None)
+    card = (out / "README.md").read_text()
+    assert "Frames: 320x240 RGB" in card and f"commit {index['commit'] or 'unknown'}" in card
+    metadata, steps = next(read_episodes(out, "train"))
+    assert metadata["resolution"] == "320x240" and metadata["images"] == ["rgb", "automap"]
+    assert steps["rgb"].shape == steps["automap"].shape == (metadata["steps"], 240, 320, 3)
+    assert not np.array_equal(steps["automap"][0], steps["rgb"][0])
+    # velocity (map units a tic): none at the reset; where a step moved the player, it points the way the pose moved
+    pose, velocity = steps["pose"], steps["velocity"]
+    assert velocity.shape == (metadata["steps"], 3) and not velocity[0].any()
+    moves = pose[1:, :2] - pose[:-1, :2]
+    moved = np.linalg.norm(moves, axis=1) > 1
+    assert moved.sum() > metadata["steps"] // 2  # the scripted player walks from item to item
+    assert ((moves * velocity[1:, :2]).sum(axis=1)[moved] > 0).all()
+    # the plan: the map's player start is where the episode starts, and its one room holds every item
+    plan = metadata["level"]
+    start = next(t for t in plan["things"] if t["kind"] == "Player1Start")
+    assert [start["x"], start["y"]] == metadata["start_info"]["position"] == pose[0, :2].tolist()
+    (room,) = plan["rooms"]
+    xs, ys = zip(*room["outline"])
+    assert all(min(xs) < x < max(xs) and min(ys) < y < max(ys) for x, y in metadata["start_info"]["item_positions"])
+
+
 @pytest.mark.parametrize("split, episode", [("train", 1), ("test", 0)])
 def test_an_episode_replays_from_its_level_seed_engine_seed_and_actions(dataset, split, episode):
     fields = ["rgb", "depth", "labels", "pose", "reward", "terminated", "truncated"]
