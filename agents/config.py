@@ -19,6 +19,7 @@ from typing import Any
 from wadgym.agents.algos import ALGOS
 from wadgym.agents.backends import DEFAULT_OPTION as DEFAULT_BACKEND
 from wadgym.agents.backends import OPTIONS as BACKEND_OPTIONS  # TrainConfig.backend's values
+from wadgym.agents.backends import Backend, backend_of
 from wadgym.envs.registration import DEFAULT_ENV  # the env `wadgym train` trains by default
 
 
@@ -267,6 +268,13 @@ ZOO_KEYS = {
 
 # PPO arguments a config may not set: wadgym supplies them from the command line or the run.
 RESERVED_PPO_ARGS = {"self", "env", "policy", "device", "seed", "tensorboard_log", "verbose", "_init_setup_model"}
+
+
+def run_backend(settings: Mapping[str, Any]) -> Backend:
+    """The backend that trained a run, from its configuration (config.yml): the backends table's entry
+    (agents.backends.backend_of), for the rooms that read run folders and may not import the backends: what a
+    run is (`.multi_agent`, `.name`) is asked of the table, never of config.yml's keys."""
+    return backend_of(settings)
 
 
 def valid_keys() -> dict[str, str]:

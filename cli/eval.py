@@ -46,9 +46,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from wadgym.agents import runfolder
+    from wadgym.agents.config import run_backend
     from wadgym.agents.policies.policy import SavedPolicy
 
-    if (Path(args.run) / "config.yml").is_file() and runfolder.load_config(Path(args.run)).get("selfplay"):
+    if (Path(args.run) / "config.yml").is_file() and run_backend(runfolder.load_config(Path(args.run))).multi_agent:
         from wadgym.agents.backends import selfplay
 
         if args.wad:

@@ -1,5 +1,5 @@
 """List training runs as a table: env, steps, score per episode (trained vs random), device, date, status,
-backend (sb3 or rllib).
+backend (sb3, rllib or selfplay).
 
     wadgym runs [DIR]                         (run folders; default ./runs)
     wadgym runs --tracking-uri URI            (the runs of an MLflow store, with their MLflow ids)

@@ -253,7 +253,9 @@ def _saved_policy(policy, env_id: str, deterministic: bool):
         if not (Path(policy) / "config.yml").is_file():
             raise ValueError(f"policy {str(policy)!r}: unknown policy; valid: 'scripted', 'random' or a run "
                              "folder made by `wadgym train`")
-        if runfolder.load_config(Path(policy)).get("selfplay"):
+        from wadgym.agents.config import run_backend
+
+        if run_backend(runfolder.load_config(Path(policy))).multi_agent:
             raise ValueError(f"policy {str(policy)!r}: a self-play run plays a multi-agent env; datasets "
                              "record single-agent ids")
         from wadgym.agents.policies.policy import SavedPolicy

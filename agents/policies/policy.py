@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from wadgym.agents import runfolder
+from wadgym.agents.config import run_backend
 
 
 class SavedPolicy:
@@ -29,7 +30,8 @@ class SavedPolicy:
         self.config = runfolder.load_config(self.run)
         self.model_file = Path(model_file) if model_file else runfolder.model_path(self.run)
         self.normalize_stats = None
-        if self.config.get("backend") == "rllib":  # the same network, from an RLlib checkpoint
+        self.backend = run_backend(self.config)  # agents.backends' entry that trained the run
+        if self.backend.name == "rllib":  # the same network, from an RLlib checkpoint
             from wadgym.agents.policies.rllib import load_model
 
             self.model, self.vec_normalize = load_model(self.model_file, device), None
@@ -92,7 +94,7 @@ class SavedPolicy:
         back with each predict and starts it afresh at each episode start."""
         from wadgym.agents.algos import is_recurrent
 
-        return self.config.get("backend") != "rllib" and is_recurrent(self.model)
+        return self.backend.name != "rllib" and is_recurrent(self.model)
 
     def predict(self, observation, state=None, episode_start=None, deterministic: bool = False):
         """SB3's predict (as evaluate_policy calls it), with this policy's own `deterministic`; a recurrent

@@ -10,6 +10,7 @@ from typing import Any
 def describe(run: Path) -> dict[str, Any]:
     """One table row, from config.yml, meta.json and metrics.json (whichever exist)."""
     from wadgym.agents import runfolder
+    from wadgym.agents.config import run_backend
 
     config = runfolder.load_config(run)
     meta = runfolder.read_json(run / "meta.json") if (run / "meta.json").is_file() else {}
@@ -25,7 +26,7 @@ def describe(run: Path) -> dict[str, Any]:
         "score_name": evaluation.get("score_name", ""),
         "random": (evaluation.get("random") or {}).get("score_mean"),
         "device": (meta.get("device") or config.get("device", "?")).split(" ")[0],
-        "backend": config.get("backend", "sb3"),
+        "backend": run_backend(config).name,  # sb3, rllib or selfplay (agents.backends.BACKENDS)
         "date": (meta.get("started") or "").replace("T", " ")[:16],
         "status": status,
     }

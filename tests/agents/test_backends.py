@@ -83,3 +83,28 @@ def test_a_self_play_run_is_not_resumed(tmp_path):
     with pytest.raises(ValueError, match="--resume is not supported for multi-agent envs"):
         wadgym.agents.train(TrainConfig(resume=run))
     assert sorted(p.name for p in run.iterdir()) == before
+
+
+@pytest.mark.parametrize("command, message", [
+    (["record", "DoomItems-v1", "--policy", "{run}", "--episodes", "1", "--dataset", "wadgym/duel-test-v0"],
+     "a self-play run plays a multi-agent env; datasets record single-agent ids"),
+    (["worldmodel", "DoomItems-v1", "--policy", "{run}", "--out", "{out}"],
+     "a self-play run plays a multi-agent env; world-model datasets record single-agent ids"),
+    (["train", "--reproduce", "{run}", "--no-progress"], "self-play runs cannot be reproduced with --reproduce yet"),
+])
+def test_the_readers_of_a_run_folder_know_a_self_play_run_by_the_table(command, message, tmp_path, capsys,
+                                                                       monkeypatch):
+    """What reads a run folder asks the backends table what the run is (config.run_backend), not config.yml's
+    keys: a self-play run (a stand-in: its config.yml) is refused in one line before any engine starts."""
+    from wadgym.cli import main
+
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path / "minari"))
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.yml").write_text(yaml.safe_dump({"env": MULTI_ENV, "algo": "ppo", "selfplay": True,
+                                                    "hyperparams": {"n_timesteps": 64}}))
+    argv = [part.format(run=run, out=tmp_path / "out") for part in command]
+    assert main(argv) == 2
+    error = capsys.readouterr().err
+    assert message in error and "Traceback" not in error
+    assert not any((tmp_path / "minari").rglob("*")) and not (tmp_path / "out").exists()  # Minari's root may be made

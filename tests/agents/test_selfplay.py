@@ -58,6 +58,11 @@ def test_selfplay_trains_and_meets_random_head_to_head_on_held_out_levels(tmp_pa
     assert evaluation["score_name"] == "items" and "items/episode trained" in result.stdout
     assert (run_dir / "learning_curve.png").is_file()
 
+    listed = run(wadgym("runs", str(tmp_path)), process_session)
+    assert listed.returncode == 0, listed.stderr
+    row = next(line for line in listed.stdout.splitlines() if line.split()[0] == "run" and ENV_ID in line)
+    assert row.split()[-1] == "selfplay"  # the backends table's name, not config.yml's backend option (sb3)
+
     replay = run(wadgym("eval", str(run_dir), "--episodes", "1"), process_session)
     assert replay.returncode == 0, replay.stderr
     assert "on test levels" in replay.stdout and "trained vs trained" in replay.stdout

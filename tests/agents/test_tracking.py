@@ -313,7 +313,7 @@ def test_selfplay_training_is_tracked_with_its_params_metrics_and_model(tmp_path
     record, run = tracked_run(run_dir)
     assert record["tracking_uri"] == uri and record["synced"] is True
     assert run.info.status == "FINISHED" and run.data.tags["wadgym.status"] == "finished"
-    assert run.data.tags["wadgym.kind"] == "train"
+    assert run.data.tags["wadgym.kind"] == "train" and run.data.tags["wadgym.backend"] == "selfplay"
     params = run.data.params
     assert params["env"] == duel and params["selfplay"] == "true" and params["seed"] == "1"
     assert params["hyperparams.n_timesteps"] == "256" and params["hyperparams.env_kwargs.max_steps"] == "40"
@@ -331,7 +331,8 @@ def test_selfplay_training_is_tracked_with_its_params_metrics_and_model(tmp_path
     assert mlflow_client.get_metric_history(run.info.run_id, "train/value_loss")
     model = Path(mlflow_client.download_artifacts(run.info.run_id, "model.zip", str(tmp_path)))
     assert model.read_bytes() == (run_dir / "model.zip").read_bytes()
-    assert [row["id"] for row in list_runs(uri, duel)] == [run.info.run_id]   # `wadgym runs --tracking-uri`
+    listed = list_runs(uri, duel)  # `wadgym runs --tracking-uri`
+    assert [row["id"] for row in listed] == [run.info.run_id] and listed[0]["backend"] == "selfplay"
 
 
 def test_an_unreachable_server_fails_before_anything_starts(tmp_path, capsys):

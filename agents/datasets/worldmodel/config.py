@@ -276,9 +276,10 @@ def _saved_policy(policy, env_id: str, deterministic: bool):
             raise ValueError(f"policy {str(policy)!r}: unknown policy; valid: 'scripted', 'random' or a run folder "
                              f"made by `wadgym train` (one with config.yml)")
         from wadgym.agents import runfolder
+        from wadgym.agents.config import run_backend
 
         trained = runfolder.load_config(Path(policy))
-        if trained.get("selfplay"):
+        if run_backend(trained).multi_agent:
             raise ValueError(f"policy {str(policy)!r}: a self-play run plays a multi-agent env; world-model "
                              f"datasets record single-agent ids")
         if trained["env"] != env_id:  # before its model loads
@@ -290,8 +291,7 @@ def _saved_policy(policy, env_id: str, deterministic: bool):
     if saved.env_id != env_id:
         raise ValueError(f"policy {str(saved.run)!r} trained on {saved.env_id}, not {env_id}; record "
                          f"{saved.env_id} with it")
-    if saved.config.get("backend") == "rllib" or not hasattr(getattr(saved.model, "policy", None),
-                                                             "get_distribution"):
+    if saved.backend.name == "rllib" or not hasattr(getattr(saved.model, "policy", None), "get_distribution"):
         raise ValueError(f"policy {str(saved.run)!r}: the recorder draws from a Stable-Baselines3 policy's action "
                          f"probabilities; this run's model has none (an RLlib run)")
     if saved.recurrent:

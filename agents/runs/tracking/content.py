@@ -122,10 +122,11 @@ def create_run(mlflow_client, run_dir: Path, config: dict[str, Any], uri: str, c
                versions: dict[str, Any], git: dict[str, Any]) -> str:
     """A new MLflow run of `run_dir` in its experiment, with its tags (kind, folder, host, status, lineage)
     and params (run_params); returns its id."""
+    from wadgym.agents.config import run_backend
     from wadgym.envs.registration import score_name
 
     tags = {KIND_TAG: "train", "wadgym.run_dir": str(run_dir.resolve()), "wadgym.host": socket.gethostname(),
-            "wadgym.backend": config.get("backend", "sb3"), "wadgym.status": "running",
+            "wadgym.backend": run_backend(config).name, "wadgym.status": "running",
             "mlflow.source.name": "wadgym train", "mlflow.source.type": "LOCAL"}
     with contextlib.suppress(Exception):
         tags["wadgym.score_name"] = score_name(config["env"])

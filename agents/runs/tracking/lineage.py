@@ -69,7 +69,7 @@ def reproduce(source: str, uri: str | None = None) -> tuple[dict[str, Any], str]
     """The configuration of the run `source` (a run folder or an MLflow run id) to train again, and a
     report: whether the code here differs from the code it ran (commit and code.diff) and how to get that."""
     from wadgym.agents import runfolder
-    from wadgym.agents.config import read_yaml
+    from wadgym.agents.config import read_yaml, run_backend
     from wadgym.agents.system import code_root, git_info
 
     path = Path(source)
@@ -100,7 +100,7 @@ def reproduce(source: str, uri: str | None = None) -> tuple[dict[str, Any], str]
         here = git_info(root)
         here_diff = code_diff(root) if here.get("commit") else None
         report = code_report(commit, recorded_diff, here.get("commit"), here_diff, source)
-    if config.get("selfplay"):
+    if run_backend(config).name == "selfplay":
         raise ValueError(f"--reproduce {source}: self-play runs cannot be reproduced with --reproduce yet")
     return {**config, "reproduces": source}, report
 

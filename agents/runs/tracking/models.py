@@ -28,6 +28,7 @@ def log_policy_model(run_dir: Path, uri: str, run_id: str) -> dict[str, Any] | N
     import numpy as np
 
     from wadgym.agents import runfolder
+    from wadgym.agents.config import run_backend
     from wadgym.agents.policies.export import export_onnx
     from wadgym.agents.policies.policy import SavedPolicy
     from wadgym.agents.system import installed_versions
@@ -35,7 +36,7 @@ def log_policy_model(run_dir: Path, uri: str, run_id: str) -> dict[str, Any] | N
     run_dir = Path(run_dir)
     if not any((run_dir / name).exists() for name in ("model.zip", "model")):
         return None
-    if runfolder.load_config(run_dir).get("selfplay"):
+    if run_backend(runfolder.load_config(run_dir)).multi_agent:
         return None
     mlflow = require_mlflow()
     from mlflow.models import infer_signature
@@ -48,7 +49,7 @@ def log_policy_model(run_dir: Path, uri: str, run_id: str) -> dict[str, Any] | N
             artifacts = {"onnx": str(export_onnx(run_dir, Path(folder) / "policy.onnx"))}
             over, packages = "onnx", ("numpy", "onnxruntime")
         except ValueError:  # a recurrent policy or one that no ONNX graph of ours holds: SB3's own model
-            if saved.config.get("backend") == "rllib" or saved.model_file.suffix != ".zip":
+            if saved.backend.name == "rllib" or saved.model_file.suffix != ".zip":
                 return None
             over, artifacts = "sb3", {"sb3_model": str(saved.model_file)}
             if saved.vec_normalize is not None:  # the statistics as numbers, not VecNormalize's pickle

@@ -213,7 +213,7 @@ def _row(run) -> dict[str, Any]:
         "score_name": data.tags.get("wadgym.score_name", ""),
         "random": metric("eval/random/score_mean"),
         "device": (data.tags.get("wadgym.device") or data.params.get("device", "?")).split(" ")[0],
-        "backend": data.params.get("backend", "sb3"),
+        "backend": data.tags.get("wadgym.backend") or data.params.get("backend", "sb3"),  # sb3, rllib, selfplay
         "date": time.strftime("%Y-%m-%d %H:%M", time.localtime(info.start_time / 1000)) if info.start_time else "",
         "status": {"finished": "done", "interrupted": "stopped"}.get(status, status),
     }
