@@ -17,7 +17,7 @@ TINY = {"n_envs": 2, "n_timesteps": 128, "policy": "CnnPolicy", "frame_stack": 2
 
 def test_both_trainings_play_both_maps_beside_random_and_scripted(transfer, tmp_path, capsys):
     conf = tmp_path / "tiny.yml"
-    entry = {**TINY, "env_kwargs": {"num_levels": 200, "living_reward": 0.01}}
+    entry = {**TINY, "env_kwargs": {"num_levels": 8, "living_reward": 0.01}}   # 8 levels: a WAD built in a second
     conf.write_text(yaml.safe_dump({"DoomHealth-v0": entry}))
     argv = ["--pair", "health", "--seeds", "1", "--episodes", "1", "--conf-file", str(conf),
             "--runs", str(tmp_path / "runs"), "--docs", str(tmp_path / "docs")]
@@ -33,7 +33,7 @@ def test_both_trainings_play_both_maps_beside_random_and_scripted(transfer, tmp_
         if row["trained_on"] == "original":   # the map alone: no level range, the same other settings
             assert env_kwargs == {"living_reward": 0.01, "wad": "vizdoom:health_gathering"}
         else:
-            assert env_kwargs == {"num_levels": 200, "living_reward": 0.01}
+            assert env_kwargs == {"num_levels": 8, "living_reward": 0.01}
         assert row["timesteps"] == 128 and "/" not in row["run_dir"]   # by name under --runs
         assert all(isinstance(row["eval"][k], float) for k in ("original", "generated"))
         assert [row["eval"]["scores"][k] for k in ("original", "generated")] == [[row["eval"]["original"]],
@@ -97,7 +97,7 @@ def test_a_pair_with_a_preset_trains_its_generated_levels_with_it_and_shares_the
     training and in the held-out play; its original-trained run is the exit pair's (its score on the original
     too), played again on these generated levels."""
     conf = tmp_path / "tiny.yml"
-    conf.write_text(yaml.safe_dump({"DoomExit-v0": {**TINY, "env_kwargs": {"num_levels": 200,
+    conf.write_text(yaml.safe_dump({"DoomExit-v0": {**TINY, "env_kwargs": {"num_levels": 8,
                                                                            "new_room_reward": 0.1}}}))
     common = ["--seeds", "1", "--episodes", "1", "--conf-file", str(conf), "--runs", str(tmp_path / "runs"),
               "--docs", str(tmp_path / "docs")]
@@ -106,7 +106,7 @@ def test_a_pair_with_a_preset_trains_its_generated_levels_with_it_and_shares_the
     assert set(data["runs"]) == {"exit-mixed/generated/seed0"}
     row = data["runs"]["exit-mixed/generated/seed0"]
     config = yaml.safe_load((tmp_path / "runs" / row["run_dir"] / "config.yml").read_text())
-    assert config["hyperparams"]["env_kwargs"] == {"num_levels": 200, "new_room_reward": 0.1, "exit_look": "mixed"}
+    assert config["hyperparams"]["env_kwargs"] == {"num_levels": 8, "new_room_reward": 0.1, "exit_look": "mixed"}
 
     assert transfer.main(["--pair", "exit", "--trained-on", "original", *common]) == 0
     assert transfer.main(["--pair", "exit-mixed", "--skip-done", *common]) == 0
