@@ -54,6 +54,14 @@ DEFAULT_STEP_TIMEOUT = 30.0   # seconds for one step of every player
 ENGINE_CONNECT_MARGIN = 60
 PORT_ATTEMPTS = 20
 START_ATTEMPTS = 3            # starts tried when an engine exits during the handshake (e.g. its port was taken)
+# or a start stalls after it: now and then (about 3 starts in 100 on a 2-core VM) every engine has finished the
+# network handshake and the first tic then waits out the engines' own limit on waiting for each other's tics
+# (+viz_sync_timeout: the game's step_timeout, 30 s); a start not done within STALL_PATIENCE seconds of every
+# engine's log showing the handshake done (0.2-1.1 s in a normal start) is ended and tried again on fresh ports,
+# except the last try, which waits as long as join_timeout allows
+STALL_PATIENCE = 5.0
+HANDSHAKE_DONE = ("Exchanging game information", "Found ")  # an engine's log: the handshake's last stage, then a
+# player found in it
 MAX_PLAYERS = 8
 WORKER_MODULE = "wadgym.envs.runtime.netgame"  # what `python -m` runs as a player's worker
 
@@ -284,11 +292,14 @@ class NetGame:
         self._workers: list = []
         self._pipes: list = []
         self.closed = False
+        self.start_attempts = 0  # how many starts this game took (more than 1: an engine exited or a start stalled)
         for attempt in range(START_ATTEMPTS):
+            self.start_attempts = attempt + 1
             try:
-                self._start()
+                self._start(last=attempt == START_ATTEMPTS - 1)
                 return
-            except _EngineExited as error:  # e.g. the port was taken between the probe and the host's bind
+            except _EngineExited as error:  # e.g. the port was taken between the probe and the host's bind, or
+                # a start that stalled after the handshake (_StartStalled)
                 self._end()
                 if attempt == START_ATTEMPTS - 1:
                     raise NetGameError(f"{error}; tried {START_ATTEMPTS} times with fresh ports") from None
@@ -298,7 +309,9 @@ class NetGame:
 
     # -- starting ------------------------------------------------------------------------------------
 
-    def _start(self) -> None:
+    def _start(self, last: bool = True) -> None:
+        """Start the game's workers and engines; unless `last`, a start that stalls after the handshake raises
+        _StartStalled (see STALL_PATIENCE)."""
         n = self.n_players
         self.closed = False
         if n > 1:
@@ -332,8 +345,10 @@ class NetGame:
                 pipes[-1].send((self.settings, args))
         self._collect(range(n), self.join_timeout, "start its worker", hint="python -m " + WORKER_MODULE,
                       status="booted")
+        watch = n > 1 and not last and self.step_timeout > STALL_PATIENCE  # a shorter wait ends before a restart
         numbers = self._collect(range(n), self.join_timeout, "join the game",
-                                hint=f"{n} players on 127.0.0.1 port {self.port}" if n > 1 else "the engine")
+                                hint=f"{n} players on 127.0.0.1 port {self.port}" if n > 1 else "the engine",
+                                stalled=self._handshake_done if watch else None)
         if sorted(numbers) != list(range(n)):
             raise NetGameError(f"the engines reported player numbers {numbers}; expected each of 0..{n - 1}")
         order = sorted(range(n), key=lambda i: numbers[i])  # index by player number from here on
@@ -386,19 +401,29 @@ class NetGame:
             self._fail(f"player {self._pipes.index(pipe)}'s worker is gone (its pipe is closed)")
 
     def _collect(self, players, timeout: float, what: str, hint: str = "", status: str = "ok",
-                 deadline: float | None = None) -> list:
+                 deadline: float | None = None, stalled=None) -> list:
         """The replies of `players` to the command just sent (their `status`, e.g. "ok"), waiting at most
-        `timeout` seconds in all (or until `deadline`, a time.monotonic())."""
+        `timeout` seconds in all (or until `deadline`, a time.monotonic()). With `stalled` (a callable), a wait
+        that goes on STALL_PATIENCE seconds after it first answers True raises _StartStalled."""
         players = list(players)
         replies: dict[int, Any] = {}
         deadline = time.monotonic() + timeout if deadline is None else deadline
+        stalled_since = None
         while len(replies) < len(players):
             waiting = [i for i in players if i not in replies]
             left = deadline - time.monotonic()
-            ready = mpc.wait([self._pipes[i] for i in waiting], timeout=max(left, 0))
+            poll = left if stalled is None else min(left, STALL_PATIENCE / 20)
+            ready = mpc.wait([self._pipes[i] for i in waiting], timeout=max(poll, 0))
             if not ready:
                 names = ", ".join(f"player {i}" for i in waiting)
-                self._fail(f"{names} did not {what} within {timeout:.0f} s" + (f" ({hint})" if hint else ""))
+                if time.monotonic() >= deadline:
+                    self._fail(f"{names} did not {what} within {timeout:.0f} s" + (f" ({hint})" if hint else ""))
+                if stalled_since is None and stalled():
+                    stalled_since = time.monotonic()
+                if stalled_since is not None and time.monotonic() - stalled_since >= STALL_PATIENCE:
+                    self._fail(f"{names} did not {what} within {STALL_PATIENCE:g} s of the handshake's end",
+                               _StartStalled, logs=False)
+                continue
             for i in waiting:
                 if self._pipes[i] not in ready:
                     continue
@@ -435,6 +460,16 @@ class NetGame:
 
     def _log(self, worker: int) -> str:
         return os.path.join(self._logs.name, f"player{worker}.log")
+
+    def _handshake_done(self) -> bool:
+        """Whether every engine's log shows the network handshake's last stage with a player found in it."""
+        stage, found = HANDSHAKE_DONE
+        for marker in self._markers:
+            path = Path(self._log(int(marker.rsplit("p", 1)[1])))
+            text = path.read_text(errors="replace") if path.is_file() else ""
+            if found not in text.partition(stage)[2]:
+                return False
+        return bool(self._markers)
 
     def _fail(self, message: str, error: type = None, logs: bool = True) -> None:
         tails = []
@@ -535,6 +570,11 @@ def start_worker(fd: int, log: str, namespace: netns.Namespace | None = None) ->
 
 class _EngineExited(NetGameError):
     """An engine exited during the handshake: a start worth trying again (on a fresh port)."""
+
+
+class _StartStalled(_EngineExited):
+    """Every engine finished the handshake and the start did not end within STALL_PATIENCE seconds: a start
+    worth trying again (on a fresh port)."""
 
 
 if __name__ == "__main__":  # a worker: run from the module proper, so what it pickles names wadgym.envs.runtime.netgame

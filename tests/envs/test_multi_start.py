@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 pytest.importorskip("pettingzoo")
@@ -133,3 +134,35 @@ def test_every_other_python_block_of_the_page_runs_as_a_plain_script(tmp_path, p
         out, err = process.communicate(timeout=240)
         assert process.returncode == 0, err
         assert session.leftovers() == []
+
+
+def test_a_started_game_shows_the_handshake_done_in_every_engines_log():
+    """What the start's stall check reads: after a two-player start every engine's log shows the handshake's last
+    stage with a player found in it; a one-player game has no handshake (and no check)."""
+    for players, done in ((2, True), (1, False)):
+        game = NetGame(settings(), players)
+        try:
+            assert game._handshake_done() is done
+            assert game.start_attempts >= 1 if players == 2 else game.start_attempts == 1
+        finally:
+            game.close()
+
+
+def test_a_start_that_stalls_after_the_handshake_is_tried_again_and_the_last_try_waits(monkeypatch):
+    """A start still going STALL_PATIENCE seconds after every engine finished the handshake (a patience of 0
+    here, and a check that always says the handshake is done) is ended and started again on a fresh port, every
+    engine of it ended; the last of START_ATTEMPTS tries waits for the join as before, and the game plays."""
+    monkeypatch.setattr(netgame, "STALL_PATIENCE", 0.0)
+    monkeypatch.setattr(NetGame, "_handshake_done", lambda self: True)
+    ports = []
+    reserve = netgame.reserve_port
+    monkeypatch.setattr(netgame, "reserve_port", lambda: ports.append(reserve()) or ports[-1])
+    game = NetGame(settings(), 2)
+    try:
+        assert game.start_attempts == len(ports) == netgame.START_ATTEMPTS
+        assert len(game.step([[0.0], [0.0]], 1)) == 2
+        children = psutil.Process().children(recursive=True)
+        engines = [p for p in children if p.name() == "vizdoom"]
+        assert sorted(p.pid for p in engines) == sorted(game.engine_pids())   # the stalled tries' engines are gone
+    finally:
+        game.close()
