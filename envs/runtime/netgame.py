@@ -418,7 +418,7 @@ class NetGame:
                 names = ", ".join(f"player {i}" for i in waiting)
                 if time.monotonic() >= deadline:
                     self._fail(f"{names} did not {what} within {timeout:.0f} s" + (f" ({hint})" if hint else ""))
-                if stalled_since is None and stalled():
+                if stalled is not None and stalled_since is None and stalled():
                     stalled_since = time.monotonic()
                 if stalled_since is not None and time.monotonic() - stalled_since >= STALL_PATIENCE:
                     self._fail(f"{names} did not {what} within {STALL_PATIENCE:g} s of the handshake's end",
