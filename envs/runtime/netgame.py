@@ -451,8 +451,7 @@ class NetGame:
         how = f"exited with status {code}" if code is not None and code >= 0 else \
             f"was killed by signal {-code}" if code is not None else "closed its pipe"
         if what == "start its worker":
-            path = Path(self._log(i))
-            text = path.read_text(errors="replace").strip() if path.is_file() else ""
+            text = self._log_text(i).strip()
             self._fail(f"player {i}'s worker (python -m {WORKER_MODULE}) {how} before it started"
                        + (f"; its output:\n{text[-2000:]}" if text else " without a word"), logs=False)
         error = _EngineExited if what == "join the game" else NetGameError
@@ -461,21 +460,24 @@ class NetGame:
     def _log(self, worker: int) -> str:
         return os.path.join(self._logs.name, f"player{worker}.log")
 
+    def _log_text(self, worker: int) -> str:
+        """What worker `worker` and its engine have written to its log so far ("" before it has one)."""
+        path = Path(self._log(worker))
+        return path.read_text(errors="replace") if path.is_file() else ""
+
+    def _marker_logs(self) -> list[str]:
+        """The engines' logs so far, in the order of self._markers (a marker ends in its worker's number)."""
+        return [self._log_text(int(marker.rsplit("p", 1)[1])) for marker in self._markers]
+
     def _handshake_done(self) -> bool:
         """Whether every engine's log shows the network handshake's last stage with a player found in it."""
         stage, found = HANDSHAKE_DONE
-        for marker in self._markers:
-            path = Path(self._log(int(marker.rsplit("p", 1)[1])))
-            text = path.read_text(errors="replace") if path.is_file() else ""
-            if found not in text.partition(stage)[2]:
-                return False
-        return bool(self._markers)
+        logs = self._marker_logs()
+        return bool(logs) and all(found in text.partition(stage)[2] for text in logs)
 
     def _fail(self, message: str, error: type = None, logs: bool = True) -> None:
         tails = []
-        for player, marker in enumerate(self._markers if logs else ()):  # the engines' last words, if any
-            path = Path(self._log(int(marker.rsplit("p", 1)[1])))
-            text = path.read_text(errors="replace") if path.is_file() else ""
+        for player, text in enumerate(self._marker_logs() if logs else ()):  # the engines' last words, if any
             lines = [line.strip() for line in text.replace("\r", "\n").splitlines() if line.strip()]
             if lines:
                 tails.append(f"player {player}: {lines[-1][:160]}")

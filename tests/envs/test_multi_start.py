@@ -143,7 +143,8 @@ def test_a_started_game_shows_the_handshake_done_in_every_engines_log():
         game = NetGame(settings(), players)
         try:
             assert game._handshake_done() is done
-            assert game.start_attempts >= 1 if players == 2 else game.start_attempts == 1
+            if players == 1:   # no handshake to stall after (a two-player start may be tried again)
+                assert game.start_attempts == 1
         finally:
             game.close()
 
