@@ -160,11 +160,8 @@ def plot(data: dict[str, Any], env_ids: list[str], path: Path) -> None:
         ax.axhline(random, color="tab:red", linestyle="--", label="random (test)")
         ax.set_xscale("log")
         ax.set_xticks(xs, [levels_label(levels).split(" ")[0] for levels in grouped], fontsize=8)
-        ax.set_title(env_id, fontsize=9)
-        ax.set_xlabel("training levels", fontsize=8)
-        ax.set_ylabel(f"{next(iter(grouped.values()))[0]['score_name']} per episode", fontsize=8)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+        harness.label_panel(ax, env_id, f"{next(iter(grouped.values()))[0]['score_name']} per episode",
+                            "training levels")
     harness.save_figure(fig, path)
 
 

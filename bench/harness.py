@@ -568,6 +568,18 @@ def panels(count: int, width: float, height: float, cols: int | None = None):
     return fig, list(axes.flat)[:count]
 
 
+def label_panel(ax, title: str, ylabel: str, xlabel: str | None = None, *, title_size: int = 9,
+                legend_size: int = 7, grid_axis: str = "both") -> None:
+    """One panel's labels as every benchmark figure draws them: the title, the axes' labels (8 pt), a light grid
+    and the legend."""
+    ax.set_title(title, fontsize=title_size)
+    if xlabel is not None:
+        ax.set_xlabel(xlabel, fontsize=8)
+    ax.set_ylabel(ylabel, fontsize=8)
+    ax.grid(axis=grid_axis, alpha=0.3)
+    ax.legend(fontsize=legend_size)
+
+
 def save_figure(fig, path: Path) -> None:
     """The figure as a PNG at `path` (written atomically), then closed."""
     import io

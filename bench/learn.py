@@ -805,11 +805,8 @@ def plot_curves(groups: dict[tuple[str, str], list[dict[str, Any]]], attempts: l
                     transform=ax.transAxes, ha="center", va="center", fontsize=8, color="0.4")
         ax.axhline(np.mean([score(r["eval"]["test"]["random"]) for r in rows]), color="tab:red", linestyle="--",
                    label="random (test)")
-        ax.set_title(f"{env_id} ({budget})", fontsize=9)
-        ax.set_xlabel("env steps", fontsize=8)
-        ax.set_ylabel(f"{rows[0]['score_name']} per episode", fontsize=8)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=6)
+        harness.label_panel(ax, f"{env_id} ({budget})", f"{rows[0]['score_name']} per episode", "env steps",
+                            legend_size=6)
     harness.save_figure(fig, path)
 
 

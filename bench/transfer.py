@@ -635,10 +635,8 @@ def plot(data: dict[str, Any], path: Path) -> None:
         ax.set_xticks(range(len(PLAYED_ON)),
                       [f"played on\n{wad.split(':', 1)[1]}", "played on held-out\ngenerated levels"], fontsize=8)
         score = next(r["score_name"] for r in evaluated(data) if r["pair"] == pair)
-        ax.set_ylabel(f"{score} per episode", fontsize=8)
-        ax.set_title(pair_title(pair).replace(" and ", " / ").replace("`", ""), fontsize=8)
-        ax.legend(fontsize=7)
-        ax.grid(axis="y", alpha=0.3)
+        harness.label_panel(ax, pair_title(pair).replace(" and ", " / ").replace("`", ""), f"{score} per episode",
+                            title_size=8, grid_axis="y")
     harness.save_figure(fig, path)
 
 
