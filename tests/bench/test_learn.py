@@ -15,7 +15,7 @@ def test_budgets_name_their_files_and_a_bad_one_is_refused(learn):
     with pytest.raises(ValueError, match="budget 'tpu' is not valid; choose one of cpu, cpu-long, gpu"):
         learn.hyperparams_file("tpu")
     assert set(learn.benchmark_ids("cpu-long")) == {"DoomItemsMaze-v1", "DoomHealthSupreme-v0", "DoomDefendHard-v0",
-                                                     "DoomExitHard-v0", "DoomDeathmatchBots-v0"}
+                                                     "DoomExitHard-v0", "DoomDeathmatchBots-v0", "DoomExit-v1"}
     assert learn.hyperparams_file("demos (100 episodes)").name == "ppo_demos.yml"
     assert set(learn.benchmark_ids("demos")) == {"DoomHealthSupreme-v0", "DoomExitHard-v0", "DoomDeathmatchBots-v0"}
     assert learn.demo_settings("DoomExitHard-v0", "demos") == {"policy": "scripted", "episodes": 100, "levels": "train",
