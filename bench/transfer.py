@@ -74,6 +74,9 @@ PAIRS: dict[str, tuple[str, str]] = {
     "combat-walls": ("DoomDeathmatchBots-v0", "vizdoom:cig"),
     "defend-dtc": ("DoomDefend-v0", "vizdoom:defend_the_center"),
     "corridor": ("DoomCorridor-v0", "vizdoom:deadly_corridor"),
+    # The corridor pair on DoomCorridorHard-v0's levels (skill 5 and double damage, as deadly_corridor plays): the
+    # generated side trains and plays on the hard preset; the original side is the corridor pair's.
+    "corridor-hard": ("DoomCorridor-v0", "vizdoom:deadly_corridor"),
     # The navigation generator's second version (rooms of several sizes, corridors that turn, far starts,
     # my_way_home's 525-step episodes: envs/families/exit.py) and the same original.
     "exit-v1": ("DoomExit-v1", "vizdoom:my_way_home"),
@@ -91,6 +94,8 @@ PAIRS: dict[str, tuple[str, str]] = {
 # bullet, a round room; envs/families/defend.py's "center").
 # "combat-rockets": the deathmatch bots' preset that deals what cig does (every player starts and respawns with a
 # rocket launcher and 10 rockets; the pickups rocket launchers and rockets), which the default arenas never show.
+# "corridor-hard": DoomCorridorHard-v0's levels (envs/families/corridor.py's "hard": skill 5, double damage, 6-8
+# monsters of three kinds placed at random, longer corridors with two turns), deadly_corridor's skill and damage.
 # "combat-walls": "rockets" respawning at the arenas' edge, each turned at random (preset "rockets-walls").
 # "exit-looks": DoomExit-v1's looks on DoomExit-v0's buildings (its texture pool with the stock textures of
 # my_way_home's kin, light from uniform to varied, rooms with walls of their own) and walls that carry lights
@@ -101,6 +106,7 @@ PAIR_KWARGS: dict[str, dict[str, Any]] = {
     "defend-dtc": {"preset": "center"},
     "combat-rockets": {"preset": "rockets"},
     "combat-walls": {"preset": "rockets-walls"},
+    "corridor-hard": {"preset": "hard"},
     "exit-looks": {"exit_look": "mixed", "textures": "lit", "light_min": 128, "light_max": 224,
                    "light_variation": 48, "wall_mix": 0.5},
 }
@@ -111,7 +117,7 @@ PAIR_SETTINGS: dict[str, dict[str, Any]] = {"exit-counts": {"explore": "counts:0
 # A pair whose original-trained runs are another pair's (the same id, original and entry: the same training),
 # played again on this pair's generated levels.
 SHARED_ORIGINAL: dict[str, str] = {"exit-mixed": "exit", "defend-dtc": "defend", "exit-looks": "exit-counts",
-                                   "combat-rockets": "combat", "combat-walls": "combat"}
+                                   "combat-rockets": "combat", "combat-walls": "combat", "corridor-hard": "corridor"}
 # Env kwargs of the ids' entries that need the generator's facts (the rooms of a building wadgym built, the ACS of
 # its arenas), which a hand-made map does not give: each family's `level_only_kwargs` (reward bonuses; the score is
 # the same), left out on the original, in training and in play. DoomExit-v0's entry trains with new_room_reward
