@@ -504,6 +504,12 @@ def combine(*outcomes: str) -> str:
 # Pages: tables, the section a rewrite keeps, figures
 
 
+def curriculum_text(stages: Sequence[dict[str, Any]]) -> str:
+    """A curriculum (agents.backends.curriculum's stages) in words: how many stages, to which steps."""
+    return (f"curriculum: {len(stages)} stages before the id's own, to "
+            + ", ".join(f"{int(stage['until']):,}" for stage in stages) + " steps")
+
+
 def mean_spread(values: Iterable[float | None]) -> str:
     """"mean ± std" of the values given (None left out); one value alone, "-" for none."""
     values = [v for v in values if v is not None]

@@ -241,8 +241,7 @@ def trained_with(run_dir: Path) -> str:
     parts += [", ".join(f"{k}={v}" for k, v in kwargs.items())] if kwargs else []
     stages = params.get("curriculum") or []
     if stages:
-        parts.append(f"curriculum: {len(stages)} stages before the id's own, to "
-                     + ", ".join(f"{int(stage['until']):,}" for stage in stages) + " steps")
+        parts.append(harness.curriculum_text(stages))
     return "; ".join(parts)
 
 

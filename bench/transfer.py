@@ -80,6 +80,10 @@ PAIRS: dict[str, tuple[str, str]] = {
     # The navigation generator's second version (rooms of several sizes, corridors that turn, far starts,
     # my_way_home's 525-step episodes: envs/families/exit.py) and the same original.
     "exit-v1": ("DoomExit-v1", "vizdoom:my_way_home"),
+    # exit-v1 with a ladder of building sizes in the generated side's training (4-6 rooms, then 6-9, then the id's
+    # 8-12), the first setting that learnt DoomExit-v1's own levels (docs/exploration.md), and its 2M steps on
+    # every side; the original has no sizes to climb (original_conf).
+    "exit-v1-ladder": ("DoomExit-v1", "vizdoom:my_way_home"),
     # The exit pair with the count bonus in every training (generated, original and the fine-tune protocol's), the
     # bonus that bought my_way_home 0.86-0.88 exits at 500k steps (docs/exploration.md).
     "exit-counts": ("DoomExit-v0", "vizdoom:my_way_home"),
@@ -112,8 +116,16 @@ PAIR_KWARGS: dict[str, dict[str, Any]] = {
 }
 # A pair's training settings over the entry's, in every training of the pair (the entry's keys, e.g. `explore`; the
 # policy is played without them).
-PAIR_SETTINGS: dict[str, dict[str, Any]] = {"exit-counts": {"explore": "counts:0.005"},
-                                             "exit-looks": {"explore": "counts:0.005"}}
+PAIR_SETTINGS: dict[str, dict[str, Any]] = {
+    "exit-counts": {"explore": "counts:0.005"},
+    "exit-looks": {"explore": "counts:0.005"},
+    "exit-v1-ladder": {"n_timesteps": 2_000_000,
+                       "curriculum": [{"until": 800_000, "env_kwargs": {"n_rooms_min": 4, "n_rooms_max": 6}},
+                                      {"until": 1_400_000, "env_kwargs": {"n_rooms_min": 6, "n_rooms_max": 9}}]},
+}
+# Settings a training on the original leaves out: a curriculum climbs the family's scenario parameters, which one
+# hand-made map does not have, so the original's trainings (and the fine-tuned ones) take the same steps without.
+GENERATED_ONLY_SETTINGS = ("curriculum",)
 # A pair whose original-trained runs are another pair's (the same id, original and entry: the same training),
 # played again on this pair's generated levels.
 SHARED_ORIGINAL: dict[str, str] = {"exit-mixed": "exit", "defend-dtc": "defend", "exit-looks": "exit-counts",
@@ -224,11 +236,16 @@ def pair_test_kwargs(env_kwargs: dict[str, Any], pair: str | None) -> dict[str, 
 
 def original_conf(env_id: str, conf: Path, wad: str, folder: Path, pair: str | None = None) -> Path:
     """The entry for `env_id` with the original map in place of the level range (original_kwargs) and the
-    pair's PAIR_SETTINGS over its settings, as a one-entry hyperparameter file in `folder`."""
-    settings = PAIR_SETTINGS.get(pair)
+    pair's PAIR_SETTINGS over its settings but for GENERATED_ONLY_SETTINGS (a curriculum, the pair's or the
+    entry's own, emptied), as a one-entry hyperparameter file in `folder`."""
+    from wadgym.agents.config import load_hyperparams
+
+    settings = dict(PAIR_SETTINGS.get(pair) or {})
+    entry = {**load_hyperparams(env_id, conf), **settings}
+    settings |= {key: [] for key in GENERATED_ONLY_SETTINGS if entry.get(key)}
+    own = f"_{pair}" if pair in PAIR_SETTINGS else ""
     return entry_conf(env_id, conf, lambda kwargs: original_kwargs(kwargs, wad, env_id),
-                      folder / f"{env_id}_{conf.stem}_{wad.replace(':', '_')}{f'_{pair}' if settings else ''}.yml",
-                      settings)
+                      folder / f"{env_id}_{conf.stem}_{wad.replace(':', '_')}{own}.yml", settings or None)
 
 
 def train_config(env_id: str, seed: int, conf_file: Path, run_dir: Path, timesteps: int | None = None,
@@ -569,9 +586,13 @@ def write_table(json_path: Path, md_path: Path, png_path: Path) -> None:
                       + (f" The original-trained runs are those of the {SHARED_ORIGINAL[pair]} pair (the same "
                          f"training), played again on these levels." if pair in SHARED_ORIGINAL else "")]
         if pair in PAIR_SETTINGS:
+            generated_only = [key for key in GENERATED_ONLY_SETTINGS if key in PAIR_SETTINGS[pair]]
             lines += ["", f"Every training of this pair (on the generated levels, on the original, fine-tuned) has "
                           f"{kwargs_text(PAIR_SETTINGS[pair])} over the entry's settings; the policies are played "
-                          f"without them."]
+                          f"without them."
+                      + (f" The {', '.join(generated_only)} only on the generated levels: the original has no "
+                         f"scenario parameters to change, its trainings take the same steps without it."
+                         if generated_only else "")]
         dropped = left_out(env_id, next((row_conf(r) for t in TRAINED_ON for r in rows[t]), hyperparams_file("cpu")))
         if dropped:
             lines += ["", f"On the original the entry's {', '.join(dropped)} is left out (in training and in play): "
@@ -601,7 +622,7 @@ def write_table(json_path: Path, md_path: Path, png_path: Path) -> None:
 
 
 def kwargs_text(kwargs: dict[str, Any]) -> str:
-    return ", ".join(f"`{k}={v!r}`" for k, v in kwargs.items())
+    return ", ".join(harness.curriculum_text(v) if k == "curriculum" else f"`{k}={v!r}`" for k, v in kwargs.items())
 
 
 def pair_title(pair: str) -> str:

@@ -197,6 +197,42 @@ def test_a_pair_with_settings_trains_every_side_with_them(transfer, tmp_path):
     assert short == transfer.short_steps("DoomExit-v0", conf) == 250_000
 
 
+def test_a_curriculum_climbs_the_generated_levels_alone(transfer, tmp_path):
+    """exit-v1-ladder: the generated side trains on the ladder of building sizes, each stage DoomExit-v1's
+    buildings of that size; the original (whose entry the fine-tune protocol's runs take) trains the same 2M steps
+    without a curriculum; a pair without one gets no curriculum key, and an entry's own curriculum (the cpu-long
+    DoomExitHard-v0's) is left out on the original too."""
+    import numpy as np
+
+    from wadgym.agents.config import check_curriculum, load_hyperparams
+    from wadgym.envs.params import make_params
+
+    conf = transfer.hyperparams_file("cpu")
+    derived = transfer.generated_conf("DoomExit-v1", conf, "exit-v1-ladder", tmp_path)
+    generated = yaml.safe_load(derived.read_text())["DoomExit-v1"]
+    original = yaml.safe_load(transfer.original_conf("DoomExit-v1", conf, "vizdoom:my_way_home", tmp_path,
+                                                     "exit-v1-ladder").read_text())["DoomExit-v1"]
+    stages = check_curriculum(generated["curriculum"])
+    assert [stage["until"] for stage in stages] == [800_000, 1_400_000]
+    assert original["curriculum"] == [] and generated["n_timesteps"] == original["n_timesteps"] == 2_000_000
+    assert original["env_kwargs"] == {"wad": "vizdoom:my_way_home"}
+    assert transfer.short_steps("DoomExit-v1", conf, "exit-v1-ladder") == 1_000_000
+    cls = transfer.family("DoomExit-v1")
+    for stage, rooms in zip(stages, ((4, 6), (6, 9)), strict=True):
+        params = make_params(cls.Params, cls.PRESETS, "v1", stage["env_kwargs"])
+        assert (params.n_rooms_min, params.n_rooms_max) == rooms
+        assert cls.build(np.random.default_rng(0), params) is not None
+    plain = yaml.safe_load(transfer.original_conf("DoomExit-v1", conf, "vizdoom:my_way_home", tmp_path,
+                                                  "exit-v1").read_text())["DoomExit-v1"]
+    assert "curriculum" not in plain
+    long = transfer.hyperparams_file("cpu-long")
+    assert load_hyperparams("DoomExitHard-v0", long)["curriculum"]
+    hard = transfer.original_conf("DoomExitHard-v0", long, "vizdoom:my_way_home", tmp_path)
+    assert yaml.safe_load(hard.read_text())["DoomExitHard-v0"]["curriculum"] == []
+    assert "curriculum: 2 stages before the id's own, to 800,000, 1,400,000 steps" in \
+        transfer.pair_title("exit-v1-ladder")
+
+
 def test_a_shared_original_training_is_the_one_the_pair_would_have_made(transfer):
     """A pair that takes another's original-trained runs (SHARED_ORIGINAL) would have trained them the same way:
     the same id and original, the same training settings (exit-looks takes exit-counts', both with the count
