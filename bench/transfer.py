@@ -181,16 +181,18 @@ def original_kwargs(env_kwargs: dict[str, Any], wad: str, env_id: str) -> dict[s
     return {**{k: v for k, v in env_kwargs.items() if k not in dropped}, "wad": wad}
 
 
-def entry_conf(env_id: str, conf: Path, env_kwargs, path: Path, settings: dict[str, Any] | None = None) -> Path:
-    """The hyperparameter file's entry for `env_id` with `env_kwargs(its env kwargs)` in their place and
-    `settings` over its own, the same steps otherwise, written to `path` as a one-entry hyperparameter file (what
-    the run folder then records)."""
+def entry_conf(env_id: str, conf: Path, env_kwargs, path: Path, settings: dict[str, Any] | None = None,
+               emptied: tuple[str, ...] = ()) -> Path:
+    """The hyperparameter file's entry for `env_id` with `env_kwargs(its env kwargs)` in their place,
+    `settings` over its own and the `emptied` settings it has (from either) emptied, the same steps otherwise,
+    written to `path` as a one-entry hyperparameter file (what the run folder then records)."""
     import yaml
 
     from wadgym.agents.config import load_hyperparams
     from wadgym.agents.runfolder import write_text_atomic
 
     entry = {**load_hyperparams(env_id, conf), **(settings or {})}
+    entry |= {key: [] for key in emptied if entry.get(key)}
     entry["env_kwargs"] = env_kwargs(dict(entry.get("env_kwargs") or {}))
     path.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(path, yaml.safe_dump({env_id: entry}, sort_keys=False))
@@ -238,14 +240,10 @@ def original_conf(env_id: str, conf: Path, wad: str, folder: Path, pair: str | N
     """The entry for `env_id` with the original map in place of the level range (original_kwargs) and the
     pair's PAIR_SETTINGS over its settings but for GENERATED_ONLY_SETTINGS (a curriculum, the pair's or the
     entry's own, emptied), as a one-entry hyperparameter file in `folder`."""
-    from wadgym.agents.config import load_hyperparams
-
-    settings = dict(PAIR_SETTINGS.get(pair) or {})
-    entry = {**load_hyperparams(env_id, conf), **settings}
-    settings |= {key: [] for key in GENERATED_ONLY_SETTINGS if entry.get(key)}
-    own = f"_{pair}" if pair in PAIR_SETTINGS else ""
+    settings = PAIR_SETTINGS.get(pair)
     return entry_conf(env_id, conf, lambda kwargs: original_kwargs(kwargs, wad, env_id),
-                      folder / f"{env_id}_{conf.stem}_{wad.replace(':', '_')}{own}.yml", settings or None)
+                      folder / f"{env_id}_{conf.stem}_{wad.replace(':', '_')}{f'_{pair}' if settings else ''}.yml",
+                      settings, emptied=GENERATED_ONLY_SETTINGS)
 
 
 def train_config(env_id: str, seed: int, conf_file: Path, run_dir: Path, timesteps: int | None = None,
